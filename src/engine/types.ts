@@ -1,0 +1,58 @@
+// The action model and the shape of every decision. Pure types: no I/O, no `vscode`.
+
+/** Action types Bulwark knows by name. Tools from other agents may use any other string. */
+export const KNOWN_ACTION_TYPES = [
+  'read_file', 'write_file', 'delete_file', 'move_file', 'copy_file', 'copy_dir', 'move_dir',
+  'create_directory', 'list_directory', 'search_files', 'grep_files', 'execute_command',
+  'http_request', 'memory_write', 'memory_search', 'send_email', 'send_message',
+] as const;
+export type KnownActionType = (typeof KNOWN_ACTION_TYPES)[number];
+/** A known type, or any other tool's name (kept as given). */
+export type ActionType = KnownActionType | (string & {});
+
+/** One proposed tool invocation, before it runs. */
+export interface ActionRequest {
+  /** Caller's correlation id (echoed back in results). */
+  readonly id?: string;
+  readonly type: ActionType;
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly sessionId: string;
+  /** Absolute working directory of the invocation, when the caller knows it. */
+  readonly cwd?: string;
+}
+
+/** Payload fields that carry file-system paths (a string or an array of strings). */
+export const PATH_FIELDS = ['path', 'source', 'destination', 'dir', 'file', 'target', 'paths', 'files'] as const;
+
+export type Platform = 'linux' | 'darwin' | 'win32';
+
+/**
+ * Hard-coded protection levels, lowest to highest. The seed's four plus `approval_required`,
+ * Bulwark's level for files that configure code execution or agent permissions: writing them
+ * always needs a human (Tier 3).
+ */
+export const PROTECTION_LEVELS = [
+  'unprotected', 'write_tier1_min', 'escalate_tier2', 'approval_required', 'read_only', 'full_block',
+] as const;
+export type ProtectionLevel = (typeof PROTECTION_LEVELS)[number];
+export const levelRank = (l: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(l);
+
+/** How an action touches one path. Creating a file counts as writing it. */
+export type PathAccess = 'read' | 'write' | 'delete';
+
+export type Verdict = 'allow' | 'block' | 'escalate';
+export type Tier = 0 | 1 | 2 | 3;
+
+/** Every result explains itself: the same object goes to the user and to the audit log. */
+export interface Decision {
+  readonly decision: Verdict;
+  /** The tier that decided (`allow`/`block`), or the tier that would decide next (`escalate`). */
+  readonly tier: Tier;
+  /** Lowest tier allowed to approve this action. */
+  readonly minTier: Tier;
+  /** Highest protection level among the paths the action touches. */
+  readonly level: ProtectionLevel;
+  /** Ids of the rules that produced this decision, most important first. */
+  readonly rules: readonly string[];
+  readonly reason: string;
+}
