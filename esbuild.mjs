@@ -3,7 +3,7 @@
 import * as esbuild from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
-import yaml from 'js-yaml';
+import { load as loadYaml } from 'js-yaml';
 
 const args = new Set(process.argv.slice(2));
 const production = args.has('--production');
@@ -16,7 +16,7 @@ const yamlPlugin = {
   setup(build) {
     build.onLoad({ filter: /\.ya?ml$/ }, async (a) => {
       const text = await fs.promises.readFile(a.path, 'utf8');
-      return { contents: JSON.stringify(yaml.load(text, { filename: a.path })), loader: 'json' };
+      return { contents: JSON.stringify(loadYaml(text, { filename: a.path })), loader: 'json' };
     });
   },
 };

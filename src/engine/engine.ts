@@ -1,0 +1,159 @@
+// The engine facade: one `check()` per proposed action, the same for the extension, the CLI and
+// the hook bridge. Pure: every effect (file system, DNS, shell grammar) comes in through ports.
+import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from './types';
+import type { FileSystemPort } from './ports';
+import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
+import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
+import { checkProtection, pathTouchesOf, type PathTouch } from './protection/check';
+import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/analyze';
+import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf';
+import { levelRank } from './types';
+
+export interface EngineOptions {
+  readonly platform: Platform;
+  readonly home: string;
+  readonly workspaceRoots: readonly string[];
+  /** Bulwark's own state wherever it lives: full_block to agents. */
+  readonly selfPaths?: readonly string[];
+  readonly fs: FileSystemPort;
+  /** Needed for `execute_command`; without it every command is blocked (fail closed). */
+  readonly shellParser?: ShellParser;
+  /** DNS for the SSRF check; without it host names are checked by name only and the decision says so. */
+  readonly resolveHost?: (host: string) => Promise<string[]>;
+  readonly ssrfPolicy?: SsrfPolicy;
+}
+
+/** A decision with the caller's correlation id. */
+export interface CheckResult extends Decision {
+  readonly id?: string;
+}
+
+export interface PathExplanation {
+  readonly path: string;
+  readonly level: ProtectionLevel;
+  readonly rule?: string;
+  readonly reason: string;
+}
+
+/** Lowest tier each action type needs even when nothing else applies (the original's actionTypeMinTier). */
+const ACTION_TYPE_FLOOR: Readonly<Record<string, Tier>> = {
+  execute_command: 1, send_email: 1, send_message: 1, http_request: 1, memory_write: 1,
+};
+
+export class Engine {
+  private readonly rules: CompiledRule[];
+  private readonly ssrfPolicy: SsrfPolicy;
+
+  constructor(private readonly opts: EngineOptions) {
+    this.rules = compileTables(builtinTables(), opts);
+    this.ssrfPolicy = opts.ssrfPolicy ?? { allowLoopbackPorts: [] };
+  }
+
+  /** Decides one action. Never throws: any error on the way is a block that says what failed. */
+  async check(action: ActionRequest): Promise<CheckResult> {
+    try {
+      return { id: action.id, ...(await this.decide(action)) };
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      return { id: action.id, decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['engine.error'], reason: `Blocked: the check itself failed (${msg}), so the action cannot be allowed.` };
+    }
+  }
+
+  /** Shell analysis with the engine's grammar; throws if no grammar was provided. */
+  analyzeCommand(command: string, cwd?: string): ShellAnalysis {
+    if (!this.opts.shellParser) throw new Error('the shell grammar is not loaded');
+    return analyzeShell(this.opts.shellParser, command, { cwd, home: this.opts.home, platform: this.opts.platform });
+  }
+
+  /** The protection level of one file, independent of any action (for "Explain Protection"). */
+  explainPath(path: string): PathExplanation {
+    let normalized: string;
+    try {
+      normalized = resolveActionPath(path, { home: this.opts.home, platform: this.opts.platform });
+    } catch (e) {
+      return { path, level: 'unprotected', rule: 'path.invalid', reason: e instanceof PathError ? e.message : String(e) };
+    }
+    const candidates = [normalized];
+    const physical = this.opts.fs.resolvePhysical(normalized);
+    if (physical) candidates.push(normalizePath(physical, this.opts.platform));
+    let best: CompiledRule | undefined;
+    for (const c of candidates) {
+      for (const m of matchingRules(this.rules, matchKey(c, this.opts.platform))) if (!best || levelRank(m.rule.level) > levelRank(best.rule.level)) best = m;
+    }
+    if (!best) return { path: normalized, level: 'unprotected', reason: 'no protection rule applies; Shield policy decides what agents may do with it' };
+    return { path: normalized, level: best.rule.level, rule: best.rule.id, reason: best.rule.reason };
+  }
+
+  private async decide(action: ActionRequest): Promise<Decision> {
+    validateAction(action);
+    const o = this.opts;
+    const touches: PathTouch[] = pathTouchesOf(action);
+    let floor: Tier = ACTION_TYPE_FLOOR[action.type] ?? 0;
+    const floorRules: string[] = [];
+    const floorReasons: string[] = [];
+
+    if (action.type === 'execute_command') {
+      const command = action.payload.command;
+      if (typeof command !== 'string' || command.length === 0) return block(['action.invalid'], 'execute_command needs a non-empty `command` string');
+      if (!o.shellParser) return block(['shell.unavailable'], 'the shell grammar could not be loaded, so the command cannot be analysed');
+      const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform });
+      for (const p of a.reads) touches.push({ path: p, access: 'read', source: 'command' });
+      for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
+      for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
+      if (a.opaque) {
+        floor = 2;
+        floorRules.push('shell.opaque');
+        floorReasons.push(`the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`);
+      }
+      for (const url of a.urls) {
+        const v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
+        if (!v.allowed && v.rule !== 'ssrf.scheme' && v.rule !== 'ssrf.bad_url') return block([v.rule ?? 'ssrf'], `the command reaches ${url}: ${v.reason}`);
+      }
+    }
+
+    const protection = checkProtection(action.type, touches, { platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs });
+    if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
+
+    if (action.type === 'http_request') {
+      const ssrf = await this.checkRequestUrl(action.payload.url);
+      if (ssrf) return { ...ssrf, level: protection.level };
+    }
+
+    const minTier = Math.max(protection.minTier, floor) as Tier;
+    if (minTier === 0) return { decision: 'allow', tier: 0, minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
+    const rules = [...protection.rules, ...floorRules];
+    const reasons = [protection.minTier > 0 ? protection.reason : '', ...floorReasons].filter(Boolean);
+    if (rules.length === 0) rules.push(`action_type.${action.type}`);
+    if (reasons.length === 0) reasons.push(`${action.type} needs at least a Tier ${floor} check`);
+    return { decision: 'escalate', tier: minTier, minTier, level: protection.level, rules, reason: `Needs Tier ${minTier}: ${reasons.join(' ')}` };
+  }
+
+  /** SSRF: scheme and literal checks, then every resolved address. A block, or undefined when allowed. */
+  private async checkRequestUrl(url: unknown): Promise<Decision | undefined> {
+    if (typeof url !== 'string' || url.length === 0) return block(['action.invalid'], 'http_request needs a `url` string');
+    const v = checkUrlSyntax(url, this.ssrfPolicy);
+    if (!v.allowed) return block([v.rule ?? 'ssrf'], `${url}: ${v.reason}`);
+    if (!v.needsResolution || !this.opts.resolveHost || !v.host) return undefined;
+    let addresses: string[];
+    try {
+      addresses = await this.opts.resolveHost(v.host);
+    } catch (e) {
+      return block(['ssrf.resolution_failed'], `${url}: could not resolve ${v.host} (${e instanceof Error ? e.message : String(e)})`);
+    }
+    const v2 = checkResolvedAddresses(v, addresses, this.ssrfPolicy);
+    if (!v2.allowed) return block([v2.rule ?? 'ssrf'], `${url}: ${v2.reason}`);
+    return undefined;
+  }
+}
+
+function block(rules: string[], why: string): Decision {
+  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules, reason: `Blocked: ${why}.` };
+}
+
+/** Bad input is refused with a clear error before any rule runs. */
+function validateAction(action: ActionRequest): void {
+  if (typeof action !== 'object' || action === null) throw new Error('the action must be an object');
+  if (typeof action.type !== 'string' || action.type.length === 0 || action.type.length > 200) throw new Error('the action needs a `type` string');
+  if (typeof action.payload !== 'object' || action.payload === null || Array.isArray(action.payload)) throw new Error('the action needs a `payload` object');
+  if (action.cwd !== undefined && typeof action.cwd !== 'string') throw new Error('`cwd` must be a string');
+}

@@ -1,0 +1,10 @@
+// The engine's one entry point for the extension, the CLI, the hook bridge and the tests.
+export * from './types';
+export type { FileSystemPort } from './ports';
+export { LEXICAL_FS } from './ports';
+export { Engine, type EngineOptions, type CheckResult, type PathExplanation } from './engine';
+export { PathError, normalizePath, resolveActionPath, matchKey } from './paths';
+export { builtinTables, compileTables, validateTable, type ProtectionRule, type ProtectionTable } from './protection/tables';
+export { checkProtection, effectOf, pathTouchesOf, type PathTouch, type ProtectionResult } from './protection/check';
+export { analyzeShell, type ShellAnalysis, type ShellParser, type ShellContext } from './shell/analyze';
+export { checkUrlSyntax, checkAddress, checkResolvedAddresses, type SsrfPolicy, type SsrfVerdict } from './ssrf';

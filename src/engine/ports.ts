@@ -1,0 +1,20 @@
+// Effects the engine needs, injected by its host (extension, CLI, hook bridge, tests).
+
+/** Read-only questions about the file system. Every method is synchronous and must not throw. */
+export interface FileSystemPort {
+  /**
+   * The path the operating system would really open for `rawAbsolutePath` (an absolute path,
+   * not yet normalised, so `..` after a symlink is applied physically): symlinks followed; for a
+   * path that does not exist yet, the nearest existing parent resolved and the rest appended.
+   * `undefined` when nothing can be resolved.
+   */
+  resolvePhysical(rawAbsolutePath: string): string | undefined;
+  /** Files and directories below `dir` (absolute paths, symlinks not followed), at most `limit`. `undefined` if `dir` is not a directory. */
+  listTree(dir: string, limit: number): { entries: string[]; truncated: boolean } | undefined;
+}
+
+/** A file system with nothing on it: paths resolve to themselves. For pure callers and tests of lexical rules. */
+export const LEXICAL_FS: FileSystemPort = {
+  resolvePhysical: () => undefined,
+  listTree: () => undefined,
+};

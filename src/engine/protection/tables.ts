@@ -1,0 +1,123 @@
+// The hard-coded protection tables (security/protection/*.yaml, compiled into the bundle) and
+// their compilation for one environment (platform, home directory, workspace folders).
+import workspaceTable from '../../../security/protection/workspace.yaml';
+import denylistTable from '../../../security/protection/denylist.yaml';
+import editorTable from '../../../security/protection/editor.yaml';
+import type { Platform, ProtectionLevel } from '../types';
+import { PROTECTION_LEVELS } from '../types';
+import { isWithin, matchKey, normalizePath } from '../paths';
+import { escapeRegex, globToRegexSource, staticPrefix } from './glob';
+
+export interface ProtectionRule {
+  readonly id: string;
+  readonly level: Exclude<ProtectionLevel, 'unprotected'>;
+  readonly platforms?: readonly Platform[];
+  readonly globs: readonly string[];
+  readonly except?: readonly string[];
+  readonly reason: string;
+  readonly examples: { readonly match: readonly string[]; readonly no_match: readonly string[] };
+}
+export interface ProtectionTable { readonly version: 1; readonly description?: string; readonly rules: readonly ProtectionRule[] }
+
+export interface ProtectionEnvironment {
+  readonly platform: Platform;
+  /** Absolute home directory of the user the agent acts for. */
+  readonly home: string;
+  /** Absolute roots of the open workspace folders. */
+  readonly workspaceRoots: readonly string[];
+  /** Bulwark's own state wherever it lives (audit log, database, canary, policy files): full_block. */
+  readonly selfPaths?: readonly string[];
+}
+
+export interface CompiledRule {
+  readonly rule: ProtectionRule;
+  readonly regex: RegExp;
+  readonly except?: RegExp;
+  /** Literal prefixes (match keys) of the rooted globs, to find protected paths below a deleted directory. */
+  readonly prefixes: readonly string[];
+}
+
+/** Rule for Bulwark's own state configured by the host (log location, storage folders). */
+export const SELF_STATE_RULE_ID = 'self.state';
+
+export function builtinTables(): readonly ProtectionTable[] {
+  return [workspaceTable, denylistTable, editorTable].map((t, i) => validateTable(t, ['workspace', 'denylist', 'editor'][i]!));
+}
+
+/** Shape check of a table: the data is compiled in, but a malformed table must stop Bulwark, not weaken it. */
+export function validateTable(data: unknown, name: string): ProtectionTable {
+  const fail = (msg: string): never => { throw new Error(`protection table \`${name}\`: ${msg}`); };
+  if (typeof data !== 'object' || data === null) fail('not an object');
+  const t = data as Record<string, unknown>;
+  if (t.version !== 1) fail('version must be 1');
+  if (!Array.isArray(t.rules) || t.rules.length === 0) fail('rules must be a non-empty list');
+  const ids = new Set<string>();
+  for (const r of t.rules as Record<string, unknown>[]) {
+    const id = typeof r.id === 'string' ? r.id : fail('rule without an id');
+    if (ids.has(id)) fail(`duplicate rule id \`${id}\``);
+    ids.add(id);
+    if (!PROTECTION_LEVELS.includes(r.level as ProtectionLevel) || r.level === 'unprotected') fail(`rule \`${id}\`: bad level`);
+    if (!Array.isArray(r.globs) || r.globs.length === 0 || !r.globs.every((g) => typeof g === 'string' && /^(~\/|\/|\?:\/|\{workspace\}\/|\*\*\/)/.test(g))) fail(`rule \`${id}\`: globs must be rooted`);
+    if (typeof r.reason !== 'string' || r.reason.length < 10) fail(`rule \`${id}\`: reason missing`);
+  }
+  return data as ProtectionTable;
+}
+
+/**
+ * Compiles the tables for one environment. Rules for other platforms are dropped. A directory
+ * glob that would cover the user's whole home directory (`/root/**` when running as root) is
+ * skipped: it would block every action and make the protection useless.
+ */
+export function compileTables(tables: readonly ProtectionTable[], env: ProtectionEnvironment): CompiledRule[] {
+  const homeKey = matchKey(normalizePath(env.home, env.platform), env.platform);
+  const rootKeys = env.workspaceRoots.map((r) => matchKey(normalizePath(r, env.platform), env.platform));
+  const out: CompiledRule[] = [];
+  const expand = (glob: string): { source: string; prefix?: string }[] => {
+    const g = glob.toLowerCase();
+    if (g.startsWith('~/')) return [rooted(homeKey, g.slice(1))];
+    if (g.startsWith('{workspace}/')) return rootKeys.map((k) => rooted(k, g.slice('{workspace}'.length)));
+    if (g.startsWith('**/')) return [{ source: globToRegexSource(g) }];
+    return [{ source: globToRegexSource(g), prefix: staticPrefix(g) }];
+  };
+  const rooted = (rootKey: string, rest: string) => {
+    const base = rootKey === '/' ? '' : rootKey.replace(/\/$/, '');
+    const p = staticPrefix(rest);
+    return { source: escapeRegex(base) + globToRegexSource(rest), prefix: p === undefined ? undefined : base + p };
+  };
+  for (const table of tables) {
+    for (const rule of table.rules) {
+      if (rule.platforms && !rule.platforms.includes(env.platform)) continue;
+      const parts = rule.globs.flatMap(expand).filter((p) => !(p.prefix && isWithin(homeKey, p.prefix)));
+      if (parts.length === 0) continue;
+      const exceptParts = (rule.except ?? []).flatMap(expand);
+      out.push({
+        rule,
+        regex: new RegExp(`^(?:${parts.map((p) => p.source).join('|')})$`),
+        except: exceptParts.length ? new RegExp(`^(?:${exceptParts.map((p) => p.source).join('|')})$`) : undefined,
+        prefixes: parts.flatMap((p) => (p.prefix ? [p.prefix] : [])),
+      });
+    }
+  }
+  const selfPaths = (env.selfPaths ?? []).map((p) => matchKey(normalizePath(p, env.platform), env.platform));
+  if (selfPaths.length) {
+    out.unshift({
+      rule: {
+        id: SELF_STATE_RULE_ID, level: 'full_block', globs: ['/'], reason: "it is Bulwark's own state (audit log, database, canary token or policy); agents may neither read nor change it",
+        examples: { match: [], no_match: [] },
+      },
+      regex: new RegExp(`^(?:${selfPaths.map((k) => escapeRegex(k) + '(?:/.*)?').join('|')})$`),
+      prefixes: selfPaths,
+    });
+  }
+  return out;
+}
+
+/** Every compiled rule that matches the match key of one path. */
+export function matchingRules(compiled: readonly CompiledRule[], key: string): CompiledRule[] {
+  return compiled.filter((c) => c.regex.test(key) && !(c.except && c.except.test(key)));
+}
+
+/** Rules with a rooted location at or below the directory `dirKey` (what deleting that directory would remove). */
+export function rulesBelow(compiled: readonly CompiledRule[], dirKey: string): CompiledRule[] {
+  return compiled.filter((c) => c.prefixes.some((p) => p !== dirKey && isWithin(p, dirKey)));
+}

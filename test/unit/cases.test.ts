@@ -1,0 +1,91 @@
+// Runs the data-driven decision corpus (test/cases/protection/*.yaml) through the real engine on a
+// real directory tree, with the real shell grammar and the real file-system port.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Engine, type ActionRequest, type Platform } from '../../src/engine';
+import { nodeFileSystem } from '../../src/node/fs-port';
+import { loadShellParser } from '../../src/node/shell-grammar';
+import type { ShellParser } from '../../src/engine';
+import { loadYaml, makeTempDir, yamlFilesUnder } from './helpers/repo';
+
+interface Case {
+  name: string;
+  action: { type: string; payload: Record<string, unknown> };
+  cwd?: string;
+  platform?: Platform;
+  workspace?: string;
+  setup?: { files?: string[]; dirs?: string[]; symlinks?: Record<string, string> };
+  expect: { decision: string; rule?: string; level?: string; min_tier?: number; reason?: string };
+}
+
+const WORKSPACE_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'HEARTBEAT.md', 'USER.md', 'MEMORY.md', 'memory/notes.md', 'skills/deploy/SKILL.md',
+  'src/app.ts', '.env', '.env.example', '.vscode/settings.json', '.bulwark/audit.jsonl', '.bulwark/canary.token', '.git/hooks/pre-commit.sample', 'docs/guide.md'];
+const HOME_FILES = ['.ssh/id_rsa', '.ssh/config', '.aws/credentials', '.bashrc', '.gitconfig', 'notes/todo.md'];
+
+function fill(value: unknown, vars: Record<string, string>): unknown {
+  if (typeof value === 'string') return value.replace(/\{(tmp|workspace|home|state)\}/g, (_, k: string) => vars[k]!);
+  if (Array.isArray(value)) return value.map((v) => fill(v, vars));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [fill(k, vars) as string, fill(v, vars)]));
+  return value;
+}
+
+function touch(file: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, 'fixture\n');
+}
+
+describe('decision corpus (test/cases/protection)', () => {
+  let parser: ShellParser;
+  before(async () => { parser = await loadShellParser(); });
+
+  const files = yamlFilesUnder('test/cases/protection');
+  it('has at least 150 cases with unique names', () => {
+    const names = files.flatMap((f) => loadYaml<Case[]>(f).map((c) => c.name));
+    assert.ok(names.length >= 150, `only ${names.length} cases`);
+    assert.equal(new Set(names).size, names.length, 'duplicate case names');
+  });
+
+  for (const file of files) {
+    describe(path.basename(file), () => {
+      for (const c of loadYaml<Case[]>(file)) {
+        it(c.name, async () => {
+          const tmp = makeTempDir();
+          try {
+            const platform = c.platform ?? 'linux';
+            const vars = {
+              tmp,
+              workspace: platform === 'win32' ? (c.workspace ?? 'C:\\ws') : path.join(tmp, 'ws'),
+              home: platform === 'win32' ? 'C:\\Users\\u' : path.join(tmp, 'home'),
+              state: path.join(tmp, 'state'),
+            };
+            if (platform !== 'win32') {
+              for (const f of WORKSPACE_FILES) touch(path.join(vars.workspace, f));
+              for (const f of HOME_FILES) touch(path.join(vars.home, f));
+              fs.mkdirSync(vars.state, { recursive: true });
+            }
+            const setup = fill(c.setup ?? {}, vars) as NonNullable<Case['setup']>;
+            for (const f of setup.files ?? []) touch(f);
+            for (const d of setup.dirs ?? []) fs.mkdirSync(d, { recursive: true });
+            for (const [link, target] of Object.entries(setup.symlinks ?? {})) {
+              fs.mkdirSync(path.dirname(link), { recursive: true });
+              fs.symlinkSync(target, link);
+            }
+            const engine = new Engine({ platform, home: vars.home, workspaceRoots: [vars.workspace], selfPaths: [vars.state], fs: nodeFileSystem, shellParser: parser });
+            const action = { ...(fill(c.action, vars) as object), sessionId: 'corpus', cwd: c.cwd ? (fill(c.cwd, vars) as string) : undefined } as ActionRequest;
+            const d = await engine.check(action);
+            const got = JSON.stringify(d);
+            assert.equal(d.decision, c.expect.decision, got);
+            if (c.expect.rule) assert.ok(d.rules.includes(c.expect.rule), `expected rule ${c.expect.rule}: ${got}`);
+            if (c.expect.level) assert.equal(d.level, c.expect.level, got);
+            if (c.expect.min_tier !== undefined) assert.equal(d.minTier, c.expect.min_tier, got);
+            if (c.expect.reason) assert.ok(d.reason.includes(c.expect.reason), `reason should contain "${c.expect.reason}": ${got}`);
+            assert.ok(d.reason.length > 0 && (d.decision === 'allow' || d.rules.length > 0), `every non-allow decision names a rule: ${got}`);
+          } finally {
+            fs.rmSync(tmp, { recursive: true, force: true });
+          }
+        });
+      }
+    });
+  }
+});
