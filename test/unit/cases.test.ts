@@ -57,7 +57,7 @@ describe('decision corpus (test/cases/protection)', () => {
               tmp,
               workspace: platform === 'win32' ? (c.workspace ?? 'C:\\ws') : path.join(tmp, 'ws'),
               home: platform === 'win32' ? 'C:\\Users\\u' : path.join(tmp, 'home'),
-              state: path.join(tmp, 'state'),
+              state: platform === 'win32' ? 'C:\\bulwark-state' : path.join(tmp, 'state'),
             };
             if (platform !== 'win32') {
               for (const f of WORKSPACE_FILES) touch(path.join(vars.workspace, f));

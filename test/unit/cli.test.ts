@@ -8,7 +8,7 @@ import { makeTempDir, repoRoot } from './helpers/repo';
 const CLI = path.join(repoRoot(), 'dist', 'cli.js');
 
 function run(args: string[], input: string | Buffer = '') {
-  const r = spawnSync(process.execPath, [CLI, ...args], { input, encoding: 'buffer', timeout: 30000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], { input, timeout: 30000, maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
 }
 const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);

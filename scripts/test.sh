@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# THE test command (`npm test`, also what CI runs through .ci/run). Works on a fresh clone: the bootstrap installs
+# the toolchain (Node 24, apt packages, node_modules, code-server) first.
+# Stages, all run even if an earlier one fails:
+#   build (node esbuild.mjs) | type check (tsc --noEmit) | unit tests (mocha) | e2e (test/e2e/test-e2e.sh)
+# The last line is the summary `tests: N passed, M failed` (mocha unit + e2e counts; a stage that fails without
+# reporting test counts, e.g. the build or the type check, counts as one failure). Exit status is non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+T0=$SECONDS
+say() { printf '[test %s] %s\n' "$(date +%T)" "$*"; }
+summary() { echo "tests: $1 passed, $2 failed"; }
+
+# shellcheck source=bootstrap.sh
+if ! source scripts/bootstrap.sh; then
+  say "toolchain bootstrap failed"
+  summary 0 1
+  exit 1
+fi
+LOGS=$BW_E2E/logs
+mkdir -p "$LOGS"
+
+PASS=0 FAIL=0
+STAGES=()
+stage_result() { # stage_result NAME RC PASSED FAILED SECONDS   (PASSED/FAILED "-": the stage counts no tests)
+  local name=$1 rc=$2 p=$3 f=$4 st=ok counts=''
+  [ "$rc" = 0 ] || st=FAILED
+  if [ "$p" != - ]; then counts=", $p passed, $f failed"; else p=0 f=0; fi
+  if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; counts="$counts (counted as 1 failure)"; fi
+  PASS=$((PASS + p)) FAIL=$((FAIL + f))
+  STAGES+=("$name $st")
+  say "$name: $st$counts ($5s)"
+}
+
+# --- build ----------------------------------------------------------------------------------------------
+rm -rf dist out   # no stale bundles: every later stage tests what this run built
+say "build: node esbuild.mjs"
+t=$SECONDS; node esbuild.mjs; rc=$?
+stage_result build "$rc" - - $((SECONDS - t))
+build_rc=$rc
+
+# --- type check -----------------------------------------------------------------------------------------------
+say "type check: tsc --noEmit -p ."
+t=$SECONDS; npx --no-install tsc --noEmit -p .; rc=$?
+stage_result "type check" "$rc" - - $((SECONDS - t))
+
+# --- unit tests (mocha; also compiles the extension-host suite into out/test/suite) ------------------------------
+say "unit tests: node esbuild.mjs --tests && mocha"
+t=$SECONDS
+node esbuild.mjs --tests >"$LOGS/unit.txt" 2>&1 && npx --no-install mocha --config .mocharc.json 2>&1 | tee -a "$LOGS/unit.txt"
+rc=${PIPESTATUS[0]}   # esbuild's status if it failed, else mocha's
+p=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ passing' | grep -oE '[0-9]+' | tail -n1)
+f=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ failing' | grep -oE '[0-9]+' | tail -n1)
+stage_result "unit tests" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
+if [ -z "$p$f" ]; then cat "$LOGS/unit.txt"; fi   # e.g. a compile error before mocha ran
+
+# --- e2e: the extension in code-server (extension-host suite + UI through the installed .vsix) ---------------------
+say "e2e: bash test/e2e/test-e2e.sh"
+t=$SECONDS
+if [ "$build_rc" = 0 ]; then
+  BULWARK_E2E_SKIP_BUILD=1 bash test/e2e/test-e2e.sh 2>&1 | tee "$LOGS/e2e.txt"
+  rc=${PIPESTATUS[0]}
+else
+  echo "e2e: skipped, the build failed" | tee "$LOGS/e2e.txt"; rc=1
+fi
+line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed$' "$LOGS/e2e.txt" | tail -n1)
+p=$(sed -E 's/^e2e: ([0-9]+) passed.*/\1/' <<<"$line")
+f=$(sed -E 's/.*, ([0-9]+) failed$/\1/' <<<"$line")
+stage_result e2e "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
+
+stages=$(printf '%s, ' "${STAGES[@]}")
+say "stages: ${stages%, } -- total $((SECONDS - T0))s"
+summary "$PASS" "$FAIL"
+[ "$FAIL" = 0 ]

@@ -1,0 +1,847 @@
+// Static analysis of a shell command line: which files it reads, writes and deletes, whether it
+// reaches the network, and whether its effects can be known at all. Walks the tree-sitter-bash
+// syntax tree (never regexes the command line). Pure: no Node or VS Code imports.
+import type { Node, Tree } from 'web-tree-sitter';
+import type { Platform } from '../types';
+import { isAbsolute, joinPath, normalizePath } from '../paths';
+import { evalSingle, evalWord, type WordEnv, type WordValue } from './words';
+import { dispatch } from './commands';
+import { cloneScope, mergeScopes, same, type Base, type Io, type Outcome, type Scope } from './state';
+
+export interface ShellParser {
+  parse(text: string): Tree | null;
+}
+
+export interface ShellContext {
+  cwd?: string;
+  home: string;
+  platform: Platform;
+}
+
+export interface ShellAnalysis {
+  /** Command names actually run, in order, after unwrapping wrappers; basename only. */
+  commands: string[];
+  /** Paths the command reads (deduplicated, sorted). */
+  reads: string[];
+  /** Paths it writes, creates, truncates, chmods/chowns or links (deduplicated, sorted). */
+  writes: string[];
+  /** Paths it removes (deduplicated, sorted). */
+  deletes: string[];
+  /** Reaches the network. */
+  network: boolean;
+  /** Literal URLs / host targets given to network commands (for the SSRF check). */
+  urls: string[];
+  /** Effects cannot be fully known statically. */
+  opaque: boolean;
+  /** One short sentence per reason. */
+  opaqueReasons: string[];
+  errors: string[];
+}
+
+export type { Base, Scope, Outcome, Io } from './state';
+
+export type Access = 'read' | 'write' | 'delete';
+
+/** Longer command lines are not parsed: they are reported opaque. */
+export const MAX_COMMAND_LENGTH = 256 * 1024;
+const MAX_NODES = 60_000;
+const MAX_DEPTH = 200;
+const MAX_NESTED_SCRIPTS = 6;
+
+/** Device files that are never interesting as reads or writes. */
+const IGNORED_DEVICES = new Set([
+  '/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin', '/dev/tty', '/dev/zero', '/dev/random', '/dev/urandom',
+  '/dev/full', '/dev/fd/0', '/dev/fd/1', '/dev/fd/2',
+]);
+const WIN_DEVICES = /^(nul|con|\$null)$/i;
+
+const STATEMENT_TYPES = new Set([
+  'command', 'list', 'pipeline', 'redirected_statement', 'subshell', 'compound_statement', 'negated_command',
+  'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition',
+  'variable_assignment', 'variable_assignments', 'declaration_command', 'unset_command', 'test_command',
+]);
+
+function clip(s: string, n = 60): string {
+  const one = s.replace(/\s+/g, ' ');
+  return one.length > n ? one.slice(0, n - 1) + '…' : one;
+}
+
+export class Analyzer {
+  readonly platform: Platform;
+  readonly commands: string[] = [];
+  private readonly reads = new Set<string>();
+  private readonly writes = new Set<string>();
+  private readonly deletes = new Set<string>();
+  private readonly urlList: string[] = [];
+  private readonly reasons: string[] = [];
+  private readonly errorList: string[] = [];
+  private network = false;
+  private nodes = 0;
+  private depth = 0;
+  private nested = 0;
+  private stopped = false;
+  /** Functions currently being expanded (no recursion). */
+  private readonly calling = new Set<string>();
+
+  constructor(private readonly parser: ShellParser, readonly ctx: ShellContext) {
+    this.platform = ctx.platform;
+  }
+
+  // ------------------------------------------------------------------ results
+
+  result(): ShellAnalysis {
+    const sort = (s: Set<string>) => [...s].sort();
+    return {
+      commands: this.commands.slice(),
+      reads: sort(this.reads),
+      writes: sort(this.writes),
+      deletes: sort(this.deletes),
+      network: this.network,
+      urls: this.urlList.slice(),
+      opaque: this.reasons.length > 0,
+      opaqueReasons: this.reasons.slice(),
+      errors: this.errorList.slice(),
+    };
+  }
+
+  opaque(reason: string): void {
+    if (!this.reasons.includes(reason)) this.reasons.push(reason);
+  }
+
+  error(msg: string): void {
+    if (!this.errorList.includes(msg)) this.errorList.push(msg);
+  }
+
+  net(url?: string): void {
+    this.network = true;
+    if (url && !this.urlList.includes(url)) this.urlList.push(url);
+  }
+
+  /** A network target word: literal ones go to `urls`; an unknown one makes the command opaque. */
+  netWord(w: WordValue, what: string): void {
+    this.network = true;
+    if (w.dynamic) this.opaque(`${what} target \`${clip(w.raw)}\` is not literal`);
+    else if (w.text !== '' && !this.urlList.includes(w.text)) this.urlList.push(w.text);
+  }
+
+  /** Number of distinct written and deleted paths so far (to tell whether a command added any). */
+  effectCount(): number {
+    return this.writes.size + this.deletes.size;
+  }
+
+  pushCommand(name: string): void {
+    this.commands.push(name);
+  }
+
+  // ------------------------------------------------------------------ paths
+
+  read(w: WordValue, scope: Scope): void {
+    this.addPath('read', w, scope);
+  }
+
+  write(w: WordValue, scope: Scope): void {
+    this.addPath('write', w, scope);
+  }
+
+  del(w: WordValue, scope: Scope): void {
+    this.addPath('delete', w, scope);
+  }
+
+  addPath(kind: Access, w: WordValue, scope: Scope): void {
+    if (w.dynamic || w.glob) {
+      if (kind !== 'read') {
+        const what = w.glob && !w.dynamic ? 'is a glob pattern' : 'is not a literal path';
+        this.opaque(`${kind} target \`${clip(w.raw)}\` ${what}`);
+      }
+      // Still report the literal directory the unknown part lives in (`~/.ssh/$K` -> ~/.ssh).
+      const dir = this.literalDir(w);
+      if (dir !== null) this.addResolved(kind, dir, scope);
+      return;
+    }
+    if (w.text === '') return;
+    if (this.platform === 'win32' && WIN_DEVICES.test(w.text)) return;
+    this.addResolved(kind, w.text, scope);
+  }
+
+  private literalDir(w: WordValue): string | null {
+    const p = w.prefix;
+    const sep = this.platform === 'win32' ? Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) : p.lastIndexOf('/');
+    if (sep > 0) {
+      const d = p.slice(0, sep);
+      return /^[A-Za-z]:$/.test(d) ? d + '\\' : d;
+    }
+    if (sep === 0) return p[0]!;
+    // A glob, or a literal start without a slash, stays in the working directory.
+    if (w.stop === 'glob' || p !== '') return '.';
+    return null;
+  }
+
+  private addResolved(kind: Access, text: string, scope: Scope): void {
+    const set = kind === 'read' ? this.reads : kind === 'write' ? this.writes : this.deletes;
+    for (const p of this.resolveText(text, scope)) {
+      if (IGNORED_DEVICES.has(p)) continue;
+      set.add(p);
+    }
+  }
+
+  /** Absolute, normalised forms of `text` under every possible working directory. */
+  resolveText(text: string, scope: Scope): string[] {
+    try {
+      if (isAbsolute(text, this.platform)) return [normalizePath(text, this.platform)];
+      const out: string[] = [];
+      for (const b of scope.bases) {
+        if (b === null) {
+          this.error(`relative path \`${clip(text)}\` with no known working directory`);
+          if (!out.includes(text)) out.push(text);
+        } else {
+          const p = joinPath(b, text, this.platform);
+          if (!out.includes(p)) out.push(p);
+        }
+      }
+      return out;
+    } catch (e) {
+      this.error(`invalid path \`${clip(text)}\`: ${(e as Error).message}`);
+      this.opaque(`path \`${clip(text)}\` cannot be resolved`);
+      return [];
+    }
+  }
+
+  // ------------------------------------------------------------------ scope changes
+
+  /** Scope after a successful `cd target` (no target: home). */
+  chdir(scope: Scope, target: WordValue | undefined): Scope {
+    const next = cloneScope(scope);
+    if (!target) {
+      next.bases = [scope.home];
+      return next;
+    }
+    if (target.dynamic || target.glob || target.text === '-') {
+      next.bases = [null];
+      return next;
+    }
+    const t = target.text;
+    try {
+      if (isAbsolute(t, this.platform)) next.bases = [normalizePath(t, this.platform)];
+      else next.bases = scope.bases.map((b) => (b === null ? null : joinPath(b, t, this.platform)));
+    } catch {
+      next.bases = [null];
+    }
+    next.bases = next.bases.filter((b, i) => next.bases.indexOf(b) === i);
+    return next;
+  }
+
+  // ------------------------------------------------------------------ entry points
+
+  /** Analyses a whole command line (top level or a nested `-c` string). */
+  analyzeText(text: string, scope: Scope, via?: string): Scope | null {
+    if (this.stopped) return null;
+    if (via !== undefined) {
+      if (this.nested >= MAX_NESTED_SCRIPTS) {
+        this.opaque(`command strings nested too deeply (${via})`);
+        return null;
+      }
+    }
+    let tree: Tree | null;
+    try {
+      tree = this.parser.parse(text);
+    } catch (e) {
+      this.error(`parser failed: ${(e as Error).message}`);
+      this.opaque('the command could not be parsed');
+      return null;
+    }
+    if (!tree) {
+      this.error('parser returned no tree');
+      this.opaque('the command could not be parsed');
+      return null;
+    }
+    this.nested++;
+    // Each shell has its own exit traps; they run before its tree (and its functions) is freed.
+    const outerDeferred = this.deferred;
+    this.deferred = [];
+    try {
+      const root = tree.rootNode;
+      if (root.hasError) this.reportParseError(root, via);
+      const o = this.walk(root, scope, { stdin: 'tty' }, []);
+      const final = mergeScopes(o.ok, o.fail);
+      this.runDeferred(this.deferred, final);
+      return final;
+    } finally {
+      this.deferred = outerDeferred;
+      this.nested--;
+      tree.delete();
+    }
+  }
+
+  /** Trap handlers run when the shell exits: analysed after everything else. */
+  private deferred: Array<{ text: string; scope: Scope; via: string }> = [];
+
+  defer(text: string, scope: Scope, via: string): void {
+    this.deferred.push({ text, scope: cloneScope(scope), via });
+  }
+
+  /** Runs trap handlers in the state the shell may be in when it exits. */
+  private runDeferred(list: Array<{ text: string; scope: Scope; via: string }>, final: Scope): void {
+    for (let i = 0; i < list.length && i < 32; i++) {
+      const d = list[i]!;
+      this.runScript(d.text, mergeScopes(d.scope, final), d.via);
+    }
+  }
+
+  /** A script given as a string (`bash -c`, `eval`, `watch`…), run in a child shell. */
+  runScript(text: string, scope: Scope, via: string): void {
+    const child = cloneScope(scope);
+    this.analyzeText(text, child, via);
+  }
+
+  private reportParseError(root: Node, via?: string): void {
+    let node: Node | null = root;
+    let found: Node | null = null;
+    // Descend along nodes that contain the error (iteratively: trees can be deep).
+    for (let guard = 0; node && guard < 10_000 && !found; guard++) {
+      let next: Node | null = null;
+      for (const c of node.children) {
+        if (c.isError || c.isMissing) {
+          found = c;
+          break;
+        }
+        if (c.hasError) {
+          next = c;
+          break;
+        }
+      }
+      if (!found && !next && (node.isError || node.isMissing)) found = node;
+      node = next;
+    }
+    const where = via ? ` in ${via}` : '';
+    if (found?.isMissing) this.error(`parse error${where}: missing \`${found.type}\``);
+    else this.error(`parse error${where} near \`${clip(found ? found.text : root.text, 40)}\``);
+    this.opaque(`the command has a syntax error${where}`);
+  }
+
+  // ------------------------------------------------------------------ statements
+
+  wordEnv(scope: Scope): WordEnv {
+    return {
+      platform: this.platform,
+      home: scope.home ?? undefined,
+      lookupVar: (n) => scope.vars.get(n),
+      pwd: () => (scope.bases.length === 1 && scope.bases[0] !== null ? scope.bases[0] : undefined),
+      walkNested: (n) => this.walkNested(n, scope),
+      note: (r) => this.opaque(r),
+    };
+  }
+
+  words(node: Node, scope: Scope): WordValue[] {
+    return evalWord(node, this.wordEnv(scope));
+  }
+
+  /** `$(…)`, backticks, `<(…)`: run in a subshell; walk for effects. */
+  private walkNested(node: Node, scope: Scope): void {
+    const inner = cloneScope(scope);
+    if (node.type === 'arithmetic_expansion') {
+      this.walkSubstitutions(node, inner);
+      return;
+    }
+    this.seq(node.children, inner, { stdin: 'tty' });
+  }
+
+  /** Finds and walks command substitutions anywhere under `node`. */
+  walkSubstitutions(node: Node, scope: Scope): void {
+    const stack: Node[] = [node];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n !== node && (n.type === 'command_substitution' || n.type === 'process_substitution')) {
+        this.walkNested(n, scope);
+        continue;
+      }
+      // Reverse order so substitutions are walked (and their commands reported) left to right.
+      if (n.namedChildCount > 0) {
+        const kids = n.namedChildren;
+        for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]!);
+      }
+    }
+  }
+
+  walk(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
+    if (this.stopped) return same(scope);
+    if (++this.nodes > MAX_NODES) {
+      this.stopped = true;
+      this.opaque('the command is too large to analyse completely');
+      this.error(`analysis stopped after ${MAX_NODES} syntax nodes`);
+      return same(scope);
+    }
+    if (this.depth >= MAX_DEPTH) {
+      this.stopped = true;
+      this.opaque('the command is nested too deeply to analyse');
+      this.error(`analysis stopped at nesting depth ${MAX_DEPTH}`);
+      return same(scope);
+    }
+    this.depth++;
+    try {
+      return this.walkInner(node, scope, io, tail);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private walkInner(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
+    switch (node.type) {
+      case 'program':
+        return this.seq(node.children, scope, io);
+      case 'list':
+        return this.list(node, scope, io, tail);
+      case 'pipeline':
+        return this.pipeline(node.children, scope, io, tail);
+      case 'command':
+        return this.command(node, scope, io, tail);
+      case 'redirected_statement':
+        return this.redirected(node, scope, io, tail);
+      case 'negated_command': {
+        const inner = node.namedChildren[0];
+        if (!inner) return same(scope);
+        const o = this.walk(inner, scope, io, tail);
+        return { ok: o.fail, fail: o.ok };
+      }
+      case 'subshell': {
+        const io2 = this.applyRedirects(tail, scope, io);
+        this.seq(node.children, cloneScope(scope), io2);
+        return same(scope);
+      }
+      case 'compound_statement': {
+        if (node.child(0)?.type === '((') {
+          // Arithmetic command: may assign variables and run substitutions.
+          this.walkSubstitutions(node, scope);
+          this.forgetArithmeticVars(node, scope);
+          return same(scope);
+        }
+        const io2 = this.applyRedirects(tail, scope, io);
+        return this.seq(node.children, scope, io2);
+      }
+      case 'if_statement':
+      case 'while_statement':
+      case 'for_statement':
+      case 'c_style_for_statement':
+      case 'case_statement':
+        return this.control(node, scope, io, tail);
+      case 'function_definition': {
+        const name = node.childForFieldName('name');
+        const body = node.childForFieldName('body');
+        if (name && body) scope.functions.set(name.text, body);
+        return same(scope);
+      }
+      case 'variable_assignment':
+        this.assign(node, scope);
+        return same(scope);
+      case 'variable_assignments':
+        for (const c of node.namedChildren) if (c.type === 'variable_assignment') this.assign(c, scope);
+        return same(scope);
+      case 'declaration_command':
+        this.declaration(node, scope);
+        return same(scope);
+      case 'unset_command':
+        for (const c of node.namedChildren) {
+          if (c.type === 'word' && c.text.startsWith('-')) continue;
+          scope.vars.delete(c.text);
+          scope.functions.delete(c.text);
+          if (c.text === 'HOME') scope.home = null;
+        }
+        return same(scope);
+      case 'test_command':
+        this.walkSubstitutions(node, scope);
+        return same(scope);
+      case 'comment':
+        return same(scope);
+      case 'ERROR':
+        // Best effort inside a syntax error (already reported as opaque).
+        for (const c of node.namedChildren) {
+          if (STATEMENT_TYPES.has(c.type)) this.walk(c, cloneScope(scope), io, []);
+          else this.walkSubstitutions(c, scope);
+        }
+        return same(scope);
+      default:
+        this.walkSubstitutions(node, scope);
+        return same(scope);
+    }
+  }
+
+  /** Statements one after another (`;`, newline, `&`). Returns the last statement's outcome. */
+  seq(children: Node[], scope: Scope, io: Io): Outcome {
+    let cur = scope;
+    let last = same(scope);
+    for (let i = 0; i < children.length; i++) {
+      const c = children[i]!;
+      if (!c.isNamed || c.type === 'comment') continue;
+      if (!STATEMENT_TYPES.has(c.type) && c.type !== 'ERROR') {
+        this.walkSubstitutions(c, cur);
+        continue;
+      }
+      if (children[i + 1]?.type === '&') {
+        // Background job: runs in a subshell, does not change this shell's state.
+        this.walk(c, cloneScope(cur), io, []);
+        last = same(cur);
+        continue;
+      }
+      last = this.walk(c, cur, io, []);
+      cur = mergeScopes(last.ok, last.fail);
+    }
+    return last;
+  }
+
+  private list(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
+    const kids = node.children;
+    // Left-associative binary lists: (a && b) || c.
+    let acc: Outcome | null = null;
+    let op = '';
+    for (let i = 0; i < kids.length; i++) {
+      const c = kids[i]!;
+      if (!c.isNamed) {
+        op = c.type;
+        continue;
+      }
+      if (c.type === 'comment') continue;
+      const isLast = !kids.slice(i + 1).some((k) => k.isNamed && k.type !== 'comment');
+      const t = isLast ? tail : [];
+      if (!acc) {
+        acc = this.walk(c, scope, io, t);
+        continue;
+      }
+      if (op === '||') {
+        const b: Outcome = this.walk(c, cloneScope(acc.fail), io, t);
+        acc = { ok: mergeScopes(acc.ok, b.ok), fail: b.fail };
+      } else if (op === '&&') {
+        const b: Outcome = this.walk(c, cloneScope(acc.ok), io, t);
+        acc = { ok: b.ok, fail: mergeScopes(acc.fail, b.fail) };
+      } else {
+        acc = this.walk(c, mergeScopes(acc.ok, acc.fail), io, t);
+      }
+    }
+    return acc ?? same(scope);
+  }
+
+  /** Every element runs in its own subshell; stdin of all but the first is a pipe. */
+  private pipeline(children: Node[], scope: Scope, io: Io, tail: Node[]): Outcome {
+    const elems = children.filter((c) => c.isNamed && c.type !== 'comment');
+    elems.forEach((c, i) => {
+      this.walk(c, cloneScope(scope), i === 0 ? io : { stdin: 'pipe' }, i === elems.length - 1 ? tail : []);
+    });
+    return same(scope);
+  }
+
+  private redirected(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
+    let body: Node | null = null;
+    const redirs: Node[] = [];
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const c = kids[i]!;
+      const f = node.fieldNameForChild(i);
+      if (f === 'body') body = c;
+      else if (c.isNamed && (f === 'redirect' || c.type.endsWith('_redirect'))) redirs.push(c);
+    }
+    const all = redirs.concat(tail);
+    if (!body) {
+      this.applyRedirects(all, scope, io);
+      return same(scope);
+    }
+    switch (body.type) {
+      case 'command':
+      case 'list':
+      case 'pipeline':
+      case 'negated_command':
+      case 'redirected_statement':
+        // bash applies a trailing redirect to the last command of a list/pipeline.
+        return this.walk(body, scope, io, all);
+      default: {
+        const io2 = this.applyRedirects(all, scope, io);
+        return this.walk(body, scope, io2, []);
+      }
+    }
+  }
+
+  /** if/while/for/case: bodies walked in order; afterwards the state is "either". */
+  private control(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
+    const io2 = this.applyRedirects(tail, scope, io);
+    const end = this.controlBody(node, cloneScope(scope), io2);
+    return same(mergeScopes(scope, end));
+  }
+
+  private controlBody(node: Node, s: Scope, io: Io): Scope {
+    let cur = s;
+    for (const c of node.children) {
+      if (!c.isNamed || c.type === 'comment') continue;
+      if (STATEMENT_TYPES.has(c.type)) {
+        const o = this.walk(c, cur, io, []);
+        cur = mergeScopes(o.ok, o.fail);
+      } else if (c.type === 'do_group' || c.type === 'else_clause' || c.type === 'elif_clause' || c.type === 'case_item') {
+        cur = this.controlBody(c, cur, io);
+      } else if (c.type === 'variable_name' && node.type === 'for_statement') {
+        cur.vars.delete(c.text);
+      } else {
+        // for-loop values, case subjects and patterns, C-style for expressions.
+        this.walkSubstitutions(c, cur);
+        if (node.type === 'c_style_for_statement') this.forgetArithmeticVars(c, cur);
+      }
+    }
+    return cur;
+  }
+
+  private forgetArithmeticVars(node: Node, scope: Scope): void {
+    const stack: Node[] = [node];
+    while (stack.length) {
+      const n = stack.pop()!;
+      if (n.type === 'variable_name') scope.vars.delete(n.text);
+      for (const c of n.namedChildren) stack.push(c);
+    }
+  }
+
+  private assign(node: Node, scope: Scope): void {
+    const nameNode = node.childForFieldName('name');
+    const valueNode = node.childForFieldName('value');
+    const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
+    // `x+=y` appends: the result is not tracked.
+    const appends = node.children.some((c) => c.type === '+=');
+    let value: WordValue | null = null;
+    if (valueNode) {
+      if (valueNode.type === 'array') this.walkSubstitutions(valueNode, scope);
+      else value = evalSingle(valueNode, this.wordEnv(scope), { assignment: true });
+    }
+    if (!name) return;
+    const literal = valueNode === null ? '' : value && !value.dynamic && !appends ? value.text : undefined;
+    if (literal === undefined) scope.vars.delete(name);
+    else scope.vars.set(name, literal);
+    if (name === 'HOME') scope.home = literal !== undefined && literal !== '' ? literal : null;
+  }
+
+  private declaration(node: Node, scope: Scope): void {
+    for (const c of node.namedChildren) {
+      if (c.type === 'variable_assignment') this.assign(c, scope);
+      else if (c.type === 'variable_name') {
+        // `local x` / `declare x` without a value: x is now empty in the function.
+        if (node.child(0)?.type === 'local') scope.vars.delete(c.text);
+      } else this.walkSubstitutions(c, scope);
+    }
+  }
+
+  // ------------------------------------------------------------------ commands and redirects
+
+  private command(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
+    let nameNode: Node | null = null;
+    const args: Node[] = [];
+    const redirs: Node[] = [];
+    const assigns: Node[] = [];
+    const kids = node.children;
+    for (let i = 0; i < kids.length; i++) {
+      const c = kids[i]!;
+      const f = node.fieldNameForChild(i);
+      if (f === 'name') nameNode = c;
+      else if (f === 'argument') args.push(c);
+      else if (f === 'redirect' || c.type === 'herestring_redirect' || c.type === 'file_redirect' || c.type === 'heredoc_redirect') redirs.push(c);
+      else if (c.type === 'variable_assignment') assigns.push(c);
+      else if (c.isNamed) this.walkSubstitutions(c, scope);
+    }
+    redirs.push(...tail);
+    // `sh -i 0<&3`: the grammar reads the `0` as an argument; it is the redirect's descriptor.
+    const fds = new Map<number, string>();
+    if (redirs.length) {
+      const starts = new Set(redirs.map((r) => r.startIndex));
+      for (let i = args.length - 1; i >= 0; i--) {
+        const a = args[i]!;
+        if (a.type === 'number' && starts.has(a.endIndex)) {
+          fds.set(a.endIndex, a.text);
+          args.splice(i, 1);
+        }
+      }
+    }
+    // Prefix assignments only affect the command's environment; their values may run substitutions.
+    for (const a of assigns) {
+      const v = a.childForFieldName('value');
+      if (v) evalSingle(v, this.wordEnv(scope), { assignment: true });
+      if (a.childForFieldName('name')?.text === 'HOME') this.opaque('HOME is overridden for a command');
+    }
+    const io2 = this.applyRedirects(redirs, scope, io, fds);
+    const argv: WordValue[] = [];
+    if (nameNode) {
+      const n = nameNode.namedChildren[0] ?? nameNode;
+      argv.push(...this.words(n, scope));
+    }
+    for (let i = 0; i < args.length; i++) {
+      const a = args[i]!;
+      // `$"…"` (locale string) parses as a bare `$` followed by the string.
+      if (a.type === '$' && args[i + 1] && args[i + 1]!.startIndex === a.endIndex) continue;
+      argv.push(...this.words(a, scope));
+    }
+    if (!nameNode || argv.length === 0) return same(scope);
+    const outcome = dispatch(this, argv, scope, io2, {});
+    this.heredocContinuations(redirs, outcome, scope);
+    return outcome;
+  }
+
+  /** Runs argv (after wrappers were peeled off, or for `find -exec`, `xargs`…). */
+  runArgv(argv: WordValue[], scope: Scope, io: Io, opts: { noFunctions?: boolean } = {}): Outcome {
+    if (argv.length === 0) return same(scope);
+    return dispatch(this, argv, scope, io, opts);
+  }
+
+  /** Calls a shell function defined earlier: its body runs in this shell (it can cd, set vars). */
+  callFunction(name: string, scope: Scope, io: Io): Outcome | null {
+    const body = scope.functions.get(name);
+    if (!body || this.calling.has(name)) return body ? same(scope) : null;
+    this.calling.add(name);
+    try {
+      return this.walk(body, scope, io, []);
+    } finally {
+      this.calling.delete(name);
+    }
+  }
+
+  /**
+   * Records the effects of redirects and returns the command's stdin. Heredoc pipelines and
+   * lists that the grammar nests inside `heredoc_redirect` are handled by heredocContinuations.
+   */
+  applyRedirects(redirs: Node[], scope: Scope, io: Io, fds: Map<number, string> = new Map()): Io {
+    let out = io;
+    const starts = new Set(redirs.map((r) => r.startIndex));
+    for (const r of redirs) {
+      if (r.type === 'file_redirect') out = this.fileRedirect(r, scope, out, starts, fds);
+      else if (r.type === 'heredoc_redirect') {
+        for (let i = 0; i < r.childCount; i++) {
+          const c = r.child(i)!;
+          if (r.fieldNameForChild(i) === 'redirect' && c.type === 'file_redirect') this.fileRedirect(c, scope, out, starts, fds);
+          else if (c.type === 'heredoc_body') this.walkSubstitutions(c, scope);
+        }
+        out = { stdin: 'heredoc', ...this.heredocScript(r) };
+      } else if (r.type === 'herestring_redirect') {
+        const w = r.namedChildren.filter((c) => c.type !== 'file_descriptor').map((c) => evalSingle(c, this.wordEnv(scope)));
+        const lit = w.length === 1 && !w[0]!.dynamic;
+        out = lit ? { stdin: 'heredoc', script: w[0]!.text } : { stdin: 'heredoc' };
+      }
+    }
+    return out;
+  }
+
+  private heredocScript(r: Node): { script?: string } {
+    let start = '';
+    let body: Node | null = null;
+    let dash = false;
+    for (const c of r.children) {
+      if (c.type === 'heredoc_start') start = c.text;
+      else if (c.type === 'heredoc_body') body = c;
+      else if (c.type === '<<-') dash = true;
+    }
+    if (!body) return { script: '' };
+    const quoted = /['"\\]/.test(start);
+    if (!quoted && body.namedChildren.some((c) => c.type !== 'heredoc_content')) return {};
+    let text = body.text;
+    if (!quoted) text = text.replace(/\\([$`\\\n])/g, (_m, c: string) => (c === '\n' ? '' : c));
+    if (dash) text = text.replace(/^\t+/gm, '');
+    return { script: text };
+  }
+
+  /**
+   * One `N>file`-style redirect. The grammar attaches a descriptor written after a space-separated
+   * redirect (`>& file 0>&1`) to the previous redirect as an extra destination; `fds` carries such
+   * descriptors (keyed by the start of the redirect they belong to).
+   */
+  private fileRedirect(r: Node, scope: Scope, io: Io, starts: Set<number>, fds: Map<number, string>): Io {
+    let op = '';
+    let fd = fds.get(r.startIndex) ?? '';
+    const dests: Node[] = [];
+    for (let i = 0; i < r.childCount; i++) {
+      const c = r.child(i)!;
+      const f = r.fieldNameForChild(i);
+      if (f === 'destination') {
+        if (dests.length > 0 && c.type === 'number' && starts.has(c.endIndex)) fds.set(c.endIndex, c.text);
+        else dests.push(c);
+      } else if (f === 'descriptor') fd = c.text;
+      else if (!c.isNamed && c.type !== 'ERROR') op += c.type;
+    }
+    const toStdin = fd === '0' || (fd === '' && op.startsWith('<'));
+    let out = io;
+    for (const d of dests) {
+      for (const w of this.words(d, scope)) {
+        // fd duplication / closing: `2>&1`, `>&-`. Duplicating onto stdin (`0>&1`, `<&3`) makes
+        // stdin some other stream (a socket in the classic reverse shell).
+        if ((op === '>&' || op === '<&') && /^(\d+-?|-)$/.test(w.text) && !w.dynamic) {
+          if (toStdin && w.text !== '-' && w.text !== '0') out = { stdin: 'pipe' };
+          continue;
+        }
+        if (this.platform === 'win32' && WIN_DEVICES.test(w.raw)) continue;
+        const m = /^\/dev\/(tcp|udp)\/([^/]+)\/([^/]+)$/.exec(w.text);
+        if (m) {
+          this.net(`${m[2]}:${m[3]}`);
+          if (w.dynamic) this.opaque(`network target \`${clip(w.raw)}\` is not literal`);
+          if (toStdin || op.includes('<')) out = { stdin: 'pipe' };
+          continue;
+        }
+        if (w.dynamic && /^\/dev\/(tcp|udp)\//.test(w.prefix)) {
+          this.netWord(w, 'network');
+          continue;
+        }
+        if (op === '<' || op === '<&') {
+          this.read(w, scope);
+          out = { stdin: 'file' };
+        } else if (op.includes('<') && op.includes('>')) {
+          this.read(w, scope);
+          this.write(w, scope);
+        } else this.write(w, scope);
+      }
+    }
+    return out;
+  }
+
+  /** `cat <<EOF | cmd` and `cat <<EOF && cmd`: the grammar nests the rest inside the heredoc. */
+  private heredocContinuations(redirs: Node[], first: Outcome, scope: Scope): void {
+    for (const r of redirs) {
+      if (r.type !== 'heredoc_redirect') continue;
+      let op = '';
+      for (let i = 0; i < r.childCount; i++) {
+        const c = r.child(i)!;
+        const f = r.fieldNameForChild(i);
+        if (c.type === 'pipeline') {
+          const elems = c.namedChildren.filter((k) => k.type !== 'comment');
+          for (const e of elems) this.walk(e, cloneScope(scope), { stdin: 'pipe' }, []);
+        } else if (f === 'operator') op = c.type;
+        else if (f === 'right') {
+          const from = op === '||' ? first.fail : op === '&&' ? first.ok : mergeScopes(first.ok, first.fail);
+          this.walk(c, cloneScope(from), { stdin: 'tty' }, []);
+        } else if (f === 'argument') {
+          this.walkSubstitutions(c, scope);
+        }
+      }
+    }
+  }
+}
+
+export function analyzeShell(parser: ShellParser, command: string, ctx: ShellContext): ShellAnalysis {
+  const an = new Analyzer(parser, ctx);
+  let cwd: Base = null;
+  if (ctx.cwd) {
+    try {
+      cwd = isAbsolute(ctx.cwd, ctx.platform) ? normalizePath(ctx.cwd, ctx.platform) : null;
+    } catch {
+      cwd = null;
+    }
+    if (cwd === null) an.error(`working directory \`${clip(ctx.cwd)}\` is not an absolute path`);
+  }
+  const scope: Scope = { bases: [cwd], stack: [], vars: new Map(), home: ctx.home, functions: new Map() };
+  let text = command;
+  if (typeof text !== 'string') {
+    an.error('command is not a string');
+    an.opaque('the command could not be parsed');
+    return an.result();
+  }
+  if (text.length > MAX_COMMAND_LENGTH) {
+    an.error(`command is too long to analyse (${text.length} characters, limit ${MAX_COMMAND_LENGTH})`);
+    an.opaque('the command is too long to analyse');
+    return an.result();
+  }
+  const nul = text.indexOf('\0');
+  if (nul >= 0) {
+    // A program's argv cannot hold NUL: what runs is at most the part before it.
+    an.error('command contains a NUL byte');
+    an.opaque('the command contains a NUL byte');
+    text = text.slice(0, nul);
+  }
+  an.analyzeText(text, scope);
+  return an.result();
+}
+

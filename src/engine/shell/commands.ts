@@ -1,0 +1,748 @@
+// Command dispatch, plus the handlers for wrappers, shells, interpreters and shell builtins.
+import type { Platform } from '../types';
+import type { Analyzer } from './analyze';
+import { has, lastValue, parseOpts, values } from './options';
+import { same, cloneScope, type Io, type Outcome, type Scope } from './state';
+import { literalWord, unknownWord, sliceWord, type WordValue } from './words';
+import { allLiteral, clip, genericReads, register, type Entry, type Inv, type Registry } from './helpers';
+import { FILE_COMMANDS } from './files';
+import { NET_COMMANDS } from './net';
+import { PS_CMDLETS, WIN_COMMANDS, psAliasFor } from './windows';
+
+const CORE: Registry = new Map();
+
+/** Runs argv[0] with the remaining words. */
+export function dispatch(an: Analyzer, argv: WordValue[], scope: Scope, io: Io, opts: { noFunctions?: boolean }): Outcome {
+  const w0 = argv[0]!;
+  const args = argv.slice(1);
+  if (w0.dynamic || w0.glob) {
+    an.pushCommand(w0.raw);
+    an.opaque(`command name \`${clip(w0.raw)}\` is not literal`);
+    genericReads({ an, cmd: w0.raw, args, scope, io }, args);
+    return same(scope);
+  }
+  const full = w0.text;
+  const cmd = displayName(full, an.platform);
+  if (!opts.noFunctions && scope.functions.has(full)) {
+    an.pushCommand(cmd);
+    return an.callFunction(full, scope, io) ?? same(scope);
+  }
+  const entry = lookup(cmd, args, an.platform);
+  const inv: Inv = { an, cmd, args, scope, io };
+  if (!entry) {
+    an.pushCommand(cmd);
+    genericReads(inv, args);
+    return same(scope);
+  }
+  if (!entry.wrapper) an.pushCommand(cmd);
+  return entry.fn(inv) ?? same(scope);
+}
+
+/** Basename; on Windows without `.exe`/`.com`/`.bat`/`.cmd`. */
+function displayName(full: string, platform: Platform): string {
+  const i = platform === 'win32' ? Math.max(full.lastIndexOf('/'), full.lastIndexOf('\\')) : full.lastIndexOf('/');
+  let b = full.slice(i + 1);
+  if (platform === 'win32') b = b.replace(/\.(exe|com|bat|cmd)$/i, '');
+  return b === '' ? full : b;
+}
+
+function lookup(cmd: string, args: readonly WordValue[], platform: Platform): Entry | undefined {
+  // Case-insensitive file systems (macOS, Windows) find `RM` as `rm`.
+  let key = platform === 'linux' ? cmd : cmd.toLowerCase();
+  if (/^[A-Za-z]+-[A-Za-z]+$/.test(cmd)) {
+    const ps = PS_CMDLETS.get(cmd.toLowerCase()) ?? CORE.get(cmd.toLowerCase());
+    if (ps) return ps;
+  }
+  if (platform === 'win32') {
+    const alias = psAliasFor(key, args);
+    if (alias) return PS_CMDLETS.get(alias);
+    const w = WIN_COMMANDS.get(key);
+    if (w) return w;
+  }
+  key = key.replace(/^(python|pip|pypy|ruby|perl|php|lua|node)[\d.]+$/, '$1');
+  return CORE.get(key) ?? FILE_COMMANDS.get(key) ?? NET_COMMANDS.get(key);
+}
+
+// ------------------------------------------------------------------------------------------
+// Wrappers: they run another command with (mostly) the same arguments.
+
+const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
+
+/** Runs `rest` as a command in a child process (no shell functions, no effect on this shell). */
+function runChild(inv: Inv, rest: WordValue[], scope: Scope = inv.scope, io: Io = inv.io): void {
+  if (rest.length === 0) return;
+  inv.an.runArgv(rest, scope, io, { noFunctions: true });
+}
+
+function skipAssignments(inv: Inv, rest: WordValue[]): WordValue[] {
+  let i = 0;
+  while (i < rest.length && ASSIGNMENT.test(rest[i]!.dynamic ? rest[i]!.prefix : rest[i]!.text)) {
+    if (rest[i]!.text.startsWith('HOME=')) inv.an.opaque('HOME is overridden for a command');
+    i++;
+  }
+  return rest.slice(i);
+}
+
+register(CORE, 'sudo', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'ugpCDhrtTUc',
+    long: ['user', 'group', 'prompt', 'close-from', 'chdir', 'host', 'role', 'type', 'other-user', 'command-timeout', 'login-class'],
+    flags: ['edit', 'login', 'shell', 'preserve-env', 'non-interactive', 'stdin', 'background', 'list', 'validate', 'reset-timestamp', 'remove-timestamp', 'set-home', 'askpass', 'bell', 'preserve-groups', 'version', 'help'],
+    posix: true,
+  });
+  let scope = inv.scope;
+  const dir = lastValue(p, '-D', '--chdir');
+  if (dir) scope = inv.an.chdir(scope, dir);
+  const rest = skipAssignments(inv, p.rest);
+  if (has(p, '-e', '--edit')) {
+    inv.an.pushCommand('sudoedit');
+    for (const w of rest) inv.an.write(w, scope);
+    return;
+  }
+  if (rest.length === 0) {
+    inv.an.pushCommand('sudo');
+    if (has(p, '-s', '--shell', '-i', '--login')) shellFromStdin(inv, 'sudo -s');
+    return;
+  }
+  runChild(inv, rest, scope);
+}, true);
+
+register(CORE, 'sudoedit', (inv) => {
+  const p = parseOpts(inv.args, { short: 'ugpCDhrtTUc' });
+  for (const w of p.pos) inv.an.write(w, inv.scope);
+});
+
+register(CORE, 'doas', (inv) => {
+  const p = parseOpts(inv.args, { short: 'uC', posix: true });
+  for (const c of values(p, '-C')) inv.an.read(c, inv.scope);
+  if (p.rest.length === 0) {
+    inv.an.pushCommand('doas');
+    if (has(p, '-s')) shellFromStdin(inv, 'doas -s');
+    return;
+  }
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, 'env', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'uCSP',
+    long: ['unset', 'chdir', 'split-string', 'argv0'],
+    flags: ['ignore-environment', 'null', 'debug', 'list-signal-handling', 'block-signal', 'default-signal', 'ignore-signal', 'help', 'version'],
+    posix: true,
+  });
+  let scope = inv.scope;
+  const dir = lastValue(p, '-C', '--chdir');
+  if (dir) scope = inv.an.chdir(scope, dir);
+  let rest = p.rest;
+  if (rest[0]?.text === '-' && !rest[0].dynamic) rest = rest.slice(1);
+  rest = skipAssignments(inv, rest);
+  const split = lastValue(p, '-S', '--split-string');
+  if (split) {
+    // `env -S 'cmd args'` splits the string into words: analyse it like a command line.
+    if (split.dynamic || !allLiteral(rest)) inv.an.opaque('env -S string is not literal');
+    else inv.an.runScript([split.text, ...rest.map((w) => w.raw)].join(' '), scope, 'env -S');
+    return;
+  }
+  if (rest.length === 0) {
+    inv.an.pushCommand('env');
+    return;
+  }
+  runChild(inv, rest, scope);
+}, true);
+
+register(CORE, 'xargs', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'adEILnPs',
+    shortOpt: 'eil',
+    long: ['arg-file', 'delimiter', 'max-args', 'max-procs', 'max-chars', 'process-slot-var'],
+    flags: ['null', 'interactive', 'no-run-if-empty', 'verbose', 'exit', 'open-tty', 'show-limits', 'replace', 'eof', 'max-lines', 'help', 'version'],
+    posix: true,
+  });
+  for (const f of values(p, '-a', '--arg-file')) inv.an.read(f, inv.scope);
+  let rest = p.rest.length ? p.rest : [literalWord('echo')];
+  let replace: string | undefined;
+  const big = lastValue(p, '-I');
+  if (big) replace = big.text;
+  else if (p.opts.some((o) => o.name === '-i' || o.name === '--replace')) {
+    const o = p.opts.find((x) => x.name === '-i' || x.name === '--replace')!;
+    replace = o.value && o.value.text !== '' ? o.value.text : '{}';
+  }
+  // The words xargs adds come from its input: unknown paths.
+  const input = unknownWord('{xargs input}');
+  if (replace !== undefined) {
+    const r = replace;
+    rest = rest.map((w, i) => (i > 0 && w.text.includes(r) ? input : w));
+    if (rest[0]!.text.includes(r)) rest[0] = input;
+  } else rest = [...rest, input];
+  const before = inv.an.effectCount();
+  runChild(inv, rest, inv.scope, { stdin: 'tty' });
+  const verb = rest[0] && !rest[0].dynamic ? rest[0].text.replace(/^.*\//, '') : '';
+  if (inv.an.effectCount() > before || WRITE_VERBS.has(verb)) inv.an.opaque(`xargs passes file names from its input to ${verb || 'a command'}`);
+}, true);
+
+/** Commands that write or delete the files named in their arguments. */
+const WRITE_VERBS = new Set([
+  'rm', 'rmdir', 'unlink', 'shred', 'mv', 'cp', 'install', 'ln', 'tee', 'dd', 'truncate', 'touch', 'mkdir', 'chmod', 'chown',
+  'chgrp', 'chattr', 'setfacl', 'rsync', 'scp', 'patch',
+]);
+
+register(CORE, 'nohup', (inv) => {
+  // nohup appends output to ./nohup.out when stdout is a terminal; agents' stdout is a pipe.
+  runChild(inv, inv.args[0]?.text === '--' ? inv.args.slice(1) : inv.args);
+}, true);
+
+register(CORE, 'timeout', (inv) => {
+  const p = parseOpts(inv.args, { short: 'sk', long: ['signal', 'kill-after'], flags: ['foreground', 'preserve-status', 'verbose'], posix: true });
+  runChild(inv, p.rest.slice(1));
+}, true);
+
+register(CORE, 'nice', (inv) => {
+  let args = inv.args;
+  if (args[0] && /^-\d+$/.test(args[0].text)) args = args.slice(1);
+  const p = parseOpts(args, { short: 'n', long: ['adjustment'], posix: true });
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, 'ionice', (inv) => {
+  if (inv.args.some((w) => w.text === '-p' || w.text === '-P' || w.text === '-u' || w.text.startsWith('--pid'))) {
+    inv.an.pushCommand('ionice');
+    return;
+  }
+  const p = parseOpts(inv.args, { short: 'cn', long: ['class', 'classdata'], posix: true });
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, 'stdbuf', (inv) => {
+  const p = parseOpts(inv.args, { short: 'ioe', long: ['input', 'output', 'error'], posix: true });
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, 'time', (inv) => {
+  const p = parseOpts(inv.args, { short: 'fo', long: ['format', 'output'], flags: ['append', 'verbose', 'portability', 'quiet'], posix: true });
+  for (const o of values(p, '-o', '--output')) inv.an.write(o, inv.scope);
+  if (p.rest.length === 0) return;
+  // `time` is a shell keyword: the timed command runs in this shell (functions, cd).
+  return inv.an.runArgv(p.rest, inv.scope, inv.io);
+}, true);
+
+register(CORE, 'command', (inv) => {
+  const p = parseOpts(inv.args, { posix: true });
+  if (has(p, '-v', '-V')) {
+    inv.an.pushCommand('command');
+    return;
+  }
+  if (p.rest.length === 0) return;
+  return inv.an.runArgv(p.rest, inv.scope, inv.io, { noFunctions: true });
+}, true);
+
+register(CORE, 'builtin', (inv) => {
+  if (inv.args.length === 0) return;
+  return inv.an.runArgv(inv.args, inv.scope, inv.io, { noFunctions: true });
+}, true);
+
+register(CORE, 'exec', (inv) => {
+  const p = parseOpts(inv.args, { short: 'a', posix: true });
+  if (p.rest.length === 0) {
+    inv.an.pushCommand('exec');
+    return;
+  }
+  return inv.an.runArgv(p.rest, inv.scope, inv.io, { noFunctions: true });
+}, true);
+
+register(CORE, 'coproc', (inv) => {
+  runChild(inv, inv.args);
+}, true);
+
+register(CORE, 'watch', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'nq',
+    long: ['interval', 'equexit'],
+    flags: ['differences', 'no-title', 'beep', 'errexit', 'chgexit', 'color', 'no-color', 'exec', 'precise', 'no-linewrap', 'help', 'version'],
+    posix: true,
+  });
+  if (p.rest.length === 0) {
+    inv.an.pushCommand('watch');
+    return;
+  }
+  if (has(p, '-x', '--exec')) return void runChild(inv, p.rest);
+  // Without -x, watch joins its arguments and runs them with `sh -c`.
+  if (!allLiteral(p.rest)) inv.an.opaque('watch command is not literal');
+  else inv.an.runScript(p.rest.map((w) => w.text).join(' '), inv.scope, 'watch');
+}, true);
+
+register(CORE, ['setsid', 'unbuffer', 'catchsegv', 'pkexec', 'faketime'], (inv) => {
+  let args = inv.args;
+  if (inv.cmd === 'faketime') args = args.filter((w) => !w.text.startsWith('-')).slice(1);
+  const p = parseOpts(args, { long: ['user'], posix: true });
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, ['torsocks', 'proxychains', 'proxychains4', 'tsocks'], (inv) => {
+  inv.an.net();
+  const p = parseOpts(inv.args, { short: 'fuaPi', posix: true });
+  for (const f of values(p, '-f')) inv.an.read(f, inv.scope);
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, ['chrt', 'taskset'], (inv) => {
+  if (inv.args.some((w) => w.text === '-p' || w.text === '--pid')) {
+    inv.an.pushCommand(inv.cmd);
+    return;
+  }
+  const p = parseOpts(inv.args, { posix: true });
+  runChild(inv, p.rest.slice(1));
+}, true);
+
+register(CORE, 'flock', (inv) => {
+  const p = parseOpts(inv.args, { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], posix: true });
+  let [lock, ...rest] = p.rest;
+  if (lock && !/^\d+$/.test(lock.text)) inv.an.write(lock, inv.scope);
+  let c = lastValue(p, '-c', '--command');
+  // `flock FILE -c 'command'`: -c comes after the lock file.
+  if (!c && (rest[0]?.text === '-c' || rest[0]?.text === '--command')) {
+    c = rest[1];
+    rest = [];
+  }
+  if (c) {
+    if (c.dynamic) inv.an.opaque('flock -c command is not literal');
+    else inv.an.runScript(c.text, inv.scope, 'flock -c');
+  } else if (rest.length) runChild(inv, rest);
+  else inv.an.pushCommand('flock');
+}, true);
+
+register(CORE, ['su', 'runuser'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'cgGsuw', long: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment', 'session-command'], flags: ['login', 'preserve-environment', 'pty', 'fast'] });
+  const c = lastValue(p, '-c', '--command', '--session-command');
+  inv.an.pushCommand(inv.cmd);
+  if (c) {
+    if (c.dynamic) inv.an.opaque(`${inv.cmd} -c command is not literal`);
+    else inv.an.runScript(c.text, inv.scope, `${inv.cmd} -c`);
+    return;
+  }
+  // runuser -u USER -- cmd …
+  if (inv.cmd === 'runuser' && lastValue(p, '-u', '--user') && p.afterDashDash.length) return void runChild(inv, p.afterDashDash);
+  shellFromStdin(inv, inv.cmd);
+}, true);
+
+register(CORE, ['busybox', 'toybox'], (inv) => {
+  if (inv.args.length === 0 || inv.args[0]!.text.startsWith('-')) {
+    inv.an.pushCommand(inv.cmd);
+    return;
+  }
+  runChild(inv, inv.args);
+}, true);
+
+register(CORE, 'chroot', (inv) => {
+  const p = parseOpts(inv.args, { long: ['userspec', 'groups'], flags: ['skip-chdir'], posix: true });
+  inv.an.pushCommand('chroot');
+  inv.an.opaque('chroot runs the command under another root directory');
+  runChild(inv, p.rest.slice(1));
+}, true);
+
+register(CORE, ['strace', 'ltrace'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'abeEIoOpPsSuUX', long: ['output'], posix: true });
+  for (const o of values(p, '-o', '--output')) inv.an.write(o, inv.scope);
+  if (p.rest.length === 0) {
+    inv.an.pushCommand(inv.cmd);
+    return;
+  }
+  runChild(inv, p.rest);
+}, true);
+
+register(CORE, 'script', (inv) => {
+  const p = parseOpts(inv.args, { short: 'cEIOBTm', long: ['command', 'echo', 'log-in', 'log-out', 'log-io', 'log-timing', 'logging-format'], flags: ['append', 'flush', 'force', 'quiet', 'return'] });
+  for (const f of [...values(p, '-I', '-O', '-B', '-T', '--log-in', '--log-out', '--log-io', '--log-timing'), ...p.pos.slice(0, 1)]) inv.an.write(f, inv.scope);
+  if (p.pos.length === 0) inv.an.write(literalWord('typescript'), inv.scope);
+  const c = lastValue(p, '-c', '--command');
+  if (c) {
+    if (c.dynamic) inv.an.opaque('script -c command is not literal');
+    else inv.an.runScript(c.text, inv.scope, 'script -c');
+  }
+});
+
+// ------------------------------------------------------------------------------------------
+// Shells and interpreters.
+
+const SHELLS = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yash', 'fish', 'csh', 'tcsh', 'posh'];
+
+function shellFromStdin(inv: Inv, label: string): void {
+  if (inv.io.stdin === 'pipe' || inv.io.stdin === 'heredoc') {
+    inv.an.opaque(`${label} reads its script from stdin`);
+    if (inv.io.script !== undefined) inv.an.runScript(inv.io.script, inv.scope, `${label} script from a heredoc`);
+  }
+}
+
+register(CORE, SHELLS, (inv) => {
+  const args = inv.args;
+  let commandString = false;
+  let fromStdin = false;
+  let i = 0;
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (w.dynamic) break;
+    if (t === '--' || t === '-') {
+      i++;
+      break;
+    }
+    if (t.startsWith('--')) {
+      if (t === '--rcfile' || t === '--init-file') inv.an.read(args[++i] ?? literalWord(''), inv.scope);
+      continue;
+    }
+    if (/^[-+][A-Za-z]+$/.test(t)) {
+      for (const c of t.slice(1)) {
+        if (c === 'c') commandString = true;
+        else if (c === 's') fromStdin = true;
+        else if (c === 'o' || c === 'O') i++;
+      }
+      continue;
+    }
+    break;
+  }
+  const rest = args.slice(i);
+  if (commandString) {
+    const s = rest[0];
+    if (!s) inv.an.error(`${inv.cmd} -c without a command string`);
+    else if (s.dynamic) inv.an.opaque(`${inv.cmd} -c command string is not literal`);
+    else inv.an.runScript(s.text, inv.scope, `${inv.cmd} -c`);
+    return;
+  }
+  if (!fromStdin && rest.length > 0) return scriptFile(inv, rest[0]!, rest.slice(1));
+  shellFromStdin(inv, inv.cmd);
+});
+
+/** `interp SCRIPT ARGS…`: the script is read (and run: a non-literal one is unknown code). */
+function scriptFile(inv: Inv, script: WordValue, args: readonly WordValue[], scope: Scope = inv.scope): void {
+  if (script.dynamic) inv.an.opaque(`${inv.cmd} runs a script whose path is not literal`);
+  inv.an.read(script, scope);
+  genericReads({ ...inv, scope }, args);
+}
+
+function inline(inv: Inv, flag: string): void {
+  inv.an.opaque(`inline interpreter code: ${inv.cmd} ${flag}`);
+}
+
+function programFromStdin(inv: Inv): void {
+  if (inv.io.stdin === 'pipe' || inv.io.stdin === 'heredoc') inv.an.opaque(`${inv.cmd} reads its program from stdin`);
+}
+
+register(CORE, ['python', 'pypy'], (inv) => {
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (w.dynamic && !t.startsWith('-')) return scriptFile(inv, w, args.slice(i + 1));
+    if (t === '-') return programFromStdin(inv);
+    if (t === '--') {
+      const s = args[i + 1];
+      if (s) scriptFile(inv, s, args.slice(i + 2));
+      else programFromStdin(inv);
+      return;
+    }
+    if (t.startsWith('--')) {
+      if (t === '--check-hash-based-pycs') i++;
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1) {
+      for (let j = 1; j < t.length; j++) {
+        const c = t[j]!;
+        if (c === 'c') return inline(inv, '-c');
+        if (c === 'm') {
+          const mod = j + 1 < t.length ? t.slice(j + 1) : args[++i]?.text;
+          return pythonModule(inv, mod ?? '', args.slice(i + 1));
+        }
+        if (c === 'W' || c === 'X') {
+          if (j + 1 === t.length) i++;
+          break;
+        }
+      }
+      continue;
+    }
+    return scriptFile(inv, w, args.slice(i + 1));
+  }
+  programFromStdin(inv);
+});
+
+function pythonModule(inv: Inv, mod: string, rest: WordValue[]): Outcome | void {
+  if (mod === 'pip') return NET_COMMANDS.get('pip')!.fn({ ...inv, cmd: 'pip', args: rest });
+  if (mod === 'http.server' || mod === 'SimpleHTTPServer' || mod === 'smtpd' || mod === 'ftplib') inv.an.net();
+  if (mod === 'venv' || mod === 'virtualenv') {
+    for (const w of parseOpts(rest, { long: ['prompt', 'upgrade-deps'] }).pos) inv.an.write(w, inv.scope);
+    return;
+  }
+  genericReads(inv, rest);
+}
+
+register(CORE, ['node', 'nodejs'], (inv) => {
+  const args = inv.args;
+  const valued = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '--title', '--stack-size', '--max-old-space-size', '--inspect-port', '--env-file', '--env-file-if-exists', '--redirect-warnings', '--watch-path']);
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (w.dynamic && !t.startsWith('-')) return scriptFile(inv, w, args.slice(i + 1));
+    if (t === '-') return programFromStdin(inv);
+    if (t === '-e' || t === '--eval' || t === '-p' || t === '--print' || t === '-pe' || t === '-ep' || t.startsWith('--eval=') || t.startsWith('--print=')) {
+      return inline(inv, t.split('=')[0]!);
+    }
+    if (t.startsWith('-')) {
+      const name = t.split('=')[0]!;
+      if (name === '--env-file' || name === '--env-file-if-exists') {
+        const v = t.includes('=') ? sliceWord(w, t.indexOf('=') + 1) : args[++i];
+        if (v) inv.an.read(v, inv.scope);
+      } else if (name === '--redirect-warnings') {
+        const v = t.includes('=') ? sliceWord(w, t.indexOf('=') + 1) : args[++i];
+        if (v) inv.an.write(v, inv.scope);
+      } else if (valued.has(name) && !t.includes('=')) i++;
+      continue;
+    }
+    return scriptFile(inv, w, args.slice(i + 1));
+  }
+  programFromStdin(inv);
+});
+
+register(CORE, ['perl', 'ruby'], (inv) => {
+  const args = inv.args;
+  const perl = inv.cmd.toLowerCase().startsWith('perl');
+  // Letters whose value is the rest of the cluster (or, for a few, the next word).
+  const attached = perl ? 'IMmFx0lCdDV' : 'IrCEFKTWx0l';
+  const separable = perl ? '' : 'IrCE';
+  let code = false;
+  let inPlace = false;
+  let i = 0;
+  let scope = inv.scope;
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (w.dynamic || !t.startsWith('-') || t === '-') break;
+    if (t === '--') {
+      i++;
+      break;
+    }
+    if (t.startsWith('--')) continue;
+    for (let j = 1; j < t.length; j++) {
+      const c = t[j]!;
+      if (c === 'e' || (c === 'E' && perl)) {
+        code = true;
+        if (j + 1 === t.length) i++;
+        break;
+      }
+      if (c === 'i') {
+        inPlace = true;
+        break;
+      }
+      if (attached.includes(c)) {
+        if (j + 1 === t.length && separable.includes(c)) {
+          const v = args[++i];
+          if (c === 'C' && v) scope = inv.an.chdir(scope, v);
+        } else if (c === 'C' && !perl && j + 1 < t.length) scope = inv.an.chdir(scope, sliceWord(w, j + 1));
+        break;
+      }
+    }
+  }
+  const rest = args.slice(i);
+  let files = rest;
+  if (code) inline(inv, perl ? '-e' : '-e');
+  else if (rest.length) {
+    if (rest[0]!.dynamic) inv.an.opaque(`${inv.cmd} runs a script whose path is not literal`);
+    inv.an.read(rest[0]!, scope);
+    files = rest.slice(1);
+  } else {
+    programFromStdin(inv);
+    files = [];
+  }
+  for (const f of files) {
+    if (inPlace) inv.an.write(f, scope);
+    inv.an.read(f, scope);
+  }
+});
+
+register(CORE, 'php', (inv) => {
+  const p = parseOpts(inv.args, { short: 'rBRFEfcdSzt', long: ['run', 'process-begin', 'process-code', 'process-file', 'process-end', 'file', 'php-ini', 'define', 'server', 'zend-extension', 'docroot'] });
+  if (has(p, '-r', '--run', '-B', '-R', '-E', '--process-begin', '--process-code', '--process-end')) return inline(inv, '-r');
+  if (has(p, '-S', '--server')) inv.an.net();
+  for (const f of values(p, '-f', '--file', '-F', '--process-file')) inv.an.read(f, inv.scope);
+  if (p.pos[0]) scriptFile(inv, p.pos[0], p.pos.slice(1));
+  else if (!has(p, '-f', '--file', '-S', '--server', '-v', '-m', '-i')) programFromStdin(inv);
+});
+
+register(CORE, ['lua', 'luajit', 'osascript', 'Rscript', 'rscript'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'elsi', posix: true });
+  if (has(p, '-e')) return inline(inv, '-e');
+  if (p.rest[0]) scriptFile(inv, p.rest[0], p.rest.slice(1));
+  else programFromStdin(inv);
+});
+
+register(CORE, ['tclsh', 'wish', 'expect', 'jshell', 'irb', 'ghci', 'guile', 'racket', 'sbcl'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'ec', posix: true });
+  if (has(p, '-e', '-c')) return inline(inv, has(p, '-e') ? '-e' : '-c');
+  if (p.rest[0]) scriptFile(inv, p.rest[0], p.rest.slice(1));
+  else programFromStdin(inv);
+});
+
+register(CORE, 'deno', (inv) => {
+  const [sub, ...rest] = inv.args;
+  if (!sub) return;
+  if (sub.text === 'eval' || sub.text === 'repl') return inline(inv, sub.text);
+  if (['install', 'add', 'cache', 'upgrade', 'outdated', 'publish'].includes(sub.text)) inv.an.net();
+  const p = parseOpts(rest, { posix: true, long: ['config', 'import-map', 'lock', 'cert', 'location', 'env-file', 'allow-read', 'allow-write'] });
+  const target = p.rest[0] ?? (sub.text.startsWith('-') || ['run', 'test', 'bench', 'compile', 'check', 'fmt', 'lint', 'install'].includes(sub.text) ? undefined : sub);
+  if (target) {
+    if (/^https?:\/\//.test(target.text)) inv.an.netWord(target, 'deno');
+    else inv.an.read(target, inv.scope);
+  }
+});
+
+register(CORE, 'awk', awk);
+register(CORE, ['gawk', 'mawk', 'nawk'], awk);
+
+/** Does an awk program run commands or write files (`system()`, pipes, `print > file`)? */
+const AWK_SIDE_EFFECTS = /\bsystem\s*\(|\|\s*&?\s*getline|getline\s*<|\bprintf?\b[^;{}]*?[>|]|\bclose\s*\(|\bfflush\s*\(/;
+
+function awk(inv: Inv): void {
+  const p = parseOpts(inv.args, { short: 'fvFiElLeW', shortOpt: 'odp', long: ['file', 'assign', 'field-separator', 'include', 'load', 'source', 'exec'], flags: ['pretty-print', 'dump-variables', 'profile', 'sandbox', 'posix', 'traditional', 'lint', 'characters-as-bytes', 'bignum'] });
+  const progFiles = values(p, '-f', '--file', '-E', '--exec');
+  const sources = values(p, '-e', '--source');
+  for (const f of progFiles) inv.an.read(f, inv.scope);
+  let files = p.pos;
+  let programs = sources;
+  if (progFiles.length === 0 && sources.length === 0) {
+    programs = p.pos.slice(0, 1);
+    files = p.pos.slice(1);
+  }
+  for (const prog of programs) {
+    if (prog.dynamic) inv.an.opaque(`${inv.cmd} program is not literal`);
+    else if (AWK_SIDE_EFFECTS.test(prog.text)) inv.an.opaque(`${inv.cmd} program runs commands or writes files`);
+  }
+  if (progFiles.length) inv.an.opaque(`${inv.cmd} runs a program file`);
+  for (const o of p.opts) if ((o.name === '-o' || o.name === '-d' || o.name === '-p') && o.value && o.value.text) inv.an.write(o.value, inv.scope);
+  const inPlace = values(p, '-i', '--include').some((w) => w.text === 'inplace' || w.text === 'inplace.awk');
+  for (const f of files) {
+    if (!f.dynamic && ASSIGNMENT.test(f.text)) continue; // var=value operands
+    if (f.text === '-') continue;
+    inv.an.read(f, inv.scope);
+    if (inPlace) inv.an.write(f, inv.scope);
+  }
+}
+
+// ------------------------------------------------------------------------------------------
+// Builtins that change the shell's state or run strings.
+
+function cdTarget(args: readonly WordValue[], platform: Platform): WordValue | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (w.dynamic) return w;
+    if (t === '--') return args[i + 1];
+    if (platform === 'win32' && /^\/d$/i.test(t)) continue;
+    if (/^-(Path|LiteralPath|PSPath|LP)$/i.test(t)) return args[i + 1];
+    if (/^-[LPe@]+$/.test(t)) continue;
+    return w;
+  }
+  return undefined;
+}
+
+register(CORE, ['cd', 'chdir', 'set-location', 'sl'], (inv) => {
+  const target = cdTarget(inv.args, inv.an.platform);
+  return { ok: inv.an.chdir(inv.scope, target), fail: inv.scope };
+});
+
+register(CORE, ['pushd', 'push-location'], (inv) => {
+  const target = cdTarget(inv.args, inv.an.platform);
+  if (!target || /^[+-]\d+$/.test(target.text)) {
+    const ok = cloneScope(inv.scope);
+    ok.bases = [null];
+    return { ok, fail: inv.scope };
+  }
+  const ok = inv.an.chdir(inv.scope, target);
+  ok.stack = [...inv.scope.stack, inv.scope.bases.slice()];
+  return { ok, fail: inv.scope };
+});
+
+register(CORE, ['popd', 'pop-location'], (inv) => {
+  const ok = cloneScope(inv.scope);
+  const top = ok.stack.pop();
+  if (!top) return { ok: inv.scope, fail: inv.scope };
+  ok.bases = top;
+  return { ok, fail: inv.scope };
+});
+
+register(CORE, 'eval', (inv) => {
+  inv.an.opaque('eval runs a string as code');
+  if (inv.args.length && allLiteral(inv.args)) inv.an.runScript(inv.args.map((w) => w.text).join(' '), inv.scope, 'eval');
+  // eval may set anything.
+  const after = cloneScope(inv.scope);
+  after.vars.clear();
+  return { ok: after, fail: after };
+});
+
+register(CORE, ['source', '.'], (inv) => {
+  const p = parseOpts(inv.args, { posix: true });
+  if (p.rest[0]) scriptFile(inv, p.rest[0], p.rest.slice(1));
+  // The sourced script may set any variable.
+  const after = cloneScope(inv.scope);
+  after.vars.clear();
+  return { ok: after, fail: after };
+});
+
+register(CORE, 'trap', (inv) => {
+  const args = inv.args.filter((w) => w.text !== '--');
+  if (args.length < 2 || args[0]!.text.startsWith('-')) return;
+  const action = args[0]!;
+  if (action.dynamic) inv.an.opaque('trap action is not literal');
+  else if (action.text.trim() !== '') inv.an.defer(action.text, inv.scope, 'trap');
+});
+
+register(CORE, 'alias', (inv) => {
+  // Aliases can expand later (zsh, `shopt -s expand_aliases`): analyse their bodies now.
+  for (const w of inv.args) {
+    const eq = w.text.indexOf('=');
+    if (eq <= 0) continue;
+    if (w.dynamic) inv.an.opaque('alias body is not literal');
+    else inv.an.runScript(w.text.slice(eq + 1), inv.scope, 'alias');
+  }
+});
+
+function forgetVars(inv: Inv, names: readonly string[]): Outcome {
+  const after = cloneScope(inv.scope);
+  for (const n of names) {
+    after.vars.delete(n);
+    if (n === 'HOME') after.home = null;
+  }
+  return { ok: after, fail: after };
+}
+
+register(CORE, 'read', (inv) => {
+  const p = parseOpts(inv.args, { short: 'adinNptu' });
+  const names = p.pos.map((w) => w.text);
+  const arr = lastValue(p, '-a');
+  if (arr) names.push(arr.text);
+  if (names.length === 0) names.push('REPLY');
+  return forgetVars(inv, names);
+});
+
+register(CORE, ['mapfile', 'readarray'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'dnOsuCc' });
+  return forgetVars(inv, p.pos.length ? p.pos.map((w) => w.text) : ['MAPFILE']);
+});
+
+register(CORE, 'printf', (inv) => {
+  const v = lastValue(parseOpts(inv.args, { short: 'v', posix: true }), '-v');
+  return v ? forgetVars(inv, [v.text.replace(/\[.*$/, '')]) : undefined;
+});
+
+register(CORE, 'let', (inv) => forgetVars(inv, inv.args.map((w) => /^[A-Za-z_]\w*/.exec(w.text)?.[0] ?? '').filter(Boolean)));
+
+register(CORE, 'getopts', (inv) => forgetVars(inv, inv.args.slice(1, 2).map((w) => w.text)));
+
+/** Commands that take no file arguments: nothing to report beyond their name. */
+const NO_FILE_ARGS = [
+  'echo', 'true', 'false', ':', 'pwd', 'whoami', 'date', 'export', 'sleep', 'kill', 'pkill', 'killall', 'ps', 'exit',
+  'return', 'shift', 'set', 'unset', 'unalias', 'type', 'which', 'whereis', 'hash', 'test', '[', '[[', 'basename',
+  'dirname', 'seq', 'yes', 'expr', 'id', 'groups', 'uname', 'hostname', 'uptime', 'clear', 'reset', 'history', 'jobs',
+  'fg', 'bg', 'wait', 'disown', 'ulimit', 'umask', 'tput', 'stty', 'printenv', 'nproc', 'logname', 'tty', 'users',
+  'who', 'w', 'arch', 'getconf', 'locale', 'sync', 'shopt', 'local', 'declare', 'typeset', 'readonly', 'caller',
+  'compgen', 'complete', 'dirs', 'enable', 'help', 'logout', 'suspend', 'times', 'break', 'continue', 'free', 'top',
+  'htop', 'lsof', 'cal', 'bc', 'dc', 'factor', 'numfmt', 'tr', 'usleep', 'wall', 'hostnamectl', 'timedatectl',
+  'df', 'lsblk', 'lscpu', 'lsusb', 'lspci', 'vmstat', 'iostat', 'renice', 'write-output', 'write-host', 'clear-host',
+];
+register(CORE, NO_FILE_ARGS, () => undefined);

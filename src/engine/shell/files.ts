@@ -1,0 +1,912 @@
+// Handlers for commands that read, write or delete files: coreutils, editors, archivers, readers.
+import { has, lastValue, parseOpts, values, type OptSpec } from './options';
+import { literalWord, sliceWord, type WordValue } from './words';
+import { DOT, baseName, childOf, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
+
+export const FILE_COMMANDS: Registry = new Map();
+const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(FILE_COMMANDS, names, fn);
+
+// ------------------------------------------------------------------------------------------
+// Deleting.
+
+reg('rm', (inv) => {
+  const p = parseOpts(inv.args, { flags: ['force', 'interactive', 'one-file-system', 'no-preserve-root', 'preserve-root', 'recursive', 'dir', 'verbose', 'help', 'version'] });
+  for (const w of p.pos) inv.an.del(w, inv.scope);
+});
+
+reg('rmdir', (inv) => {
+  const p = parseOpts(inv.args, { flags: ['ignore-fail-on-non-empty', 'parents', 'verbose'] });
+  const parents = has(p, '-p', '--parents');
+  for (const w of p.pos) {
+    inv.an.del(w, inv.scope);
+    if (!parents || w.dynamic || w.glob) continue;
+    // rmdir -p a/b/c also removes a/b and a.
+    let t = w.text.replace(/\/+$/, '');
+    for (let i = t.lastIndexOf('/'); i > 0; i = t.lastIndexOf('/')) {
+      t = t.slice(0, i);
+      inv.an.del(literalWord(t), inv.scope);
+    }
+  }
+});
+
+reg('unlink', (inv) => {
+  const p = parseOpts(inv.args, {});
+  for (const w of p.pos) inv.an.del(w, inv.scope);
+});
+
+reg('shred', (inv) => {
+  const p = parseOpts(inv.args, { short: 'ns', long: ['iterations', 'size', 'random-source'], flags: ['exact', 'force', 'verbose', 'zero', 'remove'] });
+  for (const r of values(p, '--random-source')) inv.an.read(r, inv.scope);
+  const remove = has(p, '-u', '--remove');
+  for (const w of p.pos) {
+    if (w.text === '-') continue;
+    inv.an.write(w, inv.scope);
+    if (remove) inv.an.del(w, inv.scope);
+  }
+});
+
+// ------------------------------------------------------------------------------------------
+// Copying, moving, linking.
+
+const COPY_FLAGS = [
+  'archive', 'attributes-only', 'backup', 'copy-contents', 'no-dereference', 'force', 'interactive', 'link', 'dereference',
+  'no-clobber', 'no-target-directory', 'one-file-system', 'parents', 'recursive', 'remove-destination', 'strip-trailing-slashes',
+  'symbolic-link', 'update', 'verbose', 'preserve', 'no-preserve', 'reflink', 'sparse', 'context', 'debug', 'keep-directory-symlink',
+  'exchange', 'no-copy', 'help', 'version',
+];
+
+/** cp/mv/install: SOURCES… DEST, or -t DIR SOURCES…. */
+function copyLike(inv: Inv, spec: OptSpec, mode: 'copy' | 'move'): void {
+  const { an, scope } = inv;
+  const p = parseOpts(inv.args, spec);
+  const targetDir = lastValue(p, '-t', '--target-directory');
+  let sources: WordValue[];
+  let dest: WordValue;
+  if (targetDir) {
+    sources = p.pos;
+    dest = targetDir;
+  } else {
+    if (p.pos.length < 2) {
+      if (p.pos.length === 1) an.error(`${inv.cmd}: missing destination operand`);
+      return;
+    }
+    sources = p.pos.slice(0, -1);
+    dest = p.pos[p.pos.length - 1]!;
+  }
+  const noTargetDir = !targetDir && has(p, '-T', '--no-target-directory');
+  const parents = has(p, '--parents');
+  an.write(dest, scope);
+  for (const s of sources) {
+    if (mode === 'move') an.del(s, scope);
+    else an.read(s, scope);
+    if (noTargetDir) continue;
+    if (parents && !s.dynamic && !s.glob && !/^[\\/]/.test(s.text)) {
+      an.write(joinWord(dest, s.text, an.platform), scope);
+      continue;
+    }
+    const child = childOf(dest, s, an.platform);
+    if (child) an.write(child, scope);
+  }
+}
+
+reg('cp', (inv) => copyLike(inv, { short: 'tS', long: ['target-directory', 'suffix'], flags: COPY_FLAGS }, 'copy'));
+reg('mv', (inv) => copyLike(inv, { short: 'tS', long: ['target-directory', 'suffix'], flags: COPY_FLAGS }, 'move'));
+
+reg('install', (inv) => {
+  const spec: OptSpec = { short: 'mogtS', long: ['mode', 'owner', 'group', 'target-directory', 'suffix', 'strip-program'], flags: ['backup', 'compare', 'directory', 'preserve-timestamps', 'strip', 'no-target-directory', 'verbose', 'context', 'debug', 'preserve-context'] };
+  const p = parseOpts(inv.args, spec);
+  if (has(p, '--strip-program')) inv.an.opaque('install --strip-program runs another program');
+  if (has(p, '-d', '--directory')) {
+    for (const w of p.pos) inv.an.write(w, inv.scope);
+    return;
+  }
+  copyLike(inv, spec, 'copy');
+});
+
+reg('ln', (inv) => {
+  const { an, scope } = inv;
+  const p = parseOpts(inv.args, { short: 'tS', long: ['target-directory', 'suffix'], flags: ['backup', 'directory', 'force', 'interactive', 'logical', 'no-dereference', 'physical', 'relative', 'symbolic', 'no-target-directory', 'verbose', 'help', 'version'] });
+  const symbolic = has(p, '-s', '--symbolic');
+  const relative = has(p, '-r', '--relative');
+  /** A relative symlink target is resolved from the link's directory, not the working directory. */
+  const readTarget = (target: WordValue, link: WordValue) => {
+    if (symbolic && !relative && !target.dynamic && !target.glob && !link.dynamic && !/^[\\/~]/.test(target.text) && !/^[A-Za-z]:/.test(target.text)) {
+      const d = dirWord(link, an.platform);
+      an.read(d === DOT ? target : joinWord(d, target.text, an.platform), scope);
+    } else an.read(target, scope);
+  };
+  const targetDir = lastValue(p, '-t', '--target-directory');
+  if (targetDir) {
+    for (const t of p.pos) {
+      const link = childOf(targetDir, t, an.platform) ?? targetDir;
+      an.write(link, scope);
+      readTarget(t, link);
+    }
+    return;
+  }
+  if (p.pos.length === 1) {
+    const t = p.pos[0]!;
+    const link = t.dynamic || t.glob ? t : literalWord(baseName(t.text, an.platform));
+    an.write(link, scope);
+    readTarget(t, link);
+    return;
+  }
+  const link = p.pos[p.pos.length - 1];
+  if (!link) return;
+  const noTargetDir = has(p, '-T', '--no-target-directory');
+  for (const t of p.pos.slice(0, -1)) {
+    an.write(link, scope);
+    readTarget(t, link);
+    if (noTargetDir) continue;
+    const child = childOf(link, t, an.platform);
+    if (child) {
+      an.write(child, scope);
+      readTarget(t, child);
+    }
+  }
+});
+
+reg('link', (inv) => {
+  const [target, link] = parseOpts(inv.args).pos;
+  if (target) inv.an.read(target, inv.scope);
+  if (link) inv.an.write(link, inv.scope);
+});
+
+// ------------------------------------------------------------------------------------------
+// Creating and changing files.
+
+reg('touch', (inv) => {
+  const p = parseOpts(inv.args, { short: 'drtA', long: ['date', 'reference', 'time'], flags: ['no-create', 'no-dereference'] });
+  for (const r of values(p, '-r', '--reference')) inv.an.read(r, inv.scope);
+  for (const w of p.pos) inv.an.write(w, inv.scope);
+});
+
+reg(['mkdir', 'mkfifo'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'm', long: ['mode'], flags: ['parents', 'verbose', 'context'] });
+  for (const w of p.pos) inv.an.write(w, inv.scope);
+});
+
+reg('mknod', (inv) => {
+  const p = parseOpts(inv.args, { short: 'm', long: ['mode'] });
+  if (p.pos[0]) inv.an.write(p.pos[0], inv.scope);
+});
+
+/** chmod/chown/chgrp: the first operand is the mode/owner (unless --reference), the rest are files. */
+function modeThenFiles(inv: Inv, options: RegExp, modeLike: RegExp | null): void {
+  let dd = false;
+  let haveMode = false;
+  for (const w of inv.args) {
+    const t = w.text;
+    if (!dd && !w.dynamic) {
+      if (t === '--') {
+        dd = true;
+        continue;
+      }
+      if (t.startsWith('--')) {
+        if (t.startsWith('--reference=')) {
+          inv.an.read(sliceWord(w, 12), inv.scope);
+          haveMode = true;
+        }
+        continue;
+      }
+      if (options.test(t)) continue;
+      if (modeLike && modeLike.test(t) && !haveMode) {
+        haveMode = true;
+        continue;
+      }
+    }
+    if (!haveMode) {
+      haveMode = true;
+      continue;
+    }
+    inv.an.write(w, inv.scope);
+  }
+}
+
+reg('chmod', (inv) => modeThenFiles(inv, /^-[cfvR]+$/, /^-[rwxXstugoa0-7,+=-]+$/));
+reg(['chown', 'chgrp'], (inv) => modeThenFiles(inv, /^-[cfvRhHLP]+$/, null));
+
+reg('chattr', (inv) => {
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === '-R' || t === '-V' || t === '-f') continue;
+    if (t === '-v' || t === '-p') {
+      i++;
+      continue;
+    }
+    if (/^[-+=][aAcCdDeFijmPsStTux]+$/.test(t)) continue;
+    inv.an.write(args[i]!, inv.scope);
+  }
+});
+
+reg('setfacl', (inv) => {
+  const p = parseOpts(inv.args, { short: 'mMxX', long: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file', 'restore'], flags: ['remove-all', 'remove-default', 'default', 'no-mask', 'mask', 'recursive', 'logical', 'physical', 'test', 'physical'] });
+  for (const f of values(p, '-M', '-X', '--modify-file', '--remove-file', '--set-file')) if (f.text !== '-') inv.an.read(f, inv.scope);
+  for (const f of values(p, '--restore')) {
+    inv.an.read(f, inv.scope);
+    inv.an.opaque('setfacl --restore changes the files listed in its input');
+  }
+  for (const w of p.pos) inv.an.write(w, inv.scope);
+});
+
+reg('truncate', (inv) => {
+  const p = parseOpts(inv.args, { short: 'sr', long: ['size', 'reference'], flags: ['no-create', 'io-blocks'] });
+  for (const r of values(p, '-r', '--reference')) inv.an.read(r, inv.scope);
+  for (const w of p.pos) inv.an.write(w, inv.scope);
+});
+
+reg('dd', (inv) => {
+  for (const w of inv.args) {
+    if (w.text.startsWith('if=')) inv.an.read(sliceWord(w, 3), inv.scope);
+    else if (w.text.startsWith('of=')) inv.an.write(sliceWord(w, 3), inv.scope);
+  }
+});
+
+reg('tee', (inv) => {
+  const p = parseOpts(inv.args, { flags: ['append', 'ignore-interrupts', 'output-error', 'help', 'version'] });
+  for (const w of p.pos) if (w.text !== '-' || w.dynamic) inv.an.write(w, inv.scope);
+});
+
+reg(['mkfs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'parted', 'blkdiscard', 'mke2fs'], (inv) => {
+  for (const w of inv.args) if (!w.text.startsWith('-') && (w.text.includes('/') || w.dynamic)) inv.an.write(w, inv.scope);
+});
+
+reg('split', (inv) => {
+  const p = parseOpts(inv.args, { short: 'abCdlnt', long: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator', 'filter'], flags: ['numeric-suffixes', 'hex-suffixes', 'elide-empty-files', 'unbuffered', 'verbose'] });
+  if (has(p, '--filter')) inv.an.opaque('split --filter runs a shell command');
+  const [input, prefix] = p.pos;
+  if (input && input.text !== '-') inv.an.read(input, inv.scope);
+  // Output files are PREFIXaa, PREFIXab…: their directory is what gets written.
+  inv.an.write(prefix ? dirWord(prefix, inv.an.platform) : DOT, inv.scope);
+});
+
+reg('sed', (inv) => {
+  const { an, scope } = inv;
+  let args = inv.args;
+  let bsdSuffix = false;
+  if (an.platform === 'darwin') {
+    // BSD sed: `-i EXT` always takes the next word as the backup suffix (often '').
+    const k = args.findIndex((w) => w.text === '-i' && !w.dynamic);
+    if (k >= 0 && k + 1 < args.length) {
+      args = [...args.slice(0, k), ...args.slice(k + 2)];
+      bsdSuffix = true;
+    }
+  }
+  const p = parseOpts(args, { short: 'efl', shortOpt: 'i', long: ['expression', 'file', 'line-length'], flags: ['in-place', 'quiet', 'silent', 'regexp-extended', 'separate', 'null-data', 'zero-terminated', 'posix', 'debug', 'sandbox', 'follow-symlinks', 'unbuffered', 'binary', 'help', 'version'] });
+  const inPlace = bsdSuffix || has(p, '-i', '--in-place');
+  let scripts = values(p, '-e', '--expression');
+  const scriptFiles = values(p, '-f', '--file');
+  for (const f of scriptFiles) inv.an.read(f, scope);
+  let files = p.pos;
+  if (scripts.length === 0 && scriptFiles.length === 0) {
+    scripts = p.pos.slice(0, 1);
+    files = p.pos.slice(1);
+  }
+  for (const s of scripts) if (!s.dynamic && sedHasSideEffects(s.text)) an.opaque('sed script reads or writes other files or runs commands');
+  if (scriptFiles.length && !has(p, '--sandbox')) an.opaque('sed runs a script file');
+  for (const f of files) {
+    if (f.text === '-' && !f.dynamic) continue;
+    an.read(f, scope);
+    if (inPlace) an.write(f, scope);
+  }
+});
+
+/** sed `w FILE`, `r FILE`, `e CMD` commands and the `w`/`e` flags of `s///`. */
+function sedHasSideEffects(script: string): boolean {
+  const addr = String.raw`(?:\d+|\$|\/(?:[^/\\]|\\.)*\/)(?:\s*[,~]\s*(?:\d+|\$|\/(?:[^/\\]|\\.)*\/))?`;
+  const command = new RegExp(String.raw`(?:^|[;\n{}])\s*(?:${addr})?\s*!?\s*[wWrReF]?[wWrRe](?:\s|$)`);
+  if (command.test(script)) return true;
+  // s<d>…<d>…<d>flags with w or e among the flags.
+  const subst = /s(.)(?:(?!\1)[^\\\n]|\\.)*\1(?:(?!\1)[^\\\n]|\\.)*\1([gpiImMe0-9w]*)/g;
+  for (let m = subst.exec(script); m; m = subst.exec(script)) if (/[we]/.test(m[2]!)) return true;
+  return false;
+}
+
+reg('patch', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'iodprBDFVYzg',
+    long: ['input', 'output', 'directory', 'strip', 'reject-file', 'prefix', 'ifdef', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'quoting-style', 'reject-format', 'read-only'],
+    flags: ['dry-run', 'reverse', 'forward', 'batch', 'force', 'silent', 'quiet', 'verbose', 'backup', 'binary', 'posix', 'context', 'normal', 'unified', 'ed', 'merge', 'ignore-whitespace', 'remove-empty-files', 'set-time', 'set-utc'],
+  });
+  let scope = inv.scope;
+  const d = lastValue(p, '-d', '--directory');
+  if (d) scope = inv.an.chdir(scope, d);
+  for (const f of values(p, '-i', '--input')) inv.an.read(f, scope);
+  const [original, patchFile] = p.pos;
+  if (patchFile) inv.an.read(patchFile, scope);
+  if (has(p, '--dry-run')) return;
+  for (const r of values(p, '-r', '--reject-file')) inv.an.write(r, scope);
+  const out = lastValue(p, '-o', '--output');
+  if (out) {
+    inv.an.write(out, scope);
+    if (original) inv.an.read(original, scope);
+  } else if (original) inv.an.write(original, scope);
+  // Without a file operand, patch edits whatever files the patch names, under the working directory.
+  else inv.an.write(DOT, scope);
+});
+
+// ------------------------------------------------------------------------------------------
+// Editors open files for writing.
+
+reg(['vi', 'vim', 'nvim', 'nano', 'pico', 'emacs', 'ed', 'ex', 'micro', 'joe', 'mcedit', 'hx', 'helix', 'kak', 'red', 'view', 'vimdiff', 'rvim'], (inv) => {
+  const readOnly = ['view', 'rvim'].includes(inv.cmd) || inv.args.some((w) => w.text === '-R');
+  for (let i = 0; i < inv.args.length; i++) {
+    const w = inv.args[i]!;
+    const t = w.text;
+    if (t === '-c' || t === '--cmd' || t === '-S' || t === '--eval' || t === '-l' || t === '--load' || t === '-x' || t.startsWith('--eval=')) {
+      inv.an.opaque(`${inv.cmd} runs editor commands given on the command line`);
+      if (t !== '--eval' && !t.startsWith('--eval=')) i++;
+      continue;
+    }
+    if (/^\+./.test(t) && !/^\+\d+$/.test(t)) {
+      inv.an.opaque(`${inv.cmd} runs editor commands given on the command line`);
+      continue;
+    }
+    if (t.startsWith('-') || /^\+\d*$/.test(t)) continue;
+    inv.an.read(w, inv.scope);
+    if (!readOnly) inv.an.write(w, inv.scope);
+  }
+});
+
+// ------------------------------------------------------------------------------------------
+// Archives and compression.
+
+reg(['tar', 'bsdtar', 'gtar'], (inv) => {
+  const { an } = inv;
+  let args = inv.args;
+  // Old style: `tar xzf a.tgz` -> -x -z -f a.tgz (values taken in order by the letters that need them).
+  const VALUED = 'fCTXbgLVIFKNH';
+  const first = args[0];
+  if (first && !first.dynamic && /^[A-Za-z]+$/.test(first.text) && /[cxtruAd]/.test(first.text)) {
+    const expanded: WordValue[] = [];
+    let k = 1;
+    for (const c of first.text) {
+      expanded.push(literalWord('-' + c));
+      if (VALUED.includes(c) && k < args.length) expanded.push(args[k++]!);
+    }
+    args = [...expanded, ...args.slice(k)];
+  }
+  type Mode = 'create' | 'extract' | 'list' | 'append' | 'diff' | 'delete' | null;
+  let mode = null as Mode;
+  let archive: WordValue | undefined;
+  let dir: WordValue = DOT;
+  let extractDir: WordValue = DOT;
+  let toStdout = false;
+  let absolute = false;
+  let removeFiles = false;
+  const members: Array<{ w: WordValue; dir: WordValue }> = [];
+  const longValued = ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'listed-incremental', 'use-compress-program', 'to-command', 'checkpoint-action', 'info-script', 'new-volume-script', 'index-file', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'format', 'strip-components', 'blocking-factor', 'label', 'newer', 'after-date', 'newer-mtime', 'tape-length', 'starting-file', 'suffix', 'rsh-command', 'volno-file', 'record-size', 'occurrence', 'exclude-tag', 'exclude-tag-all', 'exclude-tag-under', 'xattrs-include', 'xattrs-exclude', 'sort', 'quoting-style', 'pax-option', 'backup', 'hole-detection', 'level', 'warning', 'checkpoint', 'atime-preserve', 'one-top-level', 'add-file'];
+  const setMode = (m: Mode) => {
+    if (mode === null || mode === 'list') mode = m;
+  };
+  const onOpt = (name: string, value: WordValue | undefined) => {
+    switch (name) {
+      case 'c': case 'create': setMode('create'); break;
+      case 'x': case 'extract': case 'get': setMode('extract'); break;
+      case 't': case 'list': setMode('list'); break;
+      case 'r': case 'u': case 'A': case 'append': case 'update': case 'catenate': case 'concatenate': setMode('append'); break;
+      case 'd': case 'diff': case 'compare': setMode('diff'); break;
+      case 'delete': setMode('delete'); break;
+      case 'f': case 'file': archive = value; break;
+      case 'C': case 'directory': if (value) { dir = value; extractDir = value; } break;
+      case 'T': case 'files-from': case 'X': case 'exclude-from': if (value && value.text !== '-') an.read(value, inv.scope); break;
+      case 'g': case 'listed-incremental': case 'index-file': case 'volno-file': if (value) an.write(value, inv.scope); break;
+      case 'O': case 'to-stdout': toStdout = true; break;
+      case 'P': case 'absolute-names': absolute = true; break;
+      case 'remove-files': removeFiles = true; break;
+      case 'I': case 'use-compress-program': case 'to-command': case 'F': case 'info-script': case 'new-volume-script': case 'rsh-command':
+        an.opaque(`tar --${name.length === 1 ? name : name} runs another program`);
+        break;
+      case 'checkpoint-action':
+        if (value && /exec/.test(value.text)) an.opaque('tar --checkpoint-action runs a command');
+        break;
+      case 'add-file': if (value) members.push({ w: value, dir }); break;
+    }
+  };
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.dynamic && w.stop === 'dyn' && w.prefix === '' ? '' : w.text;
+    if (t === '--') {
+      for (const m of args.slice(i + 1)) members.push({ w: m, dir });
+      break;
+    }
+    if (t.startsWith('--')) {
+      const eq = t.indexOf('=');
+      const name = eq < 0 ? t.slice(2) : t.slice(2, eq);
+      let value: WordValue | undefined;
+      if (eq >= 0) value = sliceWord(w, eq + 1);
+      else if (longValued.includes(name)) value = args[++i];
+      onOpt(name, value);
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1) {
+      for (let j = 1; j < t.length; j++) {
+        const c = t[j]!;
+        if (VALUED.includes(c)) {
+          const value = j + 1 < t.length ? sliceWord(w, j + 1) : args[++i];
+          onOpt(c, value);
+          break;
+        }
+        onOpt(c, undefined);
+      }
+      continue;
+    }
+    members.push({ w, dir });
+  }
+  const arch = archive && archive.text !== '-' ? archive : undefined;
+  switch (mode) {
+    case 'create':
+    case 'append':
+    case 'delete':
+      if (arch) {
+        an.write(arch, inv.scope);
+        if (mode !== 'create') an.read(arch, inv.scope);
+      }
+      for (const m of members) {
+        const w = m.dir === DOT || /^[\\/]/.test(m.w.text) ? m.w : joinWord(m.dir, m.w.text, an.platform);
+        if (mode !== 'delete') an.read(m.w.dynamic ? m.w : w, inv.scope);
+        if (removeFiles) an.del(m.w.dynamic ? m.w : w, inv.scope);
+      }
+      break;
+    case 'extract':
+      if (arch) an.read(arch, inv.scope);
+      if (toStdout) break;
+      if (absolute) an.opaque('tar -P extracts to the absolute paths stored in the archive');
+      an.write(extractDir, inv.scope);
+      break;
+    case 'list':
+    case 'diff':
+      if (arch) an.read(arch, inv.scope);
+      if (mode === 'diff') an.read(extractDir, inv.scope);
+      break;
+    default:
+      if (arch) an.read(arch, inv.scope);
+  }
+});
+
+reg('unzip', (inv) => {
+  const { an } = inv;
+  const args = inv.args;
+  let archive: WordValue | undefined;
+  let dest: WordValue = DOT;
+  let noWrite = false;
+  let excluding = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (t === '-d') {
+      const v = args[++i];
+      if (v) dest = v;
+      excluding = false;
+      continue;
+    }
+    if (t.startsWith('-d') && t.length > 2 && !t.startsWith('--')) {
+      dest = sliceWord(w, 2);
+      continue;
+    }
+    if (t === '-x') {
+      excluding = true;
+      continue;
+    }
+    if (t === '-P' || t === '-O' || t === '-I') {
+      i++;
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1) {
+      if (/[lptvzZ]/.test(t.slice(1)) && !t.startsWith('--')) noWrite = true;
+      if (t.includes(':')) an.opaque('unzip -: extracts paths outside the destination directory');
+      continue;
+    }
+    if (!archive) archive = w;
+    else if (excluding) continue;
+  }
+  if (archive) an.read(archive, inv.scope);
+  if (!noWrite) an.write(dest, inv.scope);
+});
+
+reg('zip', (inv) => {
+  const { an } = inv;
+  const args = inv.args;
+  const listValued = new Set(['-x', '-i', '--exclude', '--include']);
+  const valued = new Set(['-b', '-n', '-P', '-t', '-tt', '-s', '-sp', '-Z', '-O', '--output-file', '-lf', '--logfile-path', '-la', '-li', '-sc', '-sb']);
+  const operands: WordValue[] = [];
+  let move = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (listValued.has(t)) {
+      // Patterns follow until the next option.
+      while (i + 1 < args.length && !args[i + 1]!.text.startsWith('-')) i++;
+      continue;
+    }
+    if (t === '-TT' || t === '--unzip-command' || t === '-T' && args[i + 1]?.text === '-TT') {
+      an.opaque('zip -TT runs a command');
+      i++;
+      continue;
+    }
+    if (t === '-O' || t === '--output-file' || t === '-lf' || t === '--logfile-path') {
+      const v = args[++i];
+      if (v) an.write(v, inv.scope);
+      continue;
+    }
+    if (valued.has(t)) {
+      i++;
+      continue;
+    }
+    if (t === '-@') an.opaque('zip reads the names of the files to add from stdin');
+    if (t === '-m' || t === '--move') move = true;
+    if (t.startsWith('-') && t.length > 1) continue;
+    operands.push(w);
+  }
+  const [out, ...files] = operands;
+  if (!out) return;
+  an.write(out, inv.scope);
+  if (!out.dynamic && !/\.[^/\\]*$/.test(baseName(out.text, an.platform))) an.write(literalWord(out.text + '.zip'), inv.scope);
+  for (const f of files) {
+    an.read(f, inv.scope);
+    if (move) an.del(f, inv.scope);
+  }
+});
+
+reg(['7z', '7za', '7zr'], (inv) => {
+  const [sub, ...rest] = inv.args;
+  if (!sub) return;
+  const ops = rest.filter((w) => !w.text.startsWith('-'));
+  const outDir = rest.find((w) => w.text.startsWith('-o'));
+  const [archive, ...files] = ops;
+  if (/^[xe]$/.test(sub.text)) {
+    if (archive) inv.an.read(archive, inv.scope);
+    inv.an.write(outDir ? sliceWord(outDir, 2) : DOT, inv.scope);
+  } else if (/^[aud]$/.test(sub.text)) {
+    if (archive) inv.an.write(archive, inv.scope);
+    for (const f of files) inv.an.read(f, inv.scope);
+  } else if (archive) inv.an.read(archive, inv.scope);
+});
+
+const COMPRESSORS: Record<string, string> = {
+  gzip: '.gz', gunzip: '.gz', pigz: '.gz', unpigz: '.gz', bzip2: '.bz2', bunzip2: '.bz2', pbzip2: '.bz2', xz: '.xz', unxz: '.xz',
+  lzma: '.lzma', unlzma: '.lzma', zstd: '.zst', unzstd: '.zst', lz4: '.lz4', unlz4: '.lz4', compress: '.Z', uncompress: '.Z', lzip: '.lz',
+};
+
+reg(Object.keys(COMPRESSORS), (inv) => {
+  const { an } = inv;
+  const p = parseOpts(inv.args, { short: 'SoTbBLM', long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'rm', 'quiet', 'verbose', 'recursive', 'best', 'fast'] });
+  const name = inv.cmd.toLowerCase();
+  let suffix = COMPRESSORS[name] ?? '.gz';
+  const s = lastValue(p, '-S', '--suffix');
+  if (s && !s.dynamic) suffix = s.text.startsWith('.') ? s.text : '.' + s.text;
+  const decompress = name.startsWith('un') || name === 'gunzip' || has(p, '-d', '--decompress', '--uncompress');
+  const toStdout = has(p, '-c', '--stdout', '--to-stdout', '-t', '--test', '-l', '--list');
+  const isZstd = name === 'zstd' || name === 'unzstd' || name === 'lz4' || name === 'unlz4';
+  const keep = has(p, '-k', '--keep') || (isZstd && !has(p, '--rm'));
+  const out = lastValue(p, '-o', '--output');
+  if (out && isZstd) an.write(out, inv.scope);
+  for (const f of p.pos) {
+    if (f.text === '-' && !f.dynamic) continue;
+    an.read(f, inv.scope);
+    if (toStdout) continue;
+    if (!(out && isZstd)) {
+      if (decompress) {
+        if (f.dynamic || f.glob) an.write(f, inv.scope);
+        else an.write(literalWord(f.text.endsWith(suffix) ? f.text.slice(0, -suffix.length) : f.text.replace(/\.tgz$/, '.tar')), inv.scope);
+      } else an.write(f.dynamic || f.glob ? f : literalWord(f.text + suffix), inv.scope);
+    }
+    if (!keep) an.del(f, inv.scope);
+  }
+});
+
+// ------------------------------------------------------------------------------------------
+// Readers: every file operand is read.
+
+/** A reader whose operands (after options with the given values) are all files. */
+function reader(names: string | readonly string[], spec: OptSpec, opts: { defaultDir?: boolean; writeOpts?: string[]; readOpts?: string[]; plusOpts?: boolean } = {}): void {
+  reg(names, (inv) => {
+    const p = parseOpts(inv.args, spec);
+    for (const w of values(p, ...(opts.writeOpts ?? []))) inv.an.write(w, inv.scope);
+    for (const w of values(p, ...(opts.readOpts ?? []))) if (w.text !== '-') inv.an.read(w, inv.scope);
+    // `less +G`, `tail +5`: a leading `+` is a command/offset, not a file.
+    let files = p.pos.filter((w) => w.dynamic || (w.text !== '-' && !(opts.plusOpts && w.text.startsWith('+'))));
+    if (files.length === 0 && opts.defaultDir) files = [DOT];
+    for (const f of files) inv.an.read(f, inv.scope);
+  });
+}
+
+reader(['cat', 'tac', 'rev', 'zcat', 'gzcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'expand', 'unexpand', 'fmt', 'fold', 'tsort', 'ptx', 'look', 'nroff', 'groff', 'iconv'],
+  { short: 'swtfWp', long: ['separator', 'width', 'tabs', 'from-code', 'to-code'] }, { writeOpts: [] });
+reader(['head', 'tail'], { short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] }, { plusOpts: true });
+reader('nl', { short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] });
+reader(['less', 'more', 'most', 'pg'], { short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'tag', 'tag-file', 'pattern', 'prompt', 'shift', 'tabs', 'window', 'max-back-scroll', 'max-forw-scroll'] }, { writeOpts: ['-o', '-O', '--log-file', '--LOG-FILE'], plusOpts: true });
+reader('cut', { short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] });
+reader('sort', { short: 'kotSTy', long: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'files0-from', 'batch-size', 'random-source', 'sort', 'compress-program'] }, { writeOpts: ['-o', '--output'], readOpts: ['--files0-from', '--random-source'] });
+reg('uniq', (inv) => {
+  const p = parseOpts(inv.args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], flags: ['group', 'all-repeated', 'count', 'repeated', 'ignore-case', 'unique', 'zero-terminated'] });
+  const [input, output] = p.pos;
+  if (input && input.text !== '-') inv.an.read(input, inv.scope);
+  if (output && output.text !== '-') inv.an.write(output, inv.scope);
+});
+reader(['wc', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum', 'md5', 'lsattr', 'getfacl', 'namei', 'realpath', 'readlink'],
+  { short: 'aN', long: ['files0-from', 'algorithm'] }, { readOpts: ['--files0-from'] });
+reader(['comm', 'paste', 'join'], { short: 'dst12jeo', long: ['delimiters', 'output-delimiter', 'field-separator'] });
+reader(['pr', 'column'], { short: 'hlwoNsSeciWnHtTcR', long: ['header', 'length', 'width', 'separator', 'output-separator', 'table-columns', 'table-name'] });
+reader(['base64', 'base32', 'basenc'], { short: 'w', long: ['wrap'] });
+reg('xxd', (inv) => {
+  const p = parseOpts(inv.args, { short: 'cglosnCR', long: ['cols', 'groupsize', 'len', 'seek', 'name'] });
+  const [input, output] = p.pos;
+  if (input && input.text !== '-') inv.an.read(input, inv.scope);
+  if (output && output.text !== '-') inv.an.write(output, inv.scope);
+});
+reader(['od', 'hexdump', 'hd'], { short: 'AjNStwefns', long: ['address-radix', 'skip-bytes', 'read-bytes', 'strings', 'format', 'width'] }, { readOpts: ['-f'] });
+reader('strings', { short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'target', 'output-separator'] });
+reader('file', { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, { readOpts: ['-m', '--magic-file', '-f', '--files-from'] });
+reader('stat', { short: 'ct', long: ['format', 'printf', 'cached'] });
+reader(['shuf'], { short: 'noi', long: ['head-count', 'output', 'input-range', 'random-source'] }, { writeOpts: ['-o', '--output'], readOpts: ['--random-source'] });
+reader(['bat', 'batcat'], { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'theme', 'style', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] });
+reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] }, { defaultDir: true });
+reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'] });
+reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'] });
+reader(['diff', 'diff3', 'sdiff', 'colordiff'], { short: 'CUDFIxXLSWo', long: ['context', 'unified', 'ifdef', 'show-function-line', 'ignore-matching-lines', 'exclude', 'exclude-from', 'label', 'starting-file', 'width', 'tabsize', 'from-file', 'to-file', 'line-format', 'output', 'color', 'palette', 'horizon-lines'] },
+  { readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'], writeOpts: ['-o', '--output'] });
+reg('cmp', (inv) => {
+  const p = parseOpts(inv.args, { short: 'in', long: ['ignore-initial', 'bytes'] });
+  for (const f of p.pos.slice(0, 2)) if (f.text !== '-') inv.an.read(f, inv.scope);
+});
+
+/** grep family: the first operand is the pattern unless -e/-f gave one. */
+function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDefault?: boolean; filesMode?: string[] } = {}): void {
+  reg(names, (inv) => {
+    const p = parseOpts(inv.args, spec);
+    const patternFiles = values(p, '-f', '--file');
+    for (const f of patternFiles) if (f.text !== '-') inv.an.read(f, inv.scope);
+    for (const f of values(p, '--exclude-from', '--ignore-file', '-p', '--path-to-ignore')) inv.an.read(f, inv.scope);
+    if (has(p, '--pre')) inv.an.opaque(`${inv.cmd} --pre runs a preprocessor command`);
+    const filesOnly = opts.filesMode && has(p, ...opts.filesMode);
+    const givenPattern = values(p, '-e', '--regexp').length > 0 || patternFiles.length > 0;
+    let files = filesOnly || givenPattern ? p.pos : p.pos.slice(1);
+    files = files.filter((w) => w.dynamic || w.text !== '-');
+    const recursive = opts.recursiveByDefault || has(p, '-r', '-R', '--recursive', '--dereference-recursive');
+    if (files.length === 0 && recursive) files = [DOT];
+    for (const f of files) inv.an.read(f, inv.scope);
+  });
+}
+
+grepLike(['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep'], {
+  short: 'efmABCDd',
+  long: ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'devices', 'directories', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'label', 'binary-files', 'group-separator'],
+  flags: ['recursive', 'dereference-recursive', 'color', 'colour', 'ignore-case', 'invert-match', 'word-regexp', 'line-regexp', 'count', 'files-with-matches', 'files-without-match', 'only-matching', 'quiet', 'silent', 'no-messages', 'byte-offset', 'with-filename', 'no-filename', 'line-number', 'null', 'text', 'extended-regexp', 'fixed-strings', 'basic-regexp', 'perl-regexp'],
+});
+grepLike(['rg'], {
+  short: 'ABCeEfgjMmrtTd',
+  long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'encoding', 'glob', 'iglob', 'threads', 'max-columns', 'max-count', 'replace', 'type', 'type-not', 'max-depth', 'pre', 'pre-glob', 'ignore-file', 'type-add', 'type-clear', 'sort', 'sortr', 'colors', 'color', 'context-separator', 'field-match-separator', 'field-context-separator', 'path-separator', 'dfa-size-limit', 'regex-size-limit', 'engine', 'max-filesize', 'hostname-bin', 'hyperlink-format', 'generate'],
+}, { recursiveByDefault: true, filesMode: ['--files', '--type-list'] });
+grepLike(['ag', 'ack', 'ack-grep', 'pt'], {
+  short: 'ABCGgmpW',
+  long: ['after', 'before', 'context', 'file-search-regex', 'max-count', 'depth', 'path-to-ignore', 'ignore', 'ignore-dir', 'pager', 'width', 'type'],
+}, { recursiveByDefault: true });
+
+reg('jq', (inv) => {
+  const args = inv.args;
+  let filter: WordValue | undefined;
+  let filterFromFile = false;
+  let argsMode = false;
+  const files: WordValue[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (argsMode && filter) continue;
+    if (t === '--args' || t === '--jsonargs') {
+      argsMode = true;
+      continue;
+    }
+    if (t === '-f' || t === '--from-file') {
+      const f = args[++i];
+      if (f) inv.an.read(f, inv.scope);
+      filterFromFile = true;
+      continue;
+    }
+    if (t === '--arg' || t === '--argjson') {
+      i += 2;
+      continue;
+    }
+    if (t === '--slurpfile' || t === '--rawfile') {
+      const f = args[i + 2];
+      if (f) inv.an.read(f, inv.scope);
+      i += 2;
+      continue;
+    }
+    if (t === '-L' || t === '--indent') {
+      i++;
+      continue;
+    }
+    if (t.startsWith('-') && t.length > 1 && !w.dynamic) continue;
+    if (!filter && !filterFromFile) filter = w;
+    else files.push(w);
+  }
+  for (const f of files) inv.an.read(f, inv.scope);
+});
+
+reg(['yq'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'opIe', long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'], flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'] });
+  let pos = p.pos;
+  if (pos[0] && ['eval', 'e', 'eval-all', 'ea'].includes(pos[0].text)) pos = pos.slice(1);
+  const fromFile = values(p, '--from-file');
+  for (const f of fromFile) inv.an.read(f, inv.scope);
+  const files = fromFile.length || values(p, '--expression').length ? pos : pos.slice(1);
+  const inPlace = has(p, '-i', '--inplace', '--in-place');
+  for (const f of files) {
+    if (f.text === '-') continue;
+    inv.an.read(f, inv.scope);
+    if (inPlace) inv.an.write(f, inv.scope);
+  }
+});
+
+reg(['gpg', 'gpg2'], (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'oruz',
+    long: ['output', 'recipient', 'local-user', 'homedir', 'passphrase', 'passphrase-file', 'passphrase-fd', 'keyserver', 'default-key', 'trust-model', 'cipher-algo', 'digest-algo', 'compress-algo', 'set-filename', 'comment', 'status-fd', 'logger-fd', 'status-file', 'logger-file', 'pinentry-mode', 'keyring', 'secret-keyring', 'trustdb-name', 'default-recipient', 'hidden-recipient', 'encrypt-to', 'options', 'sig-notation', 'cert-notation', 'compress-level'],
+  });
+  for (const o of values(p, '-o', '--output', '--status-file', '--logger-file')) if (o.text !== '-') inv.an.write(o, inv.scope);
+  for (const r of values(p, '--passphrase-file', '--homedir', '--keyring', '--secret-keyring', '--options')) inv.an.read(r, inv.scope);
+  if (has(p, '--recv-keys', '--receive-keys', '--search-keys', '--send-keys', '--refresh-keys', '--fetch-keys', '--locate-keys', '--locate-external-keys', '--auto-key-locate') || values(p, '--keyserver').length) {
+    inv.an.net();
+    for (const k of values(p, '--keyserver')) inv.an.netWord(k, 'gpg keyserver');
+  }
+  if (has(p, '--recv-keys', '--receive-keys', '--search-keys', '--send-keys', '--locate-keys', '--fetch-keys')) return;
+  for (const f of p.pos) if (f.text !== '-') inv.an.read(f, inv.scope);
+});
+
+reg('openssl', (inv) => {
+  const args = inv.args;
+  const reads = new Set(['-in', '-inkey', '-key', '-CAfile', '-cert', '-certfile', '-signkey', '-config', '-extfile', '-kfile', '-rand', '-CAkey', '-CA', '-verify', '-prverify', '-sigfile', '-paramfile', '-peerkey', '-pubin-file', '-keyfile', '-chain', '-untrusted', '-trusted', '-CRL', '-CApath', '-reqin']);
+  const writes = new Set(['-out', '-keyout', '-signature', '-sess_out', '-writerand', '-msgfile']);
+  const sub = args[0]?.text ?? '';
+  for (let i = 1; i < args.length; i++) {
+    const t = args[i]!.text;
+    const v = args[i + 1];
+    if (!v) break;
+    if (reads.has(t)) {
+      inv.an.read(v, inv.scope);
+      i++;
+    } else if (writes.has(t)) {
+      if (v.text !== '-') inv.an.write(v, inv.scope);
+      i++;
+    } else if (t === '-passin' || t === '-passout' || t === '-pass') {
+      if (v.text.startsWith('file:')) inv.an.read(sliceWord(v, 5), inv.scope);
+      i++;
+    } else if (t === '-connect' || t === '-host' || t === '-url' || t === '-proxy') {
+      inv.an.netWord(v, `openssl ${sub}`);
+      i++;
+    }
+  }
+  if (/^s_client$|^s_time$|^ocsp$/.test(sub)) inv.an.net();
+});
+
+reg('ssh-keygen', (inv) => {
+  const { an, scope } = inv;
+  const p = parseOpts(inv.args, { short: 'aabCEfFGIJjKmMnNOPrRsStTVwYzZ' });
+  const f = lastValue(p, '-f');
+  const readOnly = has(p, '-l', '-y', '-F', '-L', '-B', '-D', '-Q', '-e', '-k', '-H') && !has(p, '-R');
+  if (has(p, '-R')) {
+    an.write(f ?? literalWord(scope.home + '/.ssh/known_hosts'), scope);
+    return;
+  }
+  if (readOnly) {
+    an.read(f ?? literalWord(scope.home + '/.ssh'), scope);
+    return;
+  }
+  for (const s of values(p, '-s')) an.read(s, scope);
+  const key = f ?? literalWord(`${scope.home}/.ssh/id_${lastValue(p, '-t')?.text ?? 'ed25519'}`);
+  an.write(key, scope);
+  if (!key.dynamic) an.write(literalWord(key.text + '.pub'), scope);
+});
+
+reg('ssh-add', (inv) => {
+  const p = parseOpts(inv.args, { short: 'EStH' });
+  if (has(p, '-d', '-D', '-l', '-L', '-x', '-X')) return;
+  if (p.pos.length === 0 && inv.an.platform !== 'win32') inv.an.read(literalWord(`${inv.scope.home}/.ssh`), inv.scope);
+  for (const f of p.pos) if (f.text !== '-') inv.an.read(f, inv.scope);
+});
+
+reg('crontab', (inv) => {
+  const p = parseOpts(inv.args, { short: 'us' });
+  if (has(p, '-l', '-V') && !has(p, '-r', '-e')) return;
+  inv.an.opaque("crontab changes the user's scheduled jobs");
+  for (const f of p.pos) if (f.text !== '-') inv.an.read(f, inv.scope);
+});
+
+reg(['make', 'gmake'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'CfIjlLoOWE', long: ['directory', 'file', 'makefile', 'include-dir', 'jobs', 'load-average', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'output-sync'] });
+  for (const f of values(p, '-f', '--file', '--makefile')) inv.an.read(f, inv.scope);
+  if (has(p, '-E', '--eval')) inv.an.opaque('make --eval runs makefile code given on the command line');
+  genericReads(inv, p.pos);
+});
+
+reg('mktemp', (inv) => {
+  // The template's directory gets a new file; the name itself is random.
+  const p = parseOpts(inv.args, { short: 'p', long: ['tmpdir', 'suffix'], flags: ['directory', 'dry-run', 'quiet'] });
+  if (has(p, '-u', '--dry-run')) return;
+  const dir = lastValue(p, '-p', '--tmpdir');
+  const t = p.pos[0];
+  if (t && (t.text.includes('/') || t.dynamic)) inv.an.write(dirWord(t, inv.an.platform), inv.scope);
+  else if (dir) inv.an.write(dir, inv.scope);
+});
+
+reg(['dos2unix', 'unix2dos', 'mac2unix', 'unix2mac'], (inv) => {
+  // Converts files in place, unless -n IN OUT pairs are given.
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === '-n' || t === '--newfile') {
+      const [src, dst] = [args[i + 1], args[i + 2]];
+      if (src) inv.an.read(src, inv.scope);
+      if (dst) inv.an.write(dst, inv.scope);
+      i += 2;
+      continue;
+    }
+    if (t.startsWith('-')) continue;
+    inv.an.read(args[i]!, inv.scope);
+    inv.an.write(args[i]!, inv.scope);
+  }
+});
+
+// ------------------------------------------------------------------------------------------
+// find: lists its starting points; -delete removes, -exec runs a command on files under them.
+
+const FIND_VALUED = new Set([
+  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname', '-type', '-xtype',
+  '-size', '-perm', '-user', '-group', '-uid', '-gid', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-used',
+  '-samefile', '-inum', '-links', '-maxdepth', '-mindepth', '-printf', '-fstype', '-context', '-regextype', '-anewer', '-cnewer',
+]);
+
+reg('find', (inv) => {
+  const { an, scope } = inv;
+  const args = inv.args;
+  let i = 0;
+  while (i < args.length) {
+    const t = args[i]!.text;
+    if (t === '-H' || t === '-L' || t === '-P' || /^-O\d*$/.test(t)) i++;
+    else if (t === '-D') i += 2;
+    else break;
+  }
+  const roots: WordValue[] = [];
+  for (; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (!w.dynamic && ((t.startsWith('-') && t.length > 1) || t === '(' || t === '!' || t === ')' || t === ',')) break;
+    roots.push(w);
+  }
+  if (roots.length === 0) roots.push(DOT);
+  for (const r of roots) an.read(r, scope);
+  for (; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === '-delete') {
+      for (const r of roots) an.del(r, scope);
+    } else if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
+      const cmd: WordValue[] = [];
+      let j = i + 1;
+      for (; j < args.length; j++) {
+        const a = args[j]!;
+        if (!a.dynamic && (a.text === ';' || (a.text === '+' && j > i + 1 && args[j - 1]!.text.includes('{}')))) break;
+        cmd.push(a);
+      }
+      i = j;
+      const inDir = t === '-execdir' || t === '-okdir';
+      // `{}` stands for files under each starting point; -execdir runs inside their directories.
+      for (const r of roots) {
+        const s = inDir ? an.chdir(scope, r) : scope;
+        const argv = cmd.map((w) => (!w.dynamic && w.text.includes('{}') ? (inDir ? DOT : r) : w));
+        if (argv.length) an.runArgv(argv, s, { stdin: 'tty' }, { noFunctions: true });
+      }
+    } else if (t === '-fprint' || t === '-fprint0' || t === '-fls') {
+      const f = args[++i];
+      if (f) an.write(f, scope);
+    } else if (t === '-fprintf') {
+      const f = args[++i];
+      if (f) an.write(f, scope);
+      i++;
+    } else if (t === '-files0-from' || t === '-newer') {
+      const f = args[++i];
+      if (f) an.read(f, scope);
+    } else if (FIND_VALUED.has(t) || /^-newer[amctB]{2}$/.test(t)) i++;
+  }
+});

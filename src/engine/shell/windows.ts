@@ -1,0 +1,486 @@
+// Windows: cmd.exe builtins and PowerShell cmdlets (with their aliases and named parameters).
+// The command line is parsed with the bash grammar "as best we can": quoting, `;`, `|`, `&&`,
+// redirects and `$(…)` are close enough; backslashes are kept literally on win32.
+import { literalWord, sliceWord, type WordValue } from './words';
+import { DOT, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
+
+export const PS_CMDLETS: Registry = new Map();
+export const WIN_COMMANDS: Registry = new Map();
+
+// ------------------------------------------------------------------------------------------
+// PowerShell parameter binding.
+
+interface PsSpec {
+  /** Parameter names (lower case), in the order used to break prefix ties. */
+  readonly params: readonly string[];
+  /** Parameters that take a value (the rest are switches). */
+  readonly values: readonly string[];
+  /** Positional parameters, by position. */
+  readonly positional: readonly string[];
+}
+
+const COMMON_VALUES = ['erroraction', 'warningaction', 'informationaction', 'errorvariable', 'warningvariable', 'informationvariable', 'outvariable', 'outbuffer', 'pipelinevariable', 'progressaction'];
+const COMMON_SWITCHES = ['verbose', 'debug', 'whatif', 'confirm'];
+const COMMON_ALIASES: Record<string, string> = { ea: 'erroraction', wa: 'warningaction', infa: 'informationaction', ev: 'errorvariable', wv: 'warningvariable', iv: 'informationvariable', ov: 'outvariable', ob: 'outbuffer', pv: 'pipelinevariable', proga: 'progressaction', vb: 'verbose', db: 'debug', wi: 'whatif', cf: 'confirm', lp: 'literalpath', pspath: 'literalpath' };
+const PATH_PARAMS = new Set(['path', 'literalpath', 'destination', 'filepath', 'outfile', 'infile', 'destinationpath', 'target', 'source']);
+
+interface PsArgs {
+  readonly named: Map<string, WordValue[]>;
+  readonly switches: Set<string>;
+  readonly extra: WordValue[];
+}
+
+function resolveParam(given: string, spec: PsSpec): string {
+  const g = COMMON_ALIASES[given] ?? given;
+  const all = [...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES];
+  if (all.includes(g)) return g;
+  return all.find((p) => p.startsWith(g)) ?? g;
+}
+
+/** `a,b` is an array in PowerShell: split unquoted commas in path parameters. */
+function splitArray(w: WordValue): WordValue[] {
+  if (w.dynamic || !w.text.includes(',') || /^['"]/.test(w.raw)) return [w];
+  return w.text.split(',').filter(Boolean).map((t) => ({ ...literalWord(t), glob: /[*?[]/.test(t), prefix: t.split(/[*?[]/)[0]!, stop: /[*?[]/.test(t) ? 'glob' as const : null }));
+}
+
+function psParse(args: readonly WordValue[], spec: PsSpec): PsArgs {
+  const named = new Map<string, WordValue[]>();
+  const switches = new Set<string>();
+  const loose: WordValue[] = [];
+  const add = (k: string, v: WordValue) => {
+    const vs = PATH_PARAMS.has(k) ? splitArray(v) : [v];
+    named.set(k, [...(named.get(k) ?? []), ...vs]);
+  };
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    const m = w.dynamic ? null : /^-([A-Za-z][A-Za-z0-9_]*)(:.*)?$/.exec(t);
+    if (m) {
+      const name = resolveParam(m[1]!.toLowerCase(), spec);
+      if (spec.values.includes(name) || COMMON_VALUES.includes(name)) {
+        const v = m[2] !== undefined ? sliceWord(w, m[1]!.length + 2) : args[++i];
+        if (v) add(name, v);
+      } else switches.add(name);
+      continue;
+    }
+    loose.push(w);
+  }
+  const extra: WordValue[] = [];
+  for (const w of loose) {
+    const slot = spec.positional.find((p) => !named.has(p));
+    if (slot) add(slot, w);
+    else extra.push(w);
+  }
+  return { named, switches, extra };
+}
+
+const get = (a: PsArgs, ...names: string[]): WordValue[] => names.flatMap((n) => a.named.get(n) ?? []);
+
+const PATHS = ['path', 'literalpath'];
+const FILTERS = ['filter', 'include', 'exclude', 'credential', 'stream'];
+
+const SPECS: Record<string, PsSpec> = {
+  'remove-item': { params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'recurse', 'force', 'credential', 'stream'], values: [...PATHS, ...FILTERS], positional: ['path'] },
+  'copy-item': { params: ['path', 'destination', 'literalpath', 'container', 'force', 'filter', 'include', 'exclude', 'recurse', 'passthru', 'credential', 'tosession', 'fromsession'], values: [...PATHS, 'destination', ...FILTERS, 'tosession', 'fromsession'], positional: ['path', 'destination'] },
+  'move-item': { params: ['path', 'destination', 'literalpath', 'force', 'filter', 'include', 'exclude', 'passthru', 'credential'], values: [...PATHS, 'destination', ...FILTERS], positional: ['path', 'destination'] },
+  'rename-item': { params: ['path', 'newname', 'literalpath', 'force', 'passthru', 'credential'], values: [...PATHS, 'newname', 'credential'], positional: ['path', 'newname'] },
+  'set-content': { params: ['path', 'value', 'literalpath', 'passthru', 'filter', 'include', 'exclude', 'force', 'credential', 'nonewline', 'encoding', 'asbytestream', 'stream'], values: [...PATHS, 'value', ...FILTERS, 'encoding'], positional: ['path', 'value'] },
+  'clear-content': { params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'force', 'credential', 'stream'], values: [...PATHS, ...FILTERS], positional: ['path'] },
+  'out-file': { params: ['filepath', 'literalpath', 'encoding', 'append', 'force', 'noclobber', 'width', 'nonewline', 'inputobject'], values: ['filepath', 'literalpath', 'encoding', 'width', 'inputobject'], positional: ['filepath', 'encoding'] },
+  'tee-object': { params: ['filepath', 'literalpath', 'append', 'encoding', 'variable', 'inputobject'], values: ['filepath', 'literalpath', 'encoding', 'variable', 'inputobject'], positional: ['filepath'] },
+  'new-item': { params: ['path', 'itemtype', 'name', 'value', 'force', 'credential', 'target'], values: ['path', 'itemtype', 'name', 'value', 'credential', 'target'], positional: ['path'] },
+  'get-content': { params: ['path', 'literalpath', 'readcount', 'totalcount', 'tail', 'filter', 'include', 'exclude', 'force', 'credential', 'delimiter', 'wait', 'raw', 'encoding', 'asbytestream', 'stream', 'first', 'head', 'last'], values: [...PATHS, 'readcount', 'totalcount', 'tail', ...FILTERS, 'delimiter', 'encoding', 'first', 'head', 'last'], positional: ['path'] },
+  'get-childitem': { params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'recurse', 'depth', 'force', 'name', 'attributes', 'directory', 'file', 'hidden', 'readonly', 'system', 'followsymlink'], values: [...PATHS, 'filter', 'include', 'exclude', 'depth', 'attributes'], positional: ['path', 'filter'] },
+  'invoke-webrequest': { params: ['uri', 'outfile', 'infile', 'method', 'body', 'headers', 'contenttype', 'useragent', 'timeoutsec', 'proxy', 'proxycredential', 'credential', 'websession', 'sessionvariable', 'maximumredirection', 'form', 'certificate', 'certificatethumbprint', 'transferencoding', 'usebasicparsing', 'usedefaultcredentials', 'passthru', 'skipcertificatecheck', 'resume', 'disablekeepalive', 'customMethod', 'authentication', 'token'], values: ['uri', 'outfile', 'infile', 'method', 'body', 'headers', 'contenttype', 'useragent', 'timeoutsec', 'proxy', 'proxycredential', 'credential', 'websession', 'sessionvariable', 'maximumredirection', 'form', 'certificate', 'certificatethumbprint', 'transferencoding', 'custommethod', 'authentication', 'token'], positional: ['uri'] },
+  'start-bitstransfer': { params: ['source', 'destination', 'asynchronous', 'displayname', 'priority', 'transfertype', 'credential'], values: ['source', 'destination', 'displayname', 'priority', 'transfertype', 'credential'], positional: ['source', 'destination'] },
+  'expand-archive': { params: ['path', 'destinationpath', 'literalpath', 'force', 'passthru'], values: [...PATHS, 'destinationpath'], positional: ['path', 'destinationpath'] },
+  'compress-archive': { params: ['path', 'destinationpath', 'literalpath', 'compressionlevel', 'update', 'force', 'passthru'], values: [...PATHS, 'destinationpath', 'compressionlevel'], positional: ['path', 'destinationpath'] },
+  'select-string': { params: ['pattern', 'path', 'literalpath', 'inputobject', 'simplematch', 'casesensitive', 'context', 'include', 'exclude', 'encoding', 'allmatches', 'list', 'notmatch', 'quiet', 'raw'], values: ['pattern', ...PATHS, 'inputobject', 'context', 'include', 'exclude', 'encoding'], positional: ['pattern', 'path'] },
+  'invoke-expression': { params: ['command'], values: ['command'], positional: ['command'] },
+  'start-process': { params: ['filepath', 'argumentlist', 'workingdirectory', 'verb', 'windowstyle', 'wait', 'passthru', 'nonewwindow', 'credential', 'redirectstandardinput', 'redirectstandardoutput', 'redirectstandarderror'], values: ['filepath', 'argumentlist', 'workingdirectory', 'verb', 'windowstyle', 'credential', 'redirectstandardinput', 'redirectstandardoutput', 'redirectstandarderror'], positional: ['filepath', 'argumentlist'] },
+  'test-netconnection': { params: ['computername', 'port', 'commontcpport', 'traceroute', 'informationlevel'], values: ['computername', 'port', 'commontcpport', 'informationlevel'], positional: ['computername'] },
+  'set-itemproperty': { params: ['path', 'literalpath', 'name', 'value', 'type', 'force', 'passthru'], values: [...PATHS, 'name', 'value', 'type'], positional: ['path', 'name', 'value'] },
+  'export-csv': { params: ['path', 'literalpath', 'inputobject', 'delimiter', 'encoding', 'append', 'force', 'noclobber', 'notypeinformation'], values: [...PATHS, 'inputobject', 'delimiter', 'encoding'], positional: ['path'] },
+};
+SPECS['add-content'] = SPECS['set-content']!;
+SPECS['invoke-restmethod'] = SPECS['invoke-webrequest']!;
+SPECS['get-item'] = SPECS['remove-item']!;
+SPECS['import-csv'] = SPECS['get-content']!;
+SPECS['import-clixml'] = SPECS['get-content']!;
+SPECS['get-filehash'] = SPECS['get-content']!;
+SPECS['export-clixml'] = SPECS['export-csv']!;
+SPECS['set-acl'] = SPECS['clear-content']!;
+SPECS['resolve-dnsname'] = { params: ['name', 'type', 'server'], values: ['name', 'type', 'server'], positional: ['name', 'type'] };
+
+const ps = (names: string | readonly string[], fn: (inv: Inv, a: PsArgs) => void) => {
+  for (const n of typeof names === 'string' ? [names] : names) {
+    const spec = SPECS[n] ?? { params: [], values: [], positional: [] };
+    register(PS_CMDLETS, n, (inv) => {
+      if (scriptBlock(inv)) return;
+      fn(inv, psParse(inv.args, spec));
+    });
+  }
+};
+
+/** `ForEach-Object { Remove-Item $_ }`: bash sees `{` as a word; the block cannot be analysed. */
+function scriptBlock(inv: Inv): boolean {
+  if (inv.args.some((w) => w.raw === '{' || /^\{[^}]/.test(w.raw) || w.raw === '}')) {
+    inv.an.opaque(`PowerShell script block passed to ${inv.cmd}`);
+    return true;
+  }
+  return false;
+}
+
+/** Cmdlets that act on the pipeline's objects when no path is given. */
+function fromPipeline(inv: Inv, what: string): void {
+  if (inv.io.stdin === 'pipe') inv.an.opaque(`${inv.cmd} takes the items to ${what} from the pipeline`);
+}
+
+ps('remove-item', (inv, a) => {
+  const paths = get(a, ...PATHS);
+  if (!paths.length) fromPipeline(inv, 'remove');
+  for (const p of paths) inv.an.del(p, inv.scope);
+});
+
+function psCopyMove(inv: Inv, a: PsArgs, move: boolean): void {
+  const srcs = get(a, ...PATHS);
+  const dst = get(a, 'destination')[0] ?? DOT;
+  if (!srcs.length) fromPipeline(inv, move ? 'move' : 'copy');
+  inv.an.write(dst, inv.scope);
+  for (const s of srcs) {
+    if (move) inv.an.del(s, inv.scope);
+    else inv.an.read(s, inv.scope);
+    const c = childOf(dst, s, inv.an.platform);
+    if (c) inv.an.write(c, inv.scope);
+  }
+}
+ps('copy-item', (inv, a) => psCopyMove(inv, a, false));
+ps('move-item', (inv, a) => psCopyMove(inv, a, true));
+
+ps('rename-item', (inv, a) => {
+  const [path] = get(a, ...PATHS);
+  const [name] = get(a, 'newname');
+  if (!path) return fromPipeline(inv, 'rename');
+  inv.an.del(path, inv.scope);
+  if (name) inv.an.write(name.dynamic ? name : joinWord(dirWord(path, inv.an.platform), name.text, inv.an.platform), inv.scope);
+});
+
+ps(['set-content', 'add-content', 'clear-content', 'set-itemproperty', 'set-acl', 'export-csv', 'export-clixml'], (inv, a) => {
+  const paths = get(a, ...PATHS);
+  if (!paths.length) fromPipeline(inv, 'change');
+  for (const p of paths) inv.an.write(p, inv.scope);
+});
+
+ps(['out-file', 'tee-object'], (inv, a) => {
+  for (const p of get(a, 'filepath', 'literalpath')) inv.an.write(p, inv.scope);
+});
+
+ps('new-item', (inv, a) => {
+  const paths = get(a, 'path');
+  const [name] = get(a, 'name');
+  const targets = name ? (paths.length ? paths : [DOT]).map((p) => (name.dynamic ? name : joinWord(p, name.text, inv.an.platform))) : paths;
+  for (const t of targets) inv.an.write(t, inv.scope);
+  const type = get(a, 'itemtype')[0]?.text.toLowerCase() ?? '';
+  if (/link|junction/.test(type)) for (const t of get(a, 'target', 'value')) inv.an.read(t, inv.scope);
+});
+
+ps(['get-content', 'import-csv', 'import-clixml', 'get-filehash', 'get-item', 'select-string'], (inv, a) => {
+  for (const p of get(a, ...PATHS)) inv.an.read(p, inv.scope);
+});
+
+ps('get-childitem', (inv, a) => {
+  const paths = get(a, ...PATHS);
+  for (const p of paths.length ? paths : [DOT]) inv.an.read(p, inv.scope);
+});
+
+ps(['invoke-webrequest', 'invoke-restmethod'], (inv, a) => {
+  inv.an.net();
+  for (const u of get(a, 'uri')) inv.an.netWord(u, inv.cmd);
+  for (const p of get(a, 'proxy')) inv.an.netWord(p, `${inv.cmd} proxy`);
+  for (const f of get(a, 'outfile')) inv.an.write(f, inv.scope);
+  for (const f of get(a, 'infile')) inv.an.read(f, inv.scope);
+});
+
+ps('start-bitstransfer', (inv, a) => {
+  inv.an.net();
+  for (const u of get(a, 'source')) inv.an.netWord(u, inv.cmd);
+  for (const f of get(a, 'destination')) inv.an.write(f, inv.scope);
+});
+
+ps('expand-archive', (inv, a) => {
+  for (const p of get(a, ...PATHS)) inv.an.read(p, inv.scope);
+  inv.an.write(get(a, 'destinationpath')[0] ?? DOT, inv.scope);
+});
+
+ps('compress-archive', (inv, a) => {
+  for (const p of get(a, ...PATHS)) inv.an.read(p, inv.scope);
+  for (const p of get(a, 'destinationpath')) inv.an.write(p, inv.scope);
+});
+
+ps('invoke-expression', (inv, a) => {
+  inv.an.opaque('Invoke-Expression runs a string as code');
+  const [c] = get(a, 'command');
+  if (c && !c.dynamic) inv.an.runScript(c.text, inv.scope, 'Invoke-Expression');
+});
+
+ps(['start-process', 'invoke-command', 'start-job', 'invoke-item'], (inv) => {
+  inv.an.opaque(`${inv.cmd} runs another program whose arguments are not analysed`);
+});
+
+ps(['test-netconnection', 'resolve-dnsname', 'test-connection'], (inv, a) => {
+  inv.an.net();
+  for (const h of get(a, 'computername', 'name')) inv.an.netWord(h, inv.cmd);
+});
+
+ps(['foreach-object', 'where-object'], (inv) => {
+  genericReads(inv, inv.args);
+});
+
+/** PowerShell aliases; ambiguous ones (rm, cp, cat…) only when the arguments look like PowerShell. */
+const PS_ALIASES: Record<string, string> = {
+  rm: 'remove-item', ri: 'remove-item', del: 'remove-item', erase: 'remove-item', rd: 'remove-item', rmdir: 'remove-item',
+  cp: 'copy-item', copy: 'copy-item', cpi: 'copy-item', mv: 'move-item', move: 'move-item', mi: 'move-item',
+  ren: 'rename-item', rni: 'rename-item', sc: 'set-content', ac: 'add-content', clc: 'clear-content',
+  gc: 'get-content', cat: 'get-content', type: 'get-content', ls: 'get-childitem', dir: 'get-childitem', gci: 'get-childitem',
+  iwr: 'invoke-webrequest', curl: 'invoke-webrequest', wget: 'invoke-webrequest', irm: 'invoke-restmethod',
+  ni: 'new-item', iex: 'invoke-expression', saps: 'start-process', start: 'start-process', tee: 'tee-object',
+  sls: 'select-string', '%': 'foreach-object', foreach: 'foreach-object', '?': 'where-object', icm: 'invoke-command',
+  epcsv: 'export-csv', ipcsv: 'import-csv', gi: 'get-item', sp: 'set-itemproperty', ii: 'invoke-item',
+};
+const PS_ONLY_ALIASES = new Set(['ri', 'cpi', 'mi', 'rni', 'sc', 'ac', 'clc', 'gc', 'gci', 'iwr', 'irm', 'ni', 'iex', 'saps', 'sls', '%', 'foreach', '?', 'icm', 'epcsv', 'ipcsv', 'gi', 'sp', 'ii', 'start']);
+
+export function psAliasFor(key: string, args: readonly WordValue[]): string | undefined {
+  const target = PS_ALIASES[key];
+  if (!target) return undefined;
+  if (PS_ONLY_ALIASES.has(key)) return target;
+  const spec = SPECS[target];
+  if (!spec) return undefined;
+  const names = new Set([...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES]);
+  const psStyle = args.some((w) => {
+    const m = w.dynamic ? null : /^-([A-Za-z]{2,})(:.*)?$/.exec(w.text);
+    return !!m && names.has(m[1]!.toLowerCase());
+  });
+  return psStyle ? target : undefined;
+}
+
+// ------------------------------------------------------------------------------------------
+// PowerShell and cmd.exe launchers: their command strings are analysed recursively.
+
+const ENCODED = /^(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/;
+const PS_VALUED = /^(ex|ep|exe|exec|execu|execut|executi|executio|execution|executionp|executionpo|executionpol|executionpoli|executionpolic|executionpolicy|w|wi|win|wind|windo|window|windows|windowst|windowsty|windowstyl|windowstyle|inputformat|inp|if|outputformat|of|o|configurationname|config|workingdirectory|wd|version|v|psconsolefile|settingsfile|custompipename|encodedarguments|ea)$/;
+
+register(WIN_COMMANDS, ['powershell', 'pwsh', 'powershell_ise'], powershell);
+register(PS_CMDLETS, ['powershell', 'pwsh'], powershell);
+
+function powershell(inv: Inv): void {
+  const args = inv.args;
+  let scope = inv.scope;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (!w.dynamic && /^[-/][A-Za-z]/.test(t)) {
+      const name = t.slice(1).split(':')[0]!.toLowerCase();
+      if (ENCODED.test(name)) return void inv.an.opaque('PowerShell -EncodedCommand hides the script');
+      if ('command'.startsWith(name)) return psCommand(inv, args.slice(i + 1), scope);
+      if ('file'.startsWith(name)) {
+        const f = args[i + 1];
+        if (f && f.text !== '-') inv.an.read(f, scope);
+        else programStdin(inv);
+        return;
+      }
+      if (PS_VALUED.test(name)) {
+        const v = args[++i];
+        if (v && (name === 'workingdirectory' || name === 'wd')) scope = inv.an.chdir(scope, v);
+      }
+      continue;
+    }
+    // The first operand is the command (PowerShell 5) or a script file (pwsh); treat as a command.
+    if (inv.cmd.toLowerCase() === 'pwsh' && /\.ps1$/i.test(t)) return void inv.an.read(w, scope);
+    return psCommand(inv, args.slice(i), scope);
+  }
+  programStdin(inv);
+}
+
+function psCommand(inv: Inv, rest: WordValue[], scope = inv.scope): void {
+  if (rest.length === 0) return;
+  if (rest.length === 1 && rest[0]!.text === '-') return programStdin(inv);
+  if (rest.some((w) => w.dynamic)) return void inv.an.opaque(`${inv.cmd} -Command string is not literal`);
+  inv.an.runScript(rest.map((w) => w.text).join(' '), scope, `${inv.cmd} -Command`);
+}
+
+function programStdin(inv: Inv): void {
+  if (inv.io.stdin === 'pipe' || inv.io.stdin === 'heredoc') inv.an.opaque(`${inv.cmd} reads its script from stdin`);
+}
+
+register(WIN_COMMANDS, 'cmd', (inv) => {
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    const m = /^\/([ckCK])(.*)$/.exec(t);
+    if (m && !w.dynamic) {
+      const rest = m[2] ? [sliceWord(w, 2), ...args.slice(i + 1)] : args.slice(i + 1);
+      if (rest.some((r) => r.dynamic)) return void inv.an.opaque('cmd /c command is not literal');
+      if (rest.length) inv.an.runScript(rest.map((r) => r.text).join(' '), inv.scope, 'cmd /c');
+      return;
+    }
+    if (/^\/[A-Za-z]/.test(t)) continue;
+    break;
+  }
+  programStdin(inv);
+});
+
+// ------------------------------------------------------------------------------------------
+// cmd.exe builtins and common Windows tools.
+
+/** `/S`, `/Q`, `/EXCLUDE:x`: a cmd switch, not a path. */
+function isSwitch(w: WordValue): boolean {
+  return !w.dynamic && /^\/[A-Za-z0-9?+-][A-Za-z0-9?+-]*(:.*)?$/.test(w.text);
+}
+
+function operands(inv: Inv): WordValue[] {
+  return inv.args.filter((w) => !isSwitch(w) && !(w.text.startsWith('-') && w.text.length > 1 && !w.dynamic));
+}
+
+register(WIN_COMMANDS, ['copy', 'xcopy'], (inv) => {
+  // `copy a+b dest` concatenates sources.
+  const ops = operands(inv).flatMap((w) => (w.dynamic || !w.text.includes('+') ? [w] : w.text.split('+').filter(Boolean).map((t) => literalWord(t))));
+  if (ops.length === 0) return;
+  const dst = ops.length >= 2 ? ops[ops.length - 1]! : DOT;
+  const srcs = ops.length >= 2 ? ops.slice(0, -1) : ops;
+  inv.an.write(dst, inv.scope);
+  for (const s of srcs) {
+    inv.an.read(s, inv.scope);
+    const c = childOf(dst, s, inv.an.platform);
+    if (c) inv.an.write(c, inv.scope);
+  }
+});
+
+register(WIN_COMMANDS, 'robocopy', (inv) => {
+  const ops: WordValue[] = [];
+  let inList = false;
+  let mirror = false;
+  let moveSrc = false;
+  for (const w of inv.args) {
+    const t = w.text.toUpperCase();
+    if (isSwitch(w)) {
+      inList = t === '/XF' || t === '/XD';
+      if (t === '/MIR' || t === '/PURGE') mirror = true;
+      if (t === '/MOV' || t === '/MOVE') moveSrc = true;
+      const log = /^\/(UNI)?LOG\+?:(.+)$/i.exec(w.text);
+      if (log) inv.an.write(literalWord(log[2]!), inv.scope);
+      continue;
+    }
+    if (inList) continue;
+    ops.push(w);
+  }
+  const [src, dst] = ops;
+  if (src) {
+    inv.an.read(src, inv.scope);
+    if (moveSrc) inv.an.del(src, inv.scope);
+  }
+  if (dst) {
+    inv.an.write(dst, inv.scope);
+    if (mirror) inv.an.del(dst, inv.scope);
+  }
+});
+
+register(WIN_COMMANDS, 'move', (inv) => {
+  const ops = operands(inv);
+  if (ops.length < 2) return;
+  const dst = ops[ops.length - 1]!;
+  inv.an.write(dst, inv.scope);
+  for (const s of ops.slice(0, -1)) {
+    inv.an.del(s, inv.scope);
+    const c = childOf(dst, s, inv.an.platform);
+    if (c) inv.an.write(c, inv.scope);
+  }
+});
+
+register(WIN_COMMANDS, ['ren', 'rename'], (inv) => {
+  const [src, name] = operands(inv);
+  if (!src) return;
+  inv.an.del(src, inv.scope);
+  if (name) inv.an.write(name.dynamic || name.glob ? name : joinWord(dirWord(src, inv.an.platform), name.text, inv.an.platform), inv.scope);
+});
+
+register(WIN_COMMANDS, ['del', 'erase', 'rd', 'rmdir'], (inv) => {
+  for (const w of operands(inv)) inv.an.del(w, inv.scope);
+});
+
+register(WIN_COMMANDS, ['md', 'mkdir'], (inv) => {
+  for (const w of operands(inv)) inv.an.write(w, inv.scope);
+});
+
+register(WIN_COMMANDS, ['type', 'more', 'fc', 'comp'], (inv) => {
+  for (const w of operands(inv)) inv.an.read(w, inv.scope);
+});
+
+register(WIN_COMMANDS, ['dir', 'tree'], (inv) => {
+  const ops = operands(inv);
+  for (const w of ops.length ? ops : [DOT]) inv.an.read(w, inv.scope);
+});
+
+register(WIN_COMMANDS, 'findstr', (inv) => {
+  const ops = operands(inv);
+  const explicit = inv.args.some((w) => /^\/(c|g):/i.test(w.text));
+  for (const w of inv.args) {
+    const g = /^\/(g|f):(.+)$/i.exec(w.text);
+    if (g) inv.an.read(literalWord(g[2]!), inv.scope);
+  }
+  for (const w of explicit ? ops : ops.slice(1)) inv.an.read(w, inv.scope);
+});
+
+register(WIN_COMMANDS, 'mklink', (inv) => {
+  const [link, target] = operands(inv);
+  if (link) inv.an.write(link, inv.scope);
+  if (target) inv.an.read(target, inv.scope);
+});
+
+register(WIN_COMMANDS, 'attrib', (inv) => {
+  for (const w of operands(inv)) if (!/^[+-][RASHIOXVPU]$/i.test(w.text)) inv.an.write(w, inv.scope);
+});
+
+register(WIN_COMMANDS, ['icacls', 'cacls'], (inv) => {
+  const [first] = operands(inv);
+  if (first) inv.an.write(first, inv.scope);
+});
+
+register(WIN_COMMANDS, 'takeown', (inv) => {
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) if (/^\/f$/i.test(args[i]!.text) && args[i + 1]) inv.an.write(args[i + 1]!, inv.scope);
+});
+
+register(WIN_COMMANDS, 'certutil', (inv) => {
+  const args = inv.args;
+  const verb = args.find((w) => /^[-/](urlcache|decode|encode|decodehex|encodehex|verifyctl)$/i.test(w.text))?.text.slice(1).toLowerCase();
+  const ops = args.filter((w) => !/^[-/]/.test(w.text));
+  if (verb === 'urlcache' || verb === 'verifyctl') {
+    inv.an.net();
+    const [url, out] = ops;
+    if (url) inv.an.netWord(url, 'certutil');
+    if (out) inv.an.write(out, inv.scope);
+    else if (url && !url.dynamic) inv.an.write(DOT, inv.scope);
+  } else if (verb) {
+    const [input, output] = ops;
+    if (input) inv.an.read(input, inv.scope);
+    if (output) inv.an.write(output, inv.scope);
+  } else genericReads(inv, ops);
+});
+
+register(WIN_COMMANDS, 'bitsadmin', (inv) => {
+  if (!inv.args.some((w) => /^\/(transfer|addfile)$/i.test(w.text))) return;
+  inv.an.net();
+  const ops = inv.args.filter((w) => !isSwitch(w));
+  // /transfer NAME [/download] [/priority P] URL LOCAL: the last two operands.
+  const local = ops[ops.length - 1];
+  const url = ops[ops.length - 2];
+  if (url) inv.an.netWord(url, 'bitsadmin');
+  if (local) inv.an.write(local, inv.scope);
+});
+
+register(WIN_COMMANDS, 'start', (inv) => {
+  inv.an.opaque(`start launches another program (${clip(inv.args.map((w) => w.raw).join(' '), 40)})`);
+});
+
+register(WIN_COMMANDS, ['echo', 'set', 'cls', 'ver', 'vol', 'title', 'color', 'pause', 'ipconfig', 'systeminfo', 'tasklist', 'where', 'whoami', 'hostname', 'setlocal', 'endlocal', 'rem', 'exit', 'path', 'prompt', 'chcp'], () => undefined);

@@ -1,0 +1,235 @@
+// The shell command analyser: the data-driven corpus (test/cases/shell/*.yaml) plus edge cases
+// (parser failures, huge and malformed input, tree freeing, speed).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import type { Tree } from 'web-tree-sitter';
+import { analyzeShell, MAX_COMMAND_LENGTH, type ShellAnalysis, type ShellContext, type ShellParser } from '../../src/engine/shell/analyze';
+import type { Platform } from '../../src/engine/types';
+import { loadShellParser } from '../../src/node/shell-grammar';
+
+interface Case {
+  cmd: string;
+  cwd?: string;
+  platform?: Platform;
+  expect: {
+    reads?: string[];
+    writes?: string[];
+    deletes?: string[];
+    network?: boolean;
+    opaque?: boolean;
+    commands?: string[];
+    urls?: string[];
+    errors?: boolean;
+  };
+}
+
+/** The compiled test runs from out/test/unit/: walk up to the directory holding package.json. */
+function repoRoot(): string {
+  let dir = __dirname;
+  while (!fs.existsSync(path.join(dir, 'package.json'))) {
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`package.json not found above ${__dirname}`);
+    dir = up;
+  }
+  return dir;
+}
+
+const CASES_DIR = path.join(repoRoot(), 'test', 'cases', 'shell');
+const HOME: Record<Platform, string> = { linux: '/home/u', darwin: '/Users/u', win32: 'C:\\Users\\u' };
+
+function loadCases(): Array<{ file: string; cases: Case[] }> {
+  return fs
+    .readdirSync(CASES_DIR)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => ({ file: f, cases: yaml.load(fs.readFileSync(path.join(CASES_DIR, f), 'utf8')) as Case[] }));
+}
+
+const sorted = (xs: readonly string[] | undefined) => [...(xs ?? [])].sort();
+
+function ctxFor(c: Pick<Case, 'cwd' | 'platform'>): ShellContext {
+  const platform = c.platform ?? 'linux';
+  return { cwd: c.cwd, home: HOME[platform], platform };
+}
+
+describe('shell analyser', () => {
+  let parser: ShellParser;
+  before(async () => {
+    parser = await loadShellParser();
+  });
+
+  describe('corpus (test/cases/shell)', () => {
+    const all = loadCases();
+
+    it('has at least 220 cases, each command unique within its platform', () => {
+      const keys = all.flatMap(({ cases }) => cases.map((c) => `${c.platform ?? 'linux'}|${c.cwd ?? ''}|${c.cmd}`));
+      assert.ok(keys.length >= 220, `only ${keys.length} cases`);
+      const dup = keys.filter((k, i) => keys.indexOf(k) !== i);
+      assert.deepEqual(dup, [], 'duplicate cases');
+    });
+
+    for (const { file, cases } of all) {
+      describe(file, () => {
+        for (const c of cases) {
+          it(`${c.platform && c.platform !== 'linux' ? `[${c.platform}] ` : ''}${c.cmd}`, () => {
+            const got = analyzeShell(parser, c.cmd, ctxFor(c));
+            const e = c.expect;
+            const show = JSON.stringify(got);
+            assert.deepEqual(got.reads, sorted(e.reads), `reads: ${show}`);
+            assert.deepEqual(got.writes, sorted(e.writes), `writes: ${show}`);
+            assert.deepEqual(got.deletes, sorted(e.deletes), `deletes: ${show}`);
+            assert.equal(got.network, e.network ?? false, `network: ${show}`);
+            assert.equal(got.opaque, e.opaque ?? false, `opaque: ${show}`);
+            assert.equal(got.opaque, got.opaqueReasons.length > 0, `opaque needs a reason: ${show}`);
+            if (e.commands) assert.deepEqual(got.commands, e.commands, `commands: ${show}`);
+            if (e.urls) assert.deepEqual(sorted(got.urls), sorted(e.urls), `urls: ${show}`);
+            if (e.errors !== undefined) assert.equal(got.errors.length > 0, e.errors, `errors: ${show}`);
+          });
+        }
+      });
+    }
+  });
+
+  describe('parser loading', () => {
+    it('loads once and returns the same parser', async () => {
+      const a = loadShellParser();
+      const b = loadShellParser();
+      assert.equal(await a, await b);
+    });
+
+    it('fails closed when the parser throws', () => {
+      const broken: ShellParser = {
+        parse() {
+          throw new Error('wasm trap');
+        },
+      };
+      const r = analyzeShell(broken, 'rm -rf /', { home: '/home/u', platform: 'linux' });
+      assert.equal(r.opaque, true);
+      assert.match(r.errors.join(' '), /parser failed: wasm trap/);
+    });
+
+    it('fails closed when the parser returns no tree', () => {
+      const r = analyzeShell({ parse: () => null }, 'ls', { home: '/home/u', platform: 'linux' });
+      assert.equal(r.opaque, true);
+      assert.ok(r.errors.length > 0);
+    });
+
+    it('frees every tree it parses, including nested -c strings', () => {
+      let parsed = 0;
+      let freed = 0;
+      const counting: ShellParser = {
+        parse(text: string) {
+          const t = parser.parse(text);
+          if (!t) return t;
+          parsed++;
+          const del = t.delete.bind(t);
+          (t as Tree).delete = () => {
+            freed++;
+            del();
+          };
+          return t;
+        },
+      };
+      analyzeShell(counting, `bash -c "sh -c 'rm x'" && eval 'ls' && watch 'echo hi'`, { cwd: '/w', home: '/home/u', platform: 'linux' });
+      assert.ok(parsed >= 4, `parsed ${parsed}`);
+      assert.equal(freed, parsed);
+    });
+  });
+
+  describe('hostile input', () => {
+    const ctx: ShellContext = { cwd: '/w', home: '/home/u', platform: 'linux' };
+
+    it('rejects a 1 MB command quickly, as opaque with an error', () => {
+      const big = 'echo ' + 'a'.repeat(1024 * 1024);
+      const t0 = Date.now();
+      const r = analyzeShell(parser, big, ctx);
+      assert.ok(Date.now() - t0 < 1000, 'took too long');
+      assert.equal(r.opaque, true);
+      assert.match(r.errors.join(' '), /too long/);
+    });
+
+    it('analyses a command of many statements (just under the size limit) within a bounded time', () => {
+      const cmd = 'touch /tmp/f; '.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 14));
+      const t0 = Date.now();
+      const r = analyzeShell(parser, cmd, ctx);
+      assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+      assert.deepEqual(r.writes, ['/tmp/f']);
+    });
+
+    it('stops walking a tree with too many nodes and reports it as opaque', () => {
+      const cmd = 'a;'.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 2));
+      const t0 = Date.now();
+      const r = analyzeShell(parser, cmd, ctx);
+      assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
+      assert.equal(r.opaque, true);
+      assert.match(r.errors.join(' '), /analysis stopped/);
+    });
+
+    it('analyses a large literal heredoc (a file written by an agent)', () => {
+      const body = 'line of text with $ and ` and \\ chars\n'.repeat(5000);
+      const r = analyzeShell(parser, `cat > notes.md <<'EOF'\n${body}EOF\n`, ctx);
+      assert.deepEqual(r.writes, ['/w/notes.md']);
+      assert.equal(r.opaque, false);
+    });
+
+    it('survives deep nesting without overflowing the stack', () => {
+      const depth = 3000;
+      const cmd = 'echo ' + '$('.repeat(depth) + 'rm x' + ')'.repeat(depth);
+      const r = analyzeShell(parser, cmd, ctx);
+      assert.equal(r.opaque, true);
+    });
+
+    it('treats a NUL byte as opaque and analyses only what bash would run', () => {
+      const r = analyzeShell(parser, 'cat /etc/hostname\0; rm -rf /', ctx);
+      assert.equal(r.opaque, true);
+      assert.match(r.errors.join(' '), /NUL/);
+      assert.deepEqual(r.deletes, []);
+      assert.deepEqual(r.reads, ['/etc/hostname']);
+    });
+
+    it('handles lone surrogates and replacement characters', () => {
+      const r = analyzeShell(parser, 'rm "\uD800x" \uFFFD\uDFFF.txt', ctx);
+      assert.equal(r.deletes.length, 2);
+      assert.equal(r.opaque, false);
+    });
+
+    it('handles control characters and ANSI-C strings with NUL escapes', () => {
+      const r = analyzeShell(parser, "rm $'a\\x00b' \u0001\u0002", ctx);
+      assert.ok(r.opaque || r.errors.length > 0 || r.deletes.length > 0);
+    });
+
+    it('never throws on random input', () => {
+      const alphabet = ['a', ' ', '"', "'", '$', '(', ')', '{', '}', '`', '\\', '|', '&', ';', '<', '>', '*', '~', '/', '\n', '#', '=', '-', 'rm', 'cd', 'EOF', '<<'];
+      let seed = 42;
+      const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
+      for (let n = 0; n < 400; n++) {
+        let s = '';
+        const len = 1 + Math.floor(rand() * 40);
+        for (let i = 0; i < len; i++) s += alphabet[Math.floor(rand() * alphabet.length)];
+        const r: ShellAnalysis = analyzeShell(parser, s, ctx);
+        assert.equal(r.opaque, r.opaqueReasons.length > 0, s);
+      }
+    });
+  });
+
+  describe('speed', () => {
+    it('analyses typical commands well under a millisecond each (p99 < 5 ms here, for CI noise)', () => {
+      const cmds = loadCases().flatMap(({ cases }) => cases).filter((c) => c.cmd.length < 300);
+      for (const c of cmds) analyzeShell(parser, c.cmd, ctxFor(c)); // warm up
+      const times: number[] = [];
+      for (let round = 0; round < 5; round++) {
+        for (const c of cmds) {
+          const t0 = process.hrtime.bigint();
+          analyzeShell(parser, c.cmd, ctxFor(c));
+          times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        }
+      }
+      times.sort((a, b) => a - b);
+      const p99 = times[Math.floor(times.length * 0.99)]!;
+      const p50 = times[Math.floor(times.length * 0.5)]!;
+      assert.ok(p99 < 5, `p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms`);
+    });
+  });
+});
