@@ -145,16 +145,15 @@ bw_free_port() {
   node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
 
-# Package the extension (dist/ must be built). Without a .vscodeignore vsce would pack everything, .e2e/ included
-# (code-server, Node, the demo workspace with its .env), so fall back to test/e2e/vsix.vscodeignore.
-# BULWARK_VSCE_ARGS: extra vsce options, e.g. --no-rewrite-relative-links.
+# Package the extension (dist/ must be built) with the project's .vscodeignore, with the same vsce
+# options as `npm run package` (relative README links stay relative: there is no public repo URL to rewrite them to).
+# BULWARK_VSCE_ARGS: extra vsce options.
 bw_package_vsix() { # bw_package_vsix OUT.vsix
-  local ignore=() extra=() out=$1
-  [ -f "$BW_ROOT/.vscodeignore" ] || ignore=(--ignoreFile "$BW_ROOT/test/e2e/vsix.vscodeignore")
+  local extra=() out=$1
   read -r -a extra <<<"${BULWARK_VSCE_ARGS:-}"
   rm -f "$out"
-  (cd "$BW_ROOT" && npx --no-install vsce package --no-dependencies "${ignore[@]}" "${extra[@]}" -o "$out" </dev/null) || return 1
-  # guard: a packed .e2e/ or node_modules/ means the ignore file is wrong (hundreds of MB, and secrets from the demo)
+  (cd "$BW_ROOT" && npx --no-install vsce package --no-dependencies --no-rewrite-relative-links "${extra[@]}" -o "$out" </dev/null) || return 1
+  # guard: a packed .e2e/ or node_modules/ means .vscodeignore is wrong (hundreds of MB, and the demo's .env)
   if python3 -m zipfile -l "$out" | grep -qE '^extension/(\.e2e|node_modules|scratch)/'; then
     bw_log "$out contains .e2e/, node_modules/ or scratch/: fix .vscodeignore"; return 1
   fi

@@ -4,7 +4,7 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Platform } from '../types';
 import { isAbsolute, joinPath, normalizePath } from '../paths';
-import { evalSingle, evalWord, type WordEnv, type WordValue } from './words';
+import { WIN_BACKSLASH, evalSingle, evalWord, winUnmap, type WordEnv, type WordValue } from './words';
 import { dispatch } from './commands';
 import { cloneScope, mergeScopes, same, type Base, type Io, type Outcome, type Scope } from './state';
 
@@ -243,7 +243,7 @@ export class Analyzer {
     }
     let tree: Tree | null;
     try {
-      tree = this.parser.parse(text);
+      tree = this.parser.parse(this.platform === 'win32' ? text.replace(/\\/g, WIN_BACKSLASH) : text);
     } catch (e) {
       this.error(`parser failed: ${(e as Error).message}`);
       this.opaque('the command could not be parsed');
@@ -314,7 +314,7 @@ export class Analyzer {
     }
     const where = via ? ` in ${via}` : '';
     if (found?.isMissing) this.error(`parse error${where}: missing \`${found.type}\``);
-    else this.error(`parse error${where} near \`${clip(found ? found.text : root.text, 40)}\``);
+    else this.error(`parse error${where} near \`${clip(winUnmap(found ? found.text : root.text), 40)}\``);
     this.opaque(`the command has a syntax error${where}`);
   }
 

@@ -7,7 +7,7 @@ import { literalWord, unknownWord, sliceWord, type WordValue } from './words';
 import { allLiteral, clip, genericReads, register, type Entry, type Inv, type Registry } from './helpers';
 import { FILE_COMMANDS } from './files';
 import { NET_COMMANDS } from './net';
-import { PS_CMDLETS, WIN_COMMANDS, psAliasFor } from './windows';
+import { PS_CMDLETS, WIN_COMMANDS, powershell, psAliasFor } from './windows';
 
 const CORE: Registry = new Map();
 
@@ -22,6 +22,12 @@ export function dispatch(an: Analyzer, argv: WordValue[], scope: Scope, io: Io, 
     return same(scope);
   }
   const full = w0.text;
+  // A reserved word where a command should be (`rm x; }`) is a syntax error to bash: nothing runs.
+  if (RESERVED.has(w0.raw)) {
+    an.error(`syntax error near unexpected \`${w0.raw}\``);
+    an.opaque('the command has a syntax error');
+    return same(scope);
+  }
   const cmd = displayName(full, an.platform);
   if (!opts.noFunctions && scope.functions.has(full)) {
     an.pushCommand(cmd);
@@ -37,6 +43,8 @@ export function dispatch(an: Analyzer, argv: WordValue[], scope: Scope, io: Io, 
   if (!entry.wrapper) an.pushCommand(cmd);
   return entry.fn(inv) ?? same(scope);
 }
+
+const RESERVED = new Set(['}', 'then', 'fi', 'do', 'done', 'esac', 'else', 'elif', 'in', ';;']);
 
 /** Basename; on Windows without `.exe`/`.com`/`.bat`/`.cmd`. */
 function displayName(full: string, platform: Platform): string {
@@ -623,6 +631,9 @@ function awk(inv: Inv): void {
     if (inPlace) inv.an.write(f, inv.scope);
   }
 }
+
+// PowerShell Core runs on every platform.
+register(CORE, ['pwsh', 'powershell'], powershell);
 
 // ------------------------------------------------------------------------------------------
 // Builtins that change the shell's state or run strings.

@@ -272,7 +272,7 @@ const PS_VALUED = /^(ex|ep|exe|exec|execu|execut|executi|executio|execution|exec
 register(WIN_COMMANDS, ['powershell', 'pwsh', 'powershell_ise'], powershell);
 register(PS_CMDLETS, ['powershell', 'pwsh'], powershell);
 
-function powershell(inv: Inv): void {
+export function powershell(inv: Inv): void {
   const args = inv.args;
   let scope = inv.scope;
   for (let i = 0; i < args.length; i++) {

@@ -338,7 +338,7 @@ function tilde(pieces: Piece[], env: WordEnv, assignment: boolean): Piece[] {
     if (!m || first.q) return pieces;
     start = m[0].length;
   }
-  const sep = env.platform === 'win32' ? /[\\/]/ : /\//;
+  const sep = env.platform === 'win32' ? /[\\/\uE000]/ : /\//;
   const rel = s.slice(start).search(sep);
   const end = rel < 0 ? s.length : start + rel;
   // The tilde prefix runs to the first separator; if a quoted or expanded piece interrupts it
@@ -356,7 +356,26 @@ function tilde(pieces: Piece[], env: WordEnv, assignment: boolean): Piece[] {
   return out.concat(rest);
 }
 
-function finish(pieces: Piece[], raw: string, platform: Platform): WordValue {
+/**
+ * On Windows the analyser replaces every backslash with this private-use character before parsing:
+ * cmd and PowerShell have no backslash escapes, and bash would otherwise eat them (`C:\dir\`).
+ */
+export const WIN_BACKSLASH = '\uE000';
+const WIN_BACKSLASH_RE = /\uE000/g;
+
+export function winUnmap(s: string): string {
+  return s.includes(WIN_BACKSLASH) ? s.replace(WIN_BACKSLASH_RE, '\\') : s;
+}
+
+function finish(pieces: Piece[], rawText: string, platform: Platform): WordValue {
+  if (platform === 'win32') {
+    const w = finishInner(pieces, rawText, platform);
+    return { ...w, text: winUnmap(w.text), raw: winUnmap(w.raw), prefix: winUnmap(w.prefix) };
+  }
+  return finishInner(pieces, rawText, platform);
+}
+
+function finishInner(pieces: Piece[], raw: string, platform: Platform): WordValue {
   let text = '';
   let prefix = '';
   let stop: WordValue['stop'] = null;
