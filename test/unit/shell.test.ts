@@ -2,12 +2,13 @@
 // (parser failures, huge and malformed input, tree freeing, speed).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import type { Tree } from 'web-tree-sitter';
 import { analyzeShell, MAX_COMMAND_LENGTH, type ShellAnalysis, type ShellContext, type ShellParser } from '../../src/engine/shell/analyze';
 import type { Platform } from '../../src/engine/types';
-import { loadShellParser } from '../../src/node/shell-grammar';
+import { createShellParser, loadShellParser } from '../../src/node/shell-grammar';
 
 interface Case {
   cmd: string;
@@ -97,6 +98,27 @@ describe('shell analyser', () => {
       const a = loadShellParser();
       const b = loadShellParser();
       assert.equal(await a, await b);
+    });
+
+    it('rejects with a clear error when the grammar file is missing', async () => {
+      await assert.rejects(createShellParser({ grammarWasm: '/nonexistent/tree-sitter-bash.wasm' }), /cannot find tree-sitter-bash\.wasm at \/nonexistent/);
+    });
+
+    it('rejects with a clear error when the grammar file is not a grammar', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-shell-'));
+      const bogus = path.join(dir, 'tree-sitter-bash.wasm');
+      fs.writeFileSync(bogus, 'not webassembly');
+      try {
+        await assert.rejects(createShellParser({ grammarWasm: bogus }), (e: Error) => e.message.startsWith(`cannot load the bash grammar from ${bogus}`));
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('still parses after a failed load', async () => {
+      const again = await createShellParser();
+      const r = analyzeShell(again, 'rm /tmp/x', { home: '/home/u', platform: 'linux' });
+      assert.deepEqual(r.deletes, ['/tmp/x']);
     });
 
     it('fails closed when the parser throws', () => {

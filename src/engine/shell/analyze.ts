@@ -4,8 +4,9 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Platform } from '../types';
 import { isAbsolute, joinPath, normalizePath } from '../paths';
-import { WIN_BACKSLASH, evalSingle, evalWord, winUnmap, type WordEnv, type WordValue } from './words';
-import { dispatch } from './commands';
+import { WIN_BACKSLASH, evalSingle, evalWord, literalWord, winUnmap, type WordEnv, type WordValue } from './words';
+import { dispatch, isDangerousEnv } from './commands';
+import { clip } from './helpers';
 import { cloneScope, mergeScopes, same, type Base, type Io, type Outcome, type Scope } from './state';
 
 export interface ShellParser {
@@ -61,10 +62,9 @@ const STATEMENT_TYPES = new Set([
   'variable_assignment', 'variable_assignments', 'declaration_command', 'unset_command', 'test_command',
 ]);
 
-function clip(s: string, n = 60): string {
-  const one = s.replace(/\s+/g, ' ');
-  return one.length > n ? one.slice(0, n - 1) + '…' : one;
-}
+/** Keeps the result small when a huge command repeats the same mistake thousands of times. */
+const MAX_MESSAGES = 100;
+const MAX_URLS = 500;
 
 export class Analyzer {
   readonly platform: Platform;
@@ -72,9 +72,9 @@ export class Analyzer {
   private readonly reads = new Set<string>();
   private readonly writes = new Set<string>();
   private readonly deletes = new Set<string>();
-  private readonly urlList: string[] = [];
-  private readonly reasons: string[] = [];
-  private readonly errorList: string[] = [];
+  private readonly urlList = new Set<string>();
+  private readonly reasons = new Set<string>();
+  private readonly errorList = new Set<string>();
   private network = false;
   private nodes = 0;
   private depth = 0;
@@ -97,31 +97,33 @@ export class Analyzer {
       writes: sort(this.writes),
       deletes: sort(this.deletes),
       network: this.network,
-      urls: this.urlList.slice(),
-      opaque: this.reasons.length > 0,
-      opaqueReasons: this.reasons.slice(),
-      errors: this.errorList.slice(),
+      urls: [...this.urlList],
+      opaque: this.reasons.size > 0,
+      opaqueReasons: [...this.reasons],
+      errors: [...this.errorList],
     };
   }
 
   opaque(reason: string): void {
-    if (!this.reasons.includes(reason)) this.reasons.push(reason);
+    if (this.reasons.size < MAX_MESSAGES) this.reasons.add(reason);
   }
 
   error(msg: string): void {
-    if (!this.errorList.includes(msg)) this.errorList.push(msg);
+    if (this.errorList.size < MAX_MESSAGES) this.errorList.add(msg);
   }
 
   net(url?: string): void {
     this.network = true;
-    if (url && !this.urlList.includes(url)) this.urlList.push(url);
+    if (!url) return;
+    if (this.urlList.size < MAX_URLS) this.urlList.add(url);
+    else this.opaque('the command names too many network targets to list');
   }
 
   /** A network target word: literal ones go to `urls`; an unknown one makes the command opaque. */
   netWord(w: WordValue, what: string): void {
     this.network = true;
     if (w.dynamic) this.opaque(`${what} target \`${clip(w.raw)}\` is not literal`);
-    else if (w.text !== '' && !this.urlList.includes(w.text)) this.urlList.push(w.text);
+    else if (w.text !== '') this.net(w.text);
   }
 
   /** Number of distinct written and deleted paths so far (to tell whether a command added any). */
@@ -191,7 +193,9 @@ export class Analyzer {
       const out: string[] = [];
       for (const b of scope.bases) {
         if (b === null) {
-          this.error(`relative path \`${clip(text)}\` with no known working directory`);
+          // A `cd DIR;` that may have failed leaves the old, unknown directory as a possibility.
+          const hint = scope.bases.length > 1 ? ' (a `cd` before it may have failed: use `cd DIR && …`)' : '';
+          this.error(`relative path \`${clip(text)}\` with no known working directory${hint}`);
           if (!out.includes(text)) out.push(text);
         } else {
           const p = joinPath(b, text, this.platform);
@@ -250,7 +254,7 @@ export class Analyzer {
       return null;
     }
     if (!tree) {
-      this.error('parser returned no tree');
+      this.error('parser returned no tree (cancelled or out of time)');
       this.opaque('the command could not be parsed');
       return null;
     }
@@ -287,9 +291,14 @@ export class Analyzer {
     }
   }
 
-  /** A script given as a string (`bash -c`, `eval`, `watch`…), run in a child shell. */
-  runScript(text: string, scope: Scope, via: string): void {
+  /**
+   * A script given as a string (`bash -c`, `eval`, `watch`…), run in a child shell. `params` are
+   * its positional parameters ($0, $1…) when they are literal.
+   */
+  runScript(text: string, scope: Scope, via: string, params?: readonly string[]): void {
     const child = cloneScope(scope);
+    for (const k of [...child.vars.keys()]) if (/^\d+$/.test(k)) child.vars.delete(k);
+    params?.forEach((p, i) => child.vars.set(String(i), p));
     this.analyzeText(text, child, via);
   }
 
@@ -475,7 +484,8 @@ export class Analyzer {
         this.walkSubstitutions(c, cur);
         continue;
       }
-      if (children[i + 1]?.type === '&') {
+      // cmd.exe's `&` runs commands one after another; bash's runs the left one in the background.
+      if (children[i + 1]?.type === '&' && this.platform !== 'win32') {
         // Background job: runs in a subshell, does not change this shell's state.
         this.walk(c, cloneScope(cur), io, []);
         last = same(cur);
@@ -593,7 +603,8 @@ export class Analyzer {
     }
   }
 
-  private assign(node: Node, scope: Scope): void {
+  /** A standalone assignment; returns the value (null for arrays and `x=`). */
+  private assign(node: Node, scope: Scope): WordValue | null {
     const nameNode = node.childForFieldName('name');
     const valueNode = node.childForFieldName('value');
     const name = nameNode?.type === 'variable_name' ? nameNode.text : null;
@@ -604,16 +615,24 @@ export class Analyzer {
       if (valueNode.type === 'array') this.walkSubstitutions(valueNode, scope);
       else value = evalSingle(valueNode, this.wordEnv(scope), { assignment: true });
     }
-    if (!name) return;
+    if (!name) return value;
     const literal = valueNode === null ? '' : value && !value.dynamic && !appends ? value.text : undefined;
     if (literal === undefined) scope.vars.delete(name);
     else scope.vars.set(name, literal);
     if (name === 'HOME') scope.home = literal !== undefined && literal !== '' ? literal : null;
+    return value;
   }
 
   private declaration(node: Node, scope: Scope): void {
     for (const c of node.namedChildren) {
-      if (c.type === 'variable_assignment') this.assign(c, scope);
+      if (c.type === 'variable_assignment') {
+        const value = this.assign(c, scope);
+        const name = c.childForFieldName('name')?.text ?? '';
+        // `export LD_PRELOAD=…` affects every later command.
+        if (node.child(0)?.type !== 'local' && isDangerousEnv(name, value ?? literalWord(''))) {
+          this.opaque(`environment variable ${name} changes what programs run`);
+        }
+      }
       else if (c.type === 'variable_name') {
         // `local x` / `declare x` without a value: x is now empty in the function.
         if (node.child(0)?.type === 'local') scope.vars.delete(c.text);
@@ -636,6 +655,8 @@ export class Analyzer {
       else if (f === 'argument') args.push(c);
       else if (f === 'redirect' || c.type === 'herestring_redirect' || c.type === 'file_redirect' || c.type === 'heredoc_redirect') redirs.push(c);
       else if (c.type === 'variable_assignment') assigns.push(c);
+      // PowerShell `iex (iwr …)`: the grammar puts the parenthesised command inside this command.
+      else if (c.type === 'subshell') this.walk(c, cloneScope(scope), { stdin: 'tty' }, []);
       else if (c.isNamed) this.walkSubstitutions(c, scope);
     }
     redirs.push(...tail);
@@ -654,8 +675,10 @@ export class Analyzer {
     // Prefix assignments only affect the command's environment; their values may run substitutions.
     for (const a of assigns) {
       const v = a.childForFieldName('value');
-      if (v) evalSingle(v, this.wordEnv(scope), { assignment: true });
-      if (a.childForFieldName('name')?.text === 'HOME') this.opaque('HOME is overridden for a command');
+      const value = v ? evalSingle(v, this.wordEnv(scope), { assignment: true }) : undefined;
+      const name = a.childForFieldName('name')?.text ?? '';
+      if (name === 'HOME') this.opaque('HOME is overridden for a command');
+      else if (isDangerousEnv(name, value ?? literalWord(''))) this.opaque(`environment variable ${name} changes what programs run`);
     }
     const io2 = this.applyRedirects(redirs, scope, io, fds);
     const argv: WordValue[] = [];
@@ -681,15 +704,30 @@ export class Analyzer {
     return dispatch(this, argv, scope, io, opts);
   }
 
-  /** Calls a shell function defined earlier: its body runs in this shell (it can cd, set vars). */
-  callFunction(name: string, scope: Scope, io: Io): Outcome | null {
+  /**
+   * Calls a shell function defined earlier: its body runs in this shell (it can cd and set
+   * variables); its arguments are $1, $2… inside it and the caller's come back afterwards.
+   */
+  callFunction(name: string, scope: Scope, io: Io, args: readonly WordValue[] = []): Outcome | null {
     const body = scope.functions.get(name);
     if (!body || this.calling.has(name)) return body ? same(scope) : null;
+    const isParam = (k: string) => /^[1-9]\d*$/.test(k);
+    const saved = [...scope.vars].filter(([k]) => isParam(k));
+    const setParams = (s: Scope, params: ReadonlyArray<readonly [string, string]>) => {
+      for (const k of [...s.vars.keys()]) if (isParam(k)) s.vars.delete(k);
+      for (const [k, v] of params) s.vars.set(k, v);
+    };
+    const literal = args.every((a) => !a.dynamic && !a.glob);
+    setParams(scope, literal ? args.map((a, i) => [String(i + 1), a.text] as const) : []);
     this.calling.add(name);
     try {
-      return this.walk(body, scope, io, []);
+      const o = this.walk(body, scope, io, []);
+      setParams(o.ok, saved);
+      if (o.fail !== o.ok) setParams(o.fail, saved);
+      return o;
     } finally {
       this.calling.delete(name);
+      setParams(scope, saved);
     }
   }
 
@@ -757,7 +795,10 @@ export class Analyzer {
     const toStdin = fd === '0' || (fd === '' && op.startsWith('<'));
     let out = io;
     for (const d of dests) {
-      for (const w of this.words(d, scope)) {
+      const ws = this.words(d, scope);
+      // `> {a,b}.txt` expands to two words: bash reports "ambiguous redirect" and runs nothing.
+      if (ws.length > 1) continue;
+      for (const w of ws) {
         // fd duplication / closing: `2>&1`, `>&-`. Duplicating onto stdin (`0>&1`, `<&3`) makes
         // stdin some other stream (a socket in the classic reverse shell).
         if ((op === '>&' || op === '<&') && /^(\d+-?|-)$/.test(w.text) && !w.dynamic) {
@@ -841,7 +882,13 @@ export function analyzeShell(parser: ShellParser, command: string, ctx: ShellCon
     an.opaque('the command contains a NUL byte');
     text = text.slice(0, nul);
   }
-  an.analyzeText(text, scope);
+  try {
+    an.analyzeText(text, scope);
+  } catch (e) {
+    // Fail closed on anything unexpected (stack exhaustion on pathological input, wasm errors).
+    an.error(`analysis failed: ${(e as Error)?.message ?? String(e)}`);
+    an.opaque('the command could not be analysed');
+  }
   return an.result();
 }
 

@@ -31,9 +31,9 @@ export function dispatch(an: Analyzer, argv: WordValue[], scope: Scope, io: Io, 
   const cmd = displayName(full, an.platform);
   if (!opts.noFunctions && scope.functions.has(full)) {
     an.pushCommand(cmd);
-    return an.callFunction(full, scope, io) ?? same(scope);
+    return an.callFunction(full, scope, io, args) ?? same(scope);
   }
-  const entry = lookup(cmd, args, an.platform);
+  const entry = lookup(cmd, args, an.platform, io.stdin === 'pipe');
   const inv: Inv = { an, cmd, args, scope, io };
   if (!entry) {
     an.pushCommand(cmd);
@@ -54,7 +54,7 @@ function displayName(full: string, platform: Platform): string {
   return b === '' ? full : b;
 }
 
-function lookup(cmd: string, args: readonly WordValue[], platform: Platform): Entry | undefined {
+function lookup(cmd: string, args: readonly WordValue[], platform: Platform, piped: boolean): Entry | undefined {
   // Case-insensitive file systems (macOS, Windows) find `RM` as `rm`.
   let key = platform === 'linux' ? cmd : cmd.toLowerCase();
   if (/^[A-Za-z]+-[A-Za-z]+$/.test(cmd)) {
@@ -62,7 +62,7 @@ function lookup(cmd: string, args: readonly WordValue[], platform: Platform): En
     if (ps) return ps;
   }
   if (platform === 'win32') {
-    const alias = psAliasFor(key, args);
+    const alias = psAliasFor(key, args, piped);
     if (alias) return PS_CMDLETS.get(alias);
     const w = WIN_COMMANDS.get(key);
     if (w) return w;
@@ -76,6 +76,19 @@ function lookup(cmd: string, args: readonly WordValue[], platform: Platform): En
 
 const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
+/** Environment variables that make programs load or run other code. */
+const DANGEROUS_ENV = /^(LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|BASH_ENV|ENV|PROMPT_COMMAND|PERL5OPT|PERL5LIB|RUBYOPT|PYTHONSTARTUP|GIT_SSH|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXEC_PATH|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_DIR|GIT_WORK_TREE)$/;
+
+/**
+ * Does assigning `value` to the environment variable `name` make programs run other code?
+ * NODE_OPTIONS only when it preloads modules (`--max-old-space-size` is everyday use).
+ */
+export function isDangerousEnv(name: string, value: WordValue | undefined): boolean {
+  if (DANGEROUS_ENV.test(name)) return true;
+  if (name === 'NODE_OPTIONS') return !value || value.dynamic || /(^|\s)(-r|--require|--import|--loader|--experimental-loader)(\s|=|$)/.test(value.text);
+  return false;
+}
+
 /** Runs `rest` as a command in a child process (no shell functions, no effect on this shell). */
 function runChild(inv: Inv, rest: WordValue[], scope: Scope = inv.scope, io: Io = inv.io): void {
   if (rest.length === 0) return;
@@ -85,7 +98,10 @@ function runChild(inv: Inv, rest: WordValue[], scope: Scope = inv.scope, io: Io 
 function skipAssignments(inv: Inv, rest: WordValue[]): WordValue[] {
   let i = 0;
   while (i < rest.length && ASSIGNMENT.test(rest[i]!.dynamic ? rest[i]!.prefix : rest[i]!.text)) {
-    if (rest[i]!.text.startsWith('HOME=')) inv.an.opaque('HOME is overridden for a command');
+    const w = rest[i]!;
+    const name = (w.dynamic ? w.prefix : w.text).split('=')[0]!;
+    if (name === 'HOME') inv.an.opaque('HOME is overridden for a command');
+    else if (isDangerousEnv(name, sliceWord(w, name.length + 1))) inv.an.opaque(`environment variable ${name} changes what programs run`);
     i++;
   }
   return rest.slice(i);
@@ -287,7 +303,7 @@ register(CORE, ['setsid', 'unbuffer', 'catchsegv', 'pkexec', 'faketime'], (inv) 
 
 register(CORE, ['torsocks', 'proxychains', 'proxychains4', 'tsocks'], (inv) => {
   inv.an.net();
-  const p = parseOpts(inv.args, { short: 'fuaPi', posix: true });
+  const p = parseOpts(inv.args, { short: 'fuaP', posix: true });
   for (const f of values(p, '-f')) inv.an.read(f, inv.scope);
   runChild(inv, p.rest);
 }, true);
@@ -368,10 +384,59 @@ register(CORE, 'script', (inv) => {
   }
 });
 
+register(CORE, ['at', 'batch'], (inv) => {
+  const p = parseOpts(inv.args, { short: 'qft' });
+  if (has(p, '-l', '-d', '-r', '-c')) return; // list, remove, show jobs
+  inv.an.opaque(`${inv.cmd} schedules commands to run later`);
+  for (const f of values(p, '-f')) inv.an.read(f, inv.scope);
+  if (inv.io.script !== undefined) inv.an.runScript(inv.io.script, inv.scope, `${inv.cmd} job`);
+});
+
+register(CORE, 'screen', (inv) => {
+  const p = parseOpts(inv.args, { short: 'cehpsStTX', posix: true });
+  if (has(p, '-X')) inv.an.opaque('screen -X sends commands to a session');
+  if (p.rest.length) runChild(inv, p.rest);
+  else inv.an.pushCommand('screen');
+}, true);
+
+register(CORE, 'tmux', (inv) => {
+  const words = inv.args;
+  const sub = words.find((w) => !w.text.startsWith('-'));
+  if (!sub) return;
+  if (/^(send-keys|send|run-shell|run|source-file|source|pipe-pane|pipep|if-shell|if|command-prompt|confirm-before)$/.test(sub.text)) {
+    inv.an.opaque(`tmux ${sub.text} runs or types commands`);
+    return;
+  }
+  if (/^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw)$/.test(sub.text)) {
+    // The last operand, if any, is a shell command.
+    const rest = words.slice(words.indexOf(sub) + 1);
+    const p = parseOpts(rest, { short: 'ceFnstxyfl' });
+    const last = p.pos[p.pos.length - 1];
+    if (last && last.dynamic) inv.an.opaque('tmux command is not literal');
+    else if (last) inv.an.runScript(p.pos.map((w) => w.text).join(' '), inv.scope, 'tmux');
+  }
+});
+
+register(CORE, ['gdb', 'lldb'], (inv) => {
+  if (inv.args.some((w) => /^(-ex|-iex|-x|-ix|--eval-command|--init-eval-command|--command|-o|-O|-s|--one-line|--source)/.test(w.text))) {
+    inv.an.opaque(`${inv.cmd} runs debugger commands given on the command line`);
+  }
+  genericReads(inv, inv.args);
+});
+
+register(CORE, 'systemd-run', (inv) => {
+  inv.an.opaque('systemd-run starts the command as a separate service');
+  const p = parseOpts(inv.args, { short: 'HMpEu', long: ['unit', 'property', 'setenv', 'description', 'slice', 'on-calendar', 'on-active', 'on-boot', 'uid', 'gid', 'nice', 'working-directory', 'machine', 'host'], posix: true });
+  runChild(inv, p.rest);
+}, true);
+
 // ------------------------------------------------------------------------------------------
 // Shells and interpreters.
 
 const SHELLS = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yash', 'fish', 'csh', 'tcsh', 'posh'];
+
+/** Script paths that are really standard input. */
+const STDIN_FILES = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 
 function shellFromStdin(inv: Inv, label: string): void {
   if (inv.io.stdin === 'pipe' || inv.io.stdin === 'heredoc') {
@@ -412,7 +477,11 @@ register(CORE, SHELLS, (inv) => {
     const s = rest[0];
     if (!s) inv.an.error(`${inv.cmd} -c without a command string`);
     else if (s.dynamic) inv.an.opaque(`${inv.cmd} -c command string is not literal`);
-    else inv.an.runScript(s.text, inv.scope, `${inv.cmd} -c`);
+    else {
+      // `sh -c 'rm "$1"' _ FILE`: the words after the string become $0, $1…
+      const params = rest.slice(1);
+      inv.an.runScript(s.text, inv.scope, `${inv.cmd} -c`, allLiteral(params) ? params.map((w) => w.text) : undefined);
+    }
     return;
   }
   if (!fromStdin && rest.length > 0) return scriptFile(inv, rest[0]!, rest.slice(1));
@@ -421,6 +490,7 @@ register(CORE, SHELLS, (inv) => {
 
 /** `interp SCRIPT ARGS…`: the script is read (and run: a non-literal one is unknown code). */
 function scriptFile(inv: Inv, script: WordValue, args: readonly WordValue[], scope: Scope = inv.scope): void {
+  if (!script.dynamic && STDIN_FILES.has(script.text)) return shellFromStdin(inv, inv.cmd);
   if (script.dynamic) inv.an.opaque(`${inv.cmd} runs a script whose path is not literal`);
   inv.an.read(script, scope);
   genericReads({ ...inv, scope }, args);
@@ -574,7 +644,7 @@ register(CORE, 'php', (inv) => {
 });
 
 register(CORE, ['lua', 'luajit', 'osascript', 'Rscript', 'rscript'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'elsi', posix: true });
+  const p = parseOpts(inv.args, { short: 'els', posix: true });
   if (has(p, '-e')) return inline(inv, '-e');
   if (p.rest[0]) scriptFile(inv, p.rest[0], p.rest.slice(1));
   else programFromStdin(inv);
@@ -621,7 +691,6 @@ function awk(inv: Inv): void {
     if (prog.dynamic) inv.an.opaque(`${inv.cmd} program is not literal`);
     else if (AWK_SIDE_EFFECTS.test(prog.text)) inv.an.opaque(`${inv.cmd} program runs commands or writes files`);
   }
-  if (progFiles.length) inv.an.opaque(`${inv.cmd} runs a program file`);
   for (const o of p.opts) if ((o.name === '-o' || o.name === '-d' || o.name === '-p') && o.value && o.value.text) inv.an.write(o.value, inv.scope);
   const inPlace = values(p, '-i', '--include').some((w) => w.text === 'inplace' || w.text === 'inplace.awk');
   for (const f of files) {
@@ -631,6 +700,13 @@ function awk(inv: Inv): void {
     if (inPlace) inv.an.write(f, inv.scope);
   }
 }
+
+register(CORE, ['open', 'xdg-open', 'gio', 'sensible-browser', 'x-www-browser'], (inv) => {
+  for (const w of inv.args) {
+    if (!w.dynamic && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(w.text) && !/^file:/i.test(w.text)) inv.an.netWord(w, inv.cmd);
+    else if (!w.text.startsWith('-') && w.text !== 'open') inv.an.read(w, inv.scope);
+  }
+});
 
 // PowerShell Core runs on every platform.
 register(CORE, ['pwsh', 'powershell'], powershell);

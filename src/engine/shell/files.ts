@@ -253,7 +253,7 @@ reg(['mkfs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'parted', 'blkdiscard', 'mke
 });
 
 reg('split', (inv) => {
-  const p = parseOpts(inv.args, { short: 'abCdlnt', long: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator', 'filter'], flags: ['numeric-suffixes', 'hex-suffixes', 'elide-empty-files', 'unbuffered', 'verbose'] });
+  const p = parseOpts(inv.args, { short: 'abClnt', long: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator', 'filter'], flags: ['numeric-suffixes', 'hex-suffixes', 'elide-empty-files', 'unbuffered', 'verbose'] });
   if (has(p, '--filter')) inv.an.opaque('split --filter runs a shell command');
   const [input, prefix] = p.pos;
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
@@ -284,7 +284,6 @@ reg('sed', (inv) => {
     files = p.pos.slice(1);
   }
   for (const s of scripts) if (!s.dynamic && sedHasSideEffects(s.text)) an.opaque('sed script reads or writes other files or runs commands');
-  if (scriptFiles.length && !has(p, '--sandbox')) an.opaque('sed runs a script file');
   for (const f of files) {
     if (f.text === '-' && !f.dynamic) continue;
     an.read(f, scope);
@@ -571,7 +570,7 @@ const COMPRESSORS: Record<string, string> = {
 
 reg(Object.keys(COMPRESSORS), (inv) => {
   const { an } = inv;
-  const p = parseOpts(inv.args, { short: 'SoTbBLM', long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'rm', 'quiet', 'verbose', 'recursive', 'best', 'fast'] });
+  const p = parseOpts(inv.args, { short: 'SoTM', long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'rm', 'quiet', 'verbose', 'recursive', 'best', 'fast'] });
   const name = inv.cmd.toLowerCase();
   let suffix = COMPRESSORS[name] ?? '.gz';
   const s = lastValue(p, '-S', '--suffix');
@@ -612,11 +611,16 @@ function reader(names: string | readonly string[], spec: OptSpec, opts: { defaul
   });
 }
 
-reader(['cat', 'tac', 'rev', 'zcat', 'gzcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'expand', 'unexpand', 'fmt', 'fold', 'tsort', 'ptx', 'look', 'nroff', 'groff', 'iconv'],
-  { short: 'swtfWp', long: ['separator', 'width', 'tabs', 'from-code', 'to-code'] }, { writeOpts: [] });
+reader(['cat', 'rev', 'zcat', 'gzcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'tsort'], {});
+reader('tac', { short: 's', long: ['separator'] });
+reader(['expand', 'unexpand'], { short: 't', long: ['tabs'] });
+reader(['fmt', 'fold'], { short: 'wpgd', long: ['width', 'prefix', 'goal'] });
+reader('iconv', { short: 'fto', long: ['from-code', 'to-code', 'output'] }, { writeOpts: ['-o', '--output'] });
+reader(['look', 'ptx', 'nroff', 'groff'], { short: 'tTmMrPFwgSbioW' });
 reader(['head', 'tail'], { short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] }, { plusOpts: true });
 reader('nl', { short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] });
-reader(['less', 'more', 'most', 'pg'], { short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'tag', 'tag-file', 'pattern', 'prompt', 'shift', 'tabs', 'window', 'max-back-scroll', 'max-forw-scroll'] }, { writeOpts: ['-o', '-O', '--log-file', '--LOG-FILE'], plusOpts: true });
+reader('less', { short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'tag', 'tag-file', 'pattern', 'prompt', 'shift', 'tabs', 'window', 'max-back-scroll', 'max-forw-scroll'] }, { writeOpts: ['-o', '-O', '--log-file', '--LOG-FILE'], plusOpts: true });
+reader(['more', 'most', 'pg'], { short: 'n', long: ['lines'] }, { plusOpts: true });
 reader('cut', { short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] });
 reader('sort', { short: 'kotSTy', long: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'files0-from', 'batch-size', 'random-source', 'sort', 'compress-program'] }, { writeOpts: ['-o', '--output'], readOpts: ['--files0-from', '--random-source'] });
 reg('uniq', (inv) => {
@@ -627,19 +631,23 @@ reg('uniq', (inv) => {
 });
 reader(['wc', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum', 'md5', 'lsattr', 'getfacl', 'namei', 'realpath', 'readlink'],
   { short: 'aN', long: ['files0-from', 'algorithm'] }, { readOpts: ['--files0-from'] });
-reader(['comm', 'paste', 'join'], { short: 'dst12jeo', long: ['delimiters', 'output-delimiter', 'field-separator'] });
-reader(['pr', 'column'], { short: 'hlwoNsSeciWnHtTcR', long: ['header', 'length', 'width', 'separator', 'output-separator', 'table-columns', 'table-name'] });
+reader('comm', { long: ['output-delimiter'] });
+reader('paste', { short: 'd', long: ['delimiters'] });
+reader('join', { short: '12jteoav', long: ['field-separator'] });
+reader('pr', { short: 'hlwoNW', long: ['header', 'length', 'width', 'indent', 'first-line-number', 'page-width'] });
+reader('column', { short: 'scoNWHRTEl', long: ['separator', 'output-width', 'output-separator', 'table-columns', 'table-name', 'table-wrap', 'table-hide', 'table-right', 'table-truncate', 'table-noextreme'] });
 reader(['base64', 'base32', 'basenc'], { short: 'w', long: ['wrap'] });
 reg('xxd', (inv) => {
-  const p = parseOpts(inv.args, { short: 'cglosnCR', long: ['cols', 'groupsize', 'len', 'seek', 'name'] });
+  const p = parseOpts(inv.args, { short: 'cglosnR', long: ['cols', 'groupsize', 'len', 'seek', 'name'] });
   const [input, output] = p.pos;
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
 });
-reader(['od', 'hexdump', 'hd'], { short: 'AjNStwefns', long: ['address-radix', 'skip-bytes', 'read-bytes', 'strings', 'format', 'width'] }, { readOpts: ['-f'] });
+reader('od', { short: 'AjNSt', shortOpt: 'w', long: ['address-radix', 'skip-bytes', 'read-bytes', 'format'] });
+reader(['hexdump', 'hd'], { short: 'efns' }, { readOpts: ['-f'] });
 reader('strings', { short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'target', 'output-separator'] });
 reader('file', { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, { readOpts: ['-m', '--magic-file', '-f', '--files-from'] });
-reader('stat', { short: 'ct', long: ['format', 'printf', 'cached'] });
+reader('stat', { short: 'c', long: ['format', 'printf', 'cached'] });
 reader(['shuf'], { short: 'noi', long: ['head-count', 'output', 'input-range', 'random-source'] }, { writeOpts: ['-o', '--output'], readOpts: ['--random-source'] });
 reader(['bat', 'batcat'], { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'theme', 'style', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] });
 reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] }, { defaultDir: true });
@@ -726,7 +734,7 @@ reg('jq', (inv) => {
 });
 
 reg(['yq'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'opIe', long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'], flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'] });
+  const p = parseOpts(inv.args, { short: 'opI', long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'], flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'] });
   let pos = p.pos;
   if (pos[0] && ['eval', 'e', 'eval-all', 'ea'].includes(pos[0].text)) pos = pos.slice(1);
   const fromFile = values(p, '--from-file');
@@ -783,7 +791,7 @@ reg('openssl', (inv) => {
 
 reg('ssh-keygen', (inv) => {
   const { an, scope } = inv;
-  const p = parseOpts(inv.args, { short: 'aabCEfFGIJjKmMnNOPrRsStTVwYzZ' });
+  const p = parseOpts(inv.args, { short: 'abCEfFGIJjmMnNOPrRsStTVwYzZ' });
   const f = lastValue(p, '-f');
   const readOnly = has(p, '-l', '-y', '-F', '-L', '-B', '-D', '-Q', '-e', '-k', '-H') && !has(p, '-R');
   if (has(p, '-R')) {
@@ -815,7 +823,7 @@ reg('crontab', (inv) => {
 });
 
 reg(['make', 'gmake'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'CfIjlLoOWE', long: ['directory', 'file', 'makefile', 'include-dir', 'jobs', 'load-average', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'output-sync'] });
+  const p = parseOpts(inv.args, { short: 'CfIjloOWE', long: ['directory', 'file', 'makefile', 'include-dir', 'jobs', 'load-average', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'output-sync'] });
   for (const f of values(p, '-f', '--file', '--makefile')) inv.an.read(f, inv.scope);
   if (has(p, '-E', '--eval')) inv.an.opaque('make --eval runs makefile code given on the command line');
   genericReads(inv, p.pos);

@@ -152,7 +152,7 @@ reg('wget', (inv) => {
 });
 
 reg(['http', 'https', 'xh', 'xhs', 'httpie'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'aAovh', long: ['auth', 'auth-type', 'output', 'session', 'session-read-only', 'verify', 'cert', 'cert-key', 'proxy', 'timeout', 'print', 'pretty', 'style', 'format-options', 'max-redirects', 'ssl', 'ciphers', 'default-scheme', 'unix-socket'] });
+  const p = parseOpts(inv.args, { short: 'aAo', long: ['auth', 'auth-type', 'output', 'session', 'session-read-only', 'verify', 'cert', 'cert-key', 'proxy', 'timeout', 'print', 'pretty', 'style', 'format-options', 'max-redirects', 'ssl', 'ciphers', 'default-scheme', 'unix-socket'] });
   let pos = p.pos;
   if (pos[0] && /^[A-Z]+$/.test(pos[0].text)) pos = pos.slice(1);
   const [url, ...items] = pos;
@@ -291,6 +291,7 @@ reg('ssh-copy-id', (inv) => {
 reg('scp', (inv) => {
   const { an, scope } = inv;
   const p = parseOpts(inv.args, { short: 'cFiJloPSDX' });
+  if (has(p, '-S')) an.opaque('scp -S runs another program for the connection');
   for (const f of values(p, '-i', '-F')) an.read(f, scope);
   sshOptions(inv, values(p, '-o'));
   for (const j of values(p, '-J')) an.netWord(j, 'scp jump host');
@@ -303,12 +304,13 @@ reg('scp', (inv) => {
     if (remote(s)) an.net(hostOf(s));
     else {
       an.read(s, scope);
-      if (s.dynamic) an.net();
+      // A non-literal operand may name a remote host.
+      if (s.dynamic) an.netWord(s, 'scp');
     }
   }
   if (remote(dst)) an.net(hostOf(dst));
   else {
-    an.net();
+    if (dst.dynamic) an.netWord(dst, 'scp');
     an.write(dst, scope);
     for (const s of srcs) {
       const name = remote(s) ? literalWord(s.text.slice(s.text.indexOf(':') + 1)) : s;
@@ -321,6 +323,7 @@ reg('scp', (inv) => {
 reg('sftp', (inv) => {
   const p = parseOpts(inv.args, { short: 'BbcDFiJloPRSsX' });
   inv.an.net();
+  if (has(p, '-S', '-D')) inv.an.opaque('sftp -S/-D runs another program for the connection');
   for (const f of values(p, '-b', '-i', '-F')) if (f.text !== '-') inv.an.read(f, inv.scope);
   sshOptions(inv, values(p, '-o'));
   const dest = p.pos[0];
@@ -330,8 +333,10 @@ reg('sftp', (inv) => {
   if (!values(p, '-b').length) inv.an.opaque('sftp runs transfer commands from stdin');
 });
 
+const LOGIN_VALUED: Record<string, string> = { lftp: 'pueEfc', telnet: 'lenbX', ftp: 'P', tftp: 'P', ncftp: 'uPp', rlogin: 'l', rsh: 'l' };
+
 reg(['ftp', 'tftp', 'lftp', 'telnet', 'ncftp', 'rlogin', 'rsh'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'pupPlceEf' });
+  const p = parseOpts(inv.args, { short: LOGIN_VALUED[inv.cmd.toLowerCase()] ?? '' });
   inv.an.net();
   if (has(p, '-c', '-e', '-E') && inv.cmd === 'lftp') inv.an.opaque('lftp runs transfer commands from its arguments');
   const [host, port] = p.pos;
@@ -417,15 +422,15 @@ function hostTool(names: readonly string[], short: string): void {
 
 hostTool(['dig'], 'bcfkpqtxy');
 hostTool(['nslookup', 'host', 'whois'], 'tcWRmNph');
-hostTool(['ping', 'ping6', 'arping', 'fping'], 'ciIstWwplMQmSFTr');
-hostTool(['traceroute', 'traceroute6', 'tracepath', 'mtr', 'tcptraceroute'], 'fimNpqstwzAgMFcDPo');
+hostTool(['ping', 'ping6', 'arping', 'fping'], 'ciIstWwplMQmSFT');
+hostTool(['traceroute', 'traceroute6', 'tracepath', 'mtr', 'tcptraceroute'], 'fimNpqstwzgMcPo');
 hostTool(['nmap', 'masscan', 'hping3', 'zmap'], 'poiDeSgMsB');
 
 // ------------------------------------------------------------------------------------------
 // git.
 
 /** `git -c key=value` settings that make git run a command. */
-const GIT_COMMAND_KEYS = /^(core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy)|alias\..*|.*\.(command|cmd|helper|program|textconv|clean|smudge|process)|sequence\.editor|gpg\.program|credential\.helper|uploadpack\..*|protocol\..*\.allow|include\.path|includeif\..*)$/i;
+const GIT_COMMAND_KEYS = /^(core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|worktree)|alias\..*|.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|external|uploadpack|receivepack|proxycommand)|sequence\.editor|gpg\.program|credential\.helper|uploadpack\..*|protocol\..*\.allow|include\.path|includeif\..*|url\..*\.insteadof|url\..*\.pushinsteadof)$/i;
 
 function gitConfigCheck(inv: Inv, setting: WordValue): void {
   if (setting.dynamic) return void inv.an.opaque('git -c setting is not literal');
@@ -682,7 +687,7 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     for (const f of p.pos) g.inv.an.read(f, g.scope);
   },
   commit(g) {
-    const p = parseOpts(g.rest, { short: 'mFcCtS', long: ['message', 'file', 'reedit-message', 'reuse-message', 'fixup', 'squash', 'author', 'date', 'template', 'cleanup', 'trailer', 'pathspec-from-file', 'gpg-sign'] });
+    const p = parseOpts(g.rest, { short: 'mFcCt', long: ['message', 'file', 'reedit-message', 'reuse-message', 'fixup', 'squash', 'author', 'date', 'template', 'cleanup', 'trailer', 'pathspec-from-file', 'gpg-sign'] });
     for (const f of values(p, '-F', '--file', '-t', '--template', '--pathspec-from-file')) if (f.text !== '-') g.inv.an.read(f, g.scope);
   },
   diff(g) {
@@ -763,3 +768,106 @@ reg('pacman', (inv) => {
 });
 
 reg('pip3', (inv) => NET_COMMANDS.get('pip')!.fn({ ...inv, cmd: 'pip' }));
+
+// ------------------------------------------------------------------------------------------
+// Containers: bind mounts give the container the host path (read-write unless `:ro`).
+
+reg(['docker', 'podman', 'nerdctl'], (inv) => {
+  const { an, scope } = inv;
+  const args = inv.args;
+  const subIdx = args.findIndex((w) => !w.text.startsWith('-'));
+  const sub = args[subIdx]?.text ?? '';
+  if (['pull', 'push', 'login', 'search'].includes(sub)) an.net();
+  if (sub === 'cp') {
+    const ops = args.slice(subIdx + 1).filter((w) => !w.text.startsWith('-'));
+    const [src, dst] = ops;
+    const inContainer = (w: WordValue) => !w.dynamic && /^[\w.-]+:/.test(w.text) && !/^[A-Za-z]:[\\/]/.test(w.text);
+    if (src && !inContainer(src)) an.read(src, scope);
+    if (dst && !inContainer(dst)) an.write(dst, scope);
+    return;
+  }
+  if (sub === 'run' || sub === 'create') {
+    const rest = args.slice(subIdx + 1);
+    for (let i = 0; i < rest.length; i++) {
+      const t = rest[i]!.text;
+      let spec: WordValue | undefined;
+      if (t === '-v' || t === '--volume' || t === '--mount') spec = rest[++i];
+      else if (t.startsWith('--volume=') || t.startsWith('--mount=')) spec = sliceWord(rest[i]!, t.indexOf('=') + 1);
+      else if (t.startsWith('-v') && t.length > 2 && !t.startsWith('--')) spec = sliceWord(rest[i]!, 2);
+      if (!spec) continue;
+      let host: string | undefined;
+      let ro = false;
+      if (spec.text.includes('source=') || spec.text.includes('src=') || spec.text.includes('type=')) {
+        const kv = Object.fromEntries(spec.text.split(',').map((p) => [p.split('=')[0]!, p.split('=').slice(1).join('=')]));
+        if (kv['type'] === 'bind' || kv['type'] === undefined) host = kv['source'] ?? kv['src'];
+        ro = 'readonly' in kv || 'ro' in kv || kv['readonly'] === 'true';
+      } else {
+        const parts = spec.text.split(':');
+        // C:\x:/data on Windows: rejoin the drive letter.
+        if (parts.length > 2 && /^[A-Za-z]$/.test(parts[0]!)) parts.splice(0, 2, parts[0] + ':' + parts[1]);
+        if (parts.length >= 2 && /^[/.~]|^[A-Za-z]:/.test(parts[0]!)) host = parts[0];
+        ro = parts.slice(2).some((o) => o.split(',').includes('ro'));
+      }
+      if (spec.dynamic && !spec.prefix.includes(':')) {
+        // `-v "$(pwd)":/app`: the host side is not literal.
+        an.opaque(`${inv.cmd} mounts a host path that is not literal (\`${clip(spec.raw, 40)}\`)`);
+        continue;
+      }
+      if (host === undefined) continue;
+      const w = literalWord(host.replace(/^~(?=\/|$)/, scope.home ?? '~'));
+      if (ro) an.read(w, scope);
+      else an.write(w, scope);
+    }
+    // The rest (image, container command and its paths) runs inside the container.
+    return;
+  }
+  genericReads(inv, args.filter((w) => !/^[^-].*:/.test(w.text) || /^[A-Za-z]:[\\/]/.test(w.text)));
+});
+
+// ------------------------------------------------------------------------------------------
+// Database clients: a host option means a network connection.
+
+reg(['psql', 'mysql', 'mariadb', 'redis-cli', 'mongosh', 'mongo', 'pg_dump', 'mysqldump', 'clickhouse-client'], (inv) => {
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (t === '-h' || t === '--host') {
+      const h = args[++i];
+      if (h) inv.an.netWord(h, inv.cmd);
+    } else if (t.startsWith('--host=')) inv.an.netWord(sliceWord(w, 7), inv.cmd);
+    else if (/^(postgres(ql)?|mysql|mongodb(\+srv)?|rediss?):\/\//.test(t) || w.dynamic && /^(postgres|mysql|mongodb|redis)/.test(w.prefix)) inv.an.netWord(w, inv.cmd);
+    else if (t === '-f' || t === '--file') {
+      const f = args[++i];
+      if (f) inv.an.read(f, inv.scope);
+    } else if (t === '-o' || t === '--output' || t === '--result-file') {
+      const f = args[++i];
+      if (f) inv.an.write(f, inv.scope);
+    }
+  }
+});
+
+const SQLITE_VALUED = new Set(['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap', 'escape']);
+
+reg(['sqlite3', 'sqlite'], (inv) => {
+  // sqlite3 options are single-dash words (`-cmd X`, `-init FILE`, `-csv`).
+  const ops: WordValue[] = [];
+  const cmds: WordValue[] = [];
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const name = w.dynamic ? '' : w.text.replace(/^--?/, '');
+    if (w.text.startsWith('-') && !w.dynamic) {
+      if (!SQLITE_VALUED.has(name)) continue;
+      const v = args[++i];
+      if (v && name === 'init') inv.an.read(v, inv.scope);
+      if (v && name === 'cmd') cmds.push(v);
+      continue;
+    }
+    ops.push(w);
+  }
+  const [db, ...sql] = ops;
+  if (db && db.text !== ':memory:') inv.an.write(db, inv.scope);
+  // Dot-commands can run shell commands (.shell/.system) and read or write any file.
+  if ([...sql, ...cmds].some((w) => w.dynamic || /(^|\n|;)\s*\.[a-z]/.test(w.text))) inv.an.opaque(`${inv.cmd} dot-commands can run commands and touch other files`);
+});

@@ -249,10 +249,12 @@ const PS_ALIASES: Record<string, string> = {
 };
 const PS_ONLY_ALIASES = new Set(['ri', 'cpi', 'mi', 'rni', 'sc', 'ac', 'clc', 'gc', 'gci', 'iwr', 'irm', 'ni', 'iex', 'saps', 'sls', '%', 'foreach', '?', 'icm', 'epcsv', 'ipcsv', 'gi', 'sp', 'ii', 'start']);
 
-export function psAliasFor(key: string, args: readonly WordValue[]): string | undefined {
+export function psAliasFor(key: string, args: readonly WordValue[], piped: boolean): string | undefined {
   const target = PS_ALIASES[key];
   if (!target) return undefined;
   if (PS_ONLY_ALIASES.has(key)) return target;
+  // `ls | rm` in PowerShell removes whatever the pipeline delivers.
+  if (piped && args.every((w) => !w.dynamic && w.text.startsWith('-'))) return target;
   const spec = SPECS[target];
   if (!spec) return undefined;
   const names = new Set([...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES]);

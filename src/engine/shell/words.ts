@@ -40,6 +40,7 @@ export interface WordEnv {
 type Piece = { s: string; q: boolean } | { dyn: true };
 
 const MAX_BRACE_RESULTS = 256;
+const MAX_BRACE_WORD = 2048;
 
 export function literalWord(text: string): WordValue {
   return { text, raw: text, dynamic: false, glob: false, prefix: text, stop: null };
@@ -125,7 +126,8 @@ function collect(node: Node, env: WordEnv, out: Piece[], inDouble: boolean): voi
     case 'simple_expansion': {
       const nameNode = node.namedChildren[0];
       const name = nameNode ? nameNode.text : '';
-      const v = nameNode?.type === 'variable_name' ? varValue(name, env) : undefined;
+      // `$1`…`$9` are known inside `sh -c STRING ARGS…`; `$@`, `$*`, `$#`, `$?`… never are.
+      const v = nameNode?.type === 'variable_name' || (nameNode?.type === 'special_variable_name' && /^\d$/.test(name)) ? varValue(name, env) : undefined;
       pushVar(out, v, inDouble);
       return;
     }
@@ -140,7 +142,14 @@ function collect(node: Node, env: WordEnv, out: Piece[], inDouble: boolean): voi
       }
       return;
     }
-    case 'command_substitution':
+    case 'command_substitution': {
+      env.walkNested(node);
+      // `$(pwd)` is the working directory, when it is known.
+      const pwd = isPwdSubstitution(node) ? env.pwd() : undefined;
+      if (pwd !== undefined) pushLit(out, pwd, inDouble || !/\s/.test(pwd));
+      else out.push({ dyn: true });
+      return;
+    }
     case 'process_substitution':
     case 'arithmetic_expansion':
       env.walkNested(node);
@@ -184,10 +193,21 @@ function collect(node: Node, env: WordEnv, out: Piece[], inDouble: boolean): voi
   }
 }
 
+/** `$(pwd)` with nothing else inside. */
+function isPwdSubstitution(node: Node): boolean {
+  const inner = node.namedChildren;
+  if (inner.length !== 1 || inner[0]!.type !== 'command') return false;
+  const cmd = inner[0]!;
+  return cmd.namedChildCount === 1 && cmd.namedChildren[0]!.type === 'command_name' && cmd.namedChildren[0]!.text === 'pwd';
+}
+
+/** Walks the substitutions inside an unknown expansion (iteratively: nesting can be deep). */
 function walkChildren(node: Node, env: WordEnv): void {
-  for (const c of node.namedChildren) {
+  const stack: Node[] = node.namedChildren.reverse();
+  while (stack.length) {
+    const c = stack.pop()!;
     if (c.type === 'command_substitution' || c.type === 'process_substitution') env.walkNested(c);
-    else if (c.namedChildCount > 0) walkChildren(c, env);
+    else if (c.namedChildCount > 0) stack.push(...c.namedChildren.reverse());
   }
 }
 
@@ -418,6 +438,11 @@ function braceExpand(pieces: Piece[], env: WordEnv): Piece[][] {
   for (const p of pieces) {
     if ('s' in p) for (const c of p.s) units.push({ c, q: p.q });
     else units.push({ dyn: true });
+  }
+  // Expansion copies the word per alternative: keep it to words of a sane size.
+  if (units.length > MAX_BRACE_WORD) {
+    env.note('brace expansion in a very long word');
+    return [[{ dyn: true }]];
   }
   const results: Unit[][] = [];
   const ok = expandUnits(units, results);
