@@ -25,7 +25,7 @@ bw_log() { printf '[bulwark %s] %s\n' "$(date +%T)" "$*"; }
 bw_quiet() { # bw_quiet LOGNAME cmd...
   local logf="$BW_E2E/logs/$1.log"; shift
   mkdir -p "$BW_E2E/logs"
-  if "$@" >"$logf" 2>&1 </dev/null; then return 0; fi
+  "$@" >"$logf" 2>&1 </dev/null && return 0
   local rc=$?
   bw_log "FAILED ($rc): $* -- last lines of $logf:"; tail -n 40 "$logf" | sed 's/^/    /'
   return "$rc"
