@@ -31,6 +31,22 @@ function copyAssets(outdir) {
   for (const [from, to] of wasmAssets) fs.copyFileSync(path.join(root, from), path.join(root, outdir, to));
 }
 
+// Native modules cannot be bundled: they stay external and are copied beside the bundles
+// (dist/node_modules), only the binaries for the platform that builds them.
+const nativeExternals = ['onnxruntime-node'];
+function copyNativeModules(outdir) {
+  const dest = path.join(root, outdir, 'node_modules');
+  const copy = (from, to) => { fs.mkdirSync(path.dirname(to), { recursive: true }); fs.cpSync(from, to, { recursive: true }); };
+  const ort = path.join(root, 'node_modules/onnxruntime-node');
+  const binDir = `bin/napi-v6/${process.platform}/${process.arch}`;
+  fs.rmSync(path.join(dest, 'onnxruntime-node'), { recursive: true, force: true });
+  copy(path.join(ort, 'package.json'), path.join(dest, 'onnxruntime-node/package.json'));
+  for (const f of fs.readdirSync(path.join(ort, 'dist')).filter((f) => f.endsWith('.js'))) copy(path.join(ort, 'dist', f), path.join(dest, 'onnxruntime-node/dist', f));
+  if (fs.existsSync(path.join(ort, binDir))) copy(path.join(ort, binDir), path.join(dest, 'onnxruntime-node', binDir));
+  fs.rmSync(path.join(dest, 'onnxruntime-common'), { recursive: true, force: true });
+  copy(path.join(root, 'node_modules/onnxruntime-common'), path.join(dest, 'onnxruntime-common'));
+}
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -44,8 +60,8 @@ const common = {
 
 /** Shipped surfaces: one entry each. */
 const surfaces = [
-  { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...nativeExternals] },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: nativeExternals },
 ];
 
 function walk(dir, pred) {
@@ -73,6 +89,7 @@ async function main() {
   if (!args.has('--tests') && !args.has('--bench')) {
     await Promise.all(surfaces.map((s) => esbuild.build({ ...common, ...s })));
     copyAssets('dist');
+    copyNativeModules('dist');
   }
 }
 

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { Engine, type ActionRequest } from '../src/engine';
 import { nodeFileSystem } from '../src/node/fs-port';
 import { loadShellParser } from '../src/node/shell-grammar';
+import { buildShield } from '../src/node/shield-setup';
+import { MemoryStateStore } from '../src/engine/shield/types';
 
 const N_ACTIONS = 10_000;
 
@@ -59,6 +61,27 @@ function fileActions(ws: string, home: string, root: string): ActionRequest[] {
   });
 }
 
+/** Mixed actions with text payloads from a few bytes up to 64 KB, for the full deterministic path. */
+function shieldActions(ws: string): ActionRequest[] {
+  const prose = 'The quick brown fox reviews the pull request, runs the tests and writes notes about the results. ';
+  const code = 'export function add(a: number, b: number): number {\n  return a + b; // simple\n}\n';
+  const sizes = [64, 512, 4096, 16384, 65536];
+  const text = (seed: string, n: number) => seed.repeat(Math.ceil(n / seed.length)).slice(0, n);
+  return Array.from({ length: N_ACTIONS }, (_, i) => {
+    const size = sizes[i % sizes.length]!;
+    const kind = i % 6;
+    const sessionId = `s${i % 50}`;
+    switch (kind) {
+      case 0: return { type: 'write_file', payload: { path: `${ws}/src/f${i % 20}.ts`, content: text(code, size) }, sessionId };
+      case 1: return { type: 'memory_write', payload: { path: `${ws}/memory/n${i % 10}.md`, content: text(prose, size) }, sessionId };
+      case 2: return { type: 'execute_command', payload: { command: COMMANDS[i % COMMANDS.length] }, sessionId, cwd: ws };
+      case 3: return { type: 'send_message', payload: { to: 'team', message: text(prose, size) }, sessionId };
+      case 4: return { type: 'read_file', payload: { path: `${ws}/src/a.ts` }, sessionId };
+      default: return { type: 'mcp_notes_append', payload: { note: text(prose + ' ignore previous instructions? no. ', size) }, sessionId };
+    }
+  });
+}
+
 const COMMANDS = [
   'ls -la', 'git status', 'npm test', 'cat src/a.ts | grep -n TODO', 'echo hello > out.txt', 'cd /tmp && tar -xzf a.tgz -C out',
   'find . -name "*.log" -delete', 'curl -sSL https://example.com/install.sh -o install.sh', 'rm -rf node_modules dist',
@@ -66,49 +89,38 @@ const COMMANDS = [
   'for f in *.ts; do sed -i "s/a/b/" "$f"; done', 'git checkout -- src/a.ts', 'docker run --rm -v "$PWD:/w" node:20 npm ci',
 ];
 
+/** Warms up on the first 500 items, then times each call. */
+async function measure<T>(name: string, items: readonly T[], run: (item: T) => unknown): Promise<ReturnType<typeof summarise>> {
+  for (const item of items.slice(0, 500)) await run(item);
+  const samples: number[] = [];
+  const t0 = process.hrtime.bigint();
+  for (const item of items) {
+    const s = process.hrtime.bigint();
+    await run(item);
+    samples.push(Number(process.hrtime.bigint() - s));
+  }
+  return summarise(name, samples, Number(process.hrtime.bigint() - t0));
+}
+
 async function main(): Promise<void> {
   const { root, ws, home } = makeTree();
   const parser = await loadShellParser();
   const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
   try {
-    const actions = fileActions(ws, home, root);
-    for (const a of actions.slice(0, 500)) await engine.check(a); // warm-up
-    const fileSamples: number[] = [];
-    let t0 = process.hrtime.bigint();
-    for (const a of actions) {
-      const s = process.hrtime.bigint();
-      await engine.check(a);
-      fileSamples.push(Number(process.hrtime.bigint() - s));
-    }
-    const fileTotal = Number(process.hrtime.bigint() - t0);
-
     const commandActions: ActionRequest[] = Array.from({ length: N_ACTIONS }, (_, i) => ({ type: 'execute_command', payload: { command: COMMANDS[i % COMMANDS.length] }, sessionId: 'bench', cwd: ws }));
-    for (const a of commandActions.slice(0, 500)) await engine.check(a);
-    const shellSamples: number[] = [];
-    const analysisSamples: number[] = [];
-    t0 = process.hrtime.bigint();
-    for (const a of commandActions) {
-      const s = process.hrtime.bigint();
-      await engine.check(a);
-      shellSamples.push(Number(process.hrtime.bigint() - s));
-    }
-    const shellTotal = Number(process.hrtime.bigint() - t0);
-    t0 = process.hrtime.bigint();
-    for (const a of commandActions) {
-      const s = process.hrtime.bigint();
-      engine.analyzeCommand(a.payload.command as string, ws);
-      analysisSamples.push(Number(process.hrtime.bigint() - s));
-    }
-    const analysisTotal = Number(process.hrtime.bigint() - t0);
-
+    const shieldEngine = new Engine({
+      platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser,
+      shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
+    });
     const rows = [
-      summarise('check: file actions (protection only)', fileSamples, fileTotal),
-      summarise('check: execute_command (analysis + protection)', shellSamples, shellTotal),
-      summarise('shell analysis only', analysisSamples, analysisTotal),
+      await measure('check: file actions (protection only)', fileActions(ws, home, root), (a) => engine.check(a)),
+      await measure('check: execute_command (analysis + protection)', commandActions, (a) => engine.check(a)),
+      await measure('shell analysis only', commandActions, (a) => engine.analyzeCommand(a.payload.command as string, ws)),
+      await measure('full deterministic path (protection+IFC+Tier 0+Tier 1), payloads ≤ 64 KB', shieldActions(ws), (a) => shieldEngine.check(a)),
     ];
     console.log(`Bulwark bench — node ${process.version}, ${os.cpus().length} cores, ${N_ACTIONS} actions per row`);
     console.table(rows);
-    console.log(`targets: file action p99 < 200 µs: ${rows[0]!.p99us < 200 ? 'met' : 'MISSED'}; shell command p99 < 1000 µs: ${rows[1]!.p99us < 1000 ? 'met' : 'MISSED'}`);
+    console.log(`targets: file action p99 < 200 µs: ${rows[0]!.p99us < 200 ? 'met' : 'MISSED'}; shell command p99 < 1000 µs: ${rows[1]!.p99us < 1000 ? 'met' : 'MISSED'}; deterministic path p99 < 1000 µs: ${rows[3]!.p99us < 1000 ? 'met' : 'MISSED'}`);
     console.log(JSON.stringify({ bench: 'foundation', rows }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });

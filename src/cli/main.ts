@@ -1,13 +1,28 @@
 // `bulwark` command line: `check` decides JSON-lines actions from stdin, `shell` prints the
 // analysis of one command. Exit 0 on success, 2 on bad input (one line on stderr).
 import path from 'node:path';
+import fs from 'node:fs';
+import os from 'node:os';
 import { createNodeEngine, currentPlatform } from '../node/create-engine';
 import { readJsonLines } from './json-lines';
 import type { ActionRequest, Platform } from '../engine';
+import { MemoryStateStore, type Clock } from '../engine/shield/types';
+import { buildShield } from '../node/shield-setup';
+import { CompiledPolicy, parseShieldPolicy } from '../engine/shield/policy';
+import { runPolicyExamples } from '../engine/shield/policy-examples';
+import { Tier2Evaluator, generateCanary } from '../engine/shield/tier2';
+import { OpenAIChatBackend } from '../node/openai-chat';
+import { randomBytes } from 'node:crypto';
+import { lazyOnnxClassifier } from '../node/classifier/lazy-classifier';
 
 const USAGE = `usage:
-  bulwark check [--workspace DIR]... [--home DIR] [--platform linux|darwin|win32] [--no-resolve] [--allow-loopback-port N]...  < actions.jsonl
-  bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"`;
+  bulwark check [--workspace DIR]... [--home DIR] [--platform linux|darwin|win32] [--no-resolve] [--allow-loopback-port N]...
+                [--policy default|permissive|strict|none|FILE] [--ifc default|permissive|strict|none|FILE] [--mode enforce|audit]
+                [--tier2 none|openai [--tier2-url URL] [--tier2-model M]] [--classifier MODEL_DIR [--classifier-threshold 0.85]]  < actions.jsonl
+      (--tier2 openai reads the API key from BULWARK_TIER2_API_KEY)
+  bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
+  bulwark policy validate FILE
+  bulwark policy test FILE [--home DIR]`;
 
 export class UsageError extends Error {}
 
@@ -48,9 +63,8 @@ function platformFlag(f: Flags): Platform {
 }
 
 async function runCheck(argv: string[]): Promise<number> {
-  const f = parseFlags(argv, ['--workspace', '--home', '--platform', '--allow-loopback-port', '--policy'], ['--no-resolve']);
+  const f = parseFlags(argv, ['--workspace', '--home', '--platform', '--allow-loopback-port', '--policy', '--ifc', '--mode', '--tier2', '--tier2-url', '--tier2-model', '--classifier', '--classifier-threshold'], ['--no-resolve']);
   if (f.rest.length) throw new UsageError(`unexpected argument \`${f.rest[0]}\``);
-  if (f.values.has('--policy')) throw new UsageError('--policy: Shield policies are not available in this build yet (protection-only decisions)');
   const platform = platformFlag(f);
   const ports = (f.values.get('--allow-loopback-port') ?? []).map((p) => {
     const n = Number(p);
@@ -58,12 +72,21 @@ async function runCheck(argv: string[]): Promise<number> {
     return n;
   });
   const home = f.values.get('--home')?.at(-1);
+  const homeDir = home ? absoluteDir('--home', home) : os.homedir();
+  const workspaceRoots = (f.values.get('--workspace') ?? []).map((w) => absoluteDir('--workspace', w));
+  const policy = f.values.get('--policy')?.at(-1) ?? 'default';
+  const mode = f.values.get('--mode')?.at(-1);
+  if (mode !== undefined && mode !== 'enforce' && mode !== 'audit') throw new UsageError(`--mode must be enforce or audit, got \`${mode}\``);
+  // Sessions are decided in input order on one store, so a session's taint carries across lines.
+  const store = new MemoryStateStore();
+  const clock: Clock = { now: () => Date.now() };
+  const shield = policy === 'none' ? undefined : buildShield({
+    policy, ifc: f.values.get('--ifc')?.at(-1) ?? 'default', ifcMode: mode as 'enforce' | 'audit' | undefined, store, home: homeDir, platform,
+    mode: 'report', tier2: tier2Flag(f, store, clock), ...classifierFlags(f),
+  });
+  if (shield && !shield.policy.ok) throw new UsageError(shield.policy.error);
   const { engine } = await createNodeEngine({
-    workspaceRoots: (f.values.get('--workspace') ?? []).map((w) => absoluteDir('--workspace', w)),
-    home: home ? absoluteDir('--home', home) : undefined,
-    platform,
-    resolve: !f.bools.has('--no-resolve'),
-    ssrfPolicy: { allowLoopbackPorts: ports },
+    workspaceRoots, home: homeDir, platform, resolve: !f.bools.has('--no-resolve'), ssrfPolicy: { allowLoopbackPorts: ports }, shield,
   });
   let malformed = 0;
   // Lines are decided in order so a session's later actions see its earlier ones.
@@ -88,6 +111,8 @@ async function runCheck(argv: string[]): Promise<number> {
       cwd: input.cwd as string | undefined,
     };
     const d = await engine.check(action);
+    // The CLI runs nothing itself; it assumes what it did not block runs, so later lines see the taint.
+    if (d.decision !== 'block') engine.recordExecuted({ ...d, decision: 'allow' });
     process.stdout.write(JSON.stringify({ id: input.id ?? null, decision: d.decision, tier: d.tier, min_tier: d.minTier, level: d.level, rules: d.rules, reason: d.reason }) + '\n');
   }
   if (malformed) {
@@ -95,6 +120,54 @@ async function runCheck(argv: string[]): Promise<number> {
     return 2;
   }
   return 0;
+}
+
+function classifierFlags(f: Flags): { classifier?: ReturnType<typeof lazyOnnxClassifier>; classifierThreshold?: number } {
+  const dir = f.values.get('--classifier')?.at(-1);
+  const t = f.values.get('--classifier-threshold')?.at(-1);
+  const threshold = t === undefined ? undefined : Number(t);
+  if (threshold !== undefined && !(threshold >= 0 && threshold <= 1)) throw new UsageError(`--classifier-threshold must be a number from 0 to 1, got \`${t}\``);
+  if (dir === undefined) return { classifierThreshold: threshold };
+  return { classifier: lazyOnnxClassifier(absoluteDir('--classifier', dir)), classifierThreshold: threshold };
+}
+
+function tier2Flag(f: Flags, store: MemoryStateStore, clock: Clock): Tier2Evaluator | undefined {
+  const which = f.values.get('--tier2')?.at(-1) ?? 'none';
+  if (which === 'none') return undefined;
+  if (which !== 'openai') throw new UsageError(`--tier2 must be none or openai, got \`${which}\``);
+  const apiKey = process.env.BULWARK_TIER2_API_KEY;
+  if (!apiKey) throw new UsageError('--tier2 openai needs the API key in BULWARK_TIER2_API_KEY');
+  const backend = new OpenAIChatBackend({
+    baseURL: f.values.get('--tier2-url')?.at(-1) ?? 'https://api.openai.com/v1',
+    model: f.values.get('--tier2-model')?.at(-1) ?? 'gpt-4o-mini',
+    apiKey,
+  });
+  return new Tier2Evaluator({ backend, canary: generateCanary((n) => randomBytes(n)), store, clock });
+}
+
+async function runPolicy(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const f = parseFlags(rest, ['--home', '--platform'], []);
+  if ((sub !== 'validate' && sub !== 'test') || f.rest.length !== 1) throw new UsageError('usage: bulwark policy validate|test FILE');
+  const file = f.rest[0]!;
+  let text: string;
+  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new Error(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`); }
+  const policy = parseShieldPolicy(text, file); // throws file:line:column
+  if (sub === 'validate') {
+    process.stdout.write(`${file}: valid (${policy.deny?.length ?? 0} deny, ${policy.verify?.length ?? 0} verify, ${policy.allow?.length ?? 0} allow rules, ${policy.examples?.length ?? 0} examples)\n`);
+    return 0;
+  }
+  const home = f.values.get('--home')?.at(-1);
+  const env = { home: home ? absoluteDir('--home', home) : os.homedir(), platform: platformFlag(f) };
+  const outcomes = runPolicyExamples(new CompiledPolicy(policy, file, env), env);
+  for (const o of outcomes) {
+    const label = o.example.name ?? `${o.example.action.type} #${o.index + 1}`;
+    process.stdout.write(`${o.passed ? 'ok  ' : 'FAIL'} ${label}: ${o.got.decision} tier ${o.got.tier} (${o.got.rule})${o.problem ? ` — ${o.problem}` : ''}\n`);
+  }
+  const failed = outcomes.filter((o) => !o.passed).length;
+  process.stdout.write(`${outcomes.length - failed} passed, ${failed} failed\n`);
+  if (outcomes.length === 0) { process.stderr.write(`bulwark: ${file} has no examples to test\n`); return 1; }
+  return failed ? 1 : 0;
 }
 
 function inputProblem(v: Record<string, unknown>): string | undefined {
@@ -125,6 +198,7 @@ export async function main(argv: string[]): Promise<number> {
     switch (cmd) {
       case 'check': return await runCheck(rest);
       case 'shell': return await runShell(rest);
+      case 'policy': return await runPolicy(rest);
       case undefined: case '-h': case '--help': case 'help':
         process.stdout.write(USAGE + '\n');
         return cmd === undefined ? 2 : 0;

@@ -8,6 +8,9 @@ import { checkProtection, pathTouchesOf, type PathTouch } from './protection/che
 import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/analyze';
 import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf';
 import { levelRank } from './types';
+import { runShield, type ShieldParts } from './shield/pipeline';
+import type { TierVerdict } from './shield/types';
+import type { IfcDecision } from './ifc';
 
 export interface EngineOptions {
   readonly platform: Platform;
@@ -21,11 +24,19 @@ export interface EngineOptions {
   /** DNS for the SSRF check; without it host names are checked by name only and the decision says so. */
   readonly resolveHost?: (host: string) => Promise<string[]>;
   readonly ssrfPolicy?: SsrfPolicy;
+  /** The Shield tiers and IFC. Without them the engine makes protection-only decisions (no policy, no models). */
+  readonly shield?: ShieldParts;
 }
 
 /** A decision with the caller's correlation id. */
 export interface CheckResult extends Decision {
   readonly id?: string;
+  readonly confidence?: number;
+  /** Every tier's verdict, in order (Shield mode). */
+  readonly trail?: readonly TierVerdict[];
+  /** The IFC decision; pass the result to `Engine.recordExecuted` once the action has run. */
+  readonly ifc?: IfcDecision;
+  readonly sessionId?: string;
 }
 
 export interface PathExplanation {
@@ -52,10 +63,20 @@ export class Engine {
   /** Decides one action. Never throws: any error on the way is a block that says what failed. */
   async check(action: ActionRequest): Promise<CheckResult> {
     try {
-      return { id: action.id, ...(await this.decide(action)) };
+      return { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       return { id: action.id, decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['engine.error'], reason: `Blocked: the check itself failed (${msg}), so the action cannot be allowed.` };
+    }
+  }
+
+  /**
+   * Records that an allowed action has run: what it read now taints its session (IFC). A store
+   * failure is reported to the caller, who must treat the session as unsafe.
+   */
+  recordExecuted(result: CheckResult): void {
+    if (result.decision === 'allow' && result.ifc && result.sessionId && this.opts.shield?.ifc) {
+      this.opts.shield.ifc.commitRead(result.sessionId, result.ifc.readTaint);
     }
   }
 
@@ -84,11 +105,12 @@ export class Engine {
     return { path: normalized, level: best.rule.level, rule: best.rule.id, reason: best.rule.reason };
   }
 
-  private async decide(action: ActionRequest): Promise<Decision> {
+  private async decide(action: ActionRequest): Promise<Omit<CheckResult, 'id' | 'sessionId'>> {
     validateAction(action);
     const o = this.opts;
     const touches: PathTouch[] = pathTouchesOf(action);
     let floor: Tier = ACTION_TYPE_FLOOR[action.type] ?? 0;
+    let network: string[] = [];
     const floorRules: string[] = [];
     const floorReasons: string[] = [];
 
@@ -105,6 +127,7 @@ export class Engine {
         floorRules.push('shell.opaque');
         floorReasons.push(`the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`);
       }
+      network = a.urls;
       for (const url of a.urls) {
         const v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
         if (!v.allowed && v.rule !== 'ssrf.scheme' && v.rule !== 'ssrf.bad_url') return block([v.rule ?? 'ssrf'], `the command reaches ${url}: ${v.reason}`);
@@ -117,6 +140,25 @@ export class Engine {
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);
       if (ssrf) return { ...ssrf, level: protection.level };
+    }
+
+    if (o.shield) {
+      const resolved = touches.flatMap((t) => {
+        try { return [{ access: t.access, path: resolveActionPath(t.path, { cwd: action.cwd, home: o.home, platform: o.platform }) }]; } catch { return []; }
+      });
+      const reasons = [...(protection.minTier > 0 ? [protection.reason] : []), ...floorReasons];
+      const d = await runShield(o.shield, {
+        id: action.id ?? '', sessionId: action.sessionId, action: { type: action.type, payload: action.payload },
+        paths: resolved.map((r) => r.path),
+        reads: resolved.filter((r) => r.access === 'read').map((r) => r.path),
+        writes: resolved.filter((r) => r.access !== 'read').map((r) => r.path),
+        network,
+        floor: Math.max(protection.minTier, floor) as Tier,
+        floorRules: [...(protection.minTier > 0 ? protection.rules : []), ...floorRules],
+        floorReasons: reasons,
+        protectionRules: protection.minTier > 0 ? [] : protection.rules,
+      });
+      return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, rules: d.rules, reason: d.reason, confidence: d.confidence, trail: d.trail, ifc: d.ifc };
     }
 
     const minTier = Math.max(protection.minTier, floor) as Tier;

@@ -2,6 +2,7 @@
 import dns from 'node:dns';
 import os from 'node:os';
 import { Engine, type Platform, type SsrfPolicy } from '../engine';
+import type { ShieldParts } from '../engine/shield/pipeline';
 import { nodeFileSystem } from './fs-port';
 import { loadShellParser } from './shell-grammar';
 
@@ -13,6 +14,7 @@ export interface NodeEngineOptions {
   /** Resolve host names for the SSRF check (default true). */
   resolve?: boolean;
   ssrfPolicy?: SsrfPolicy;
+  shield?: ShieldParts;
 }
 
 export function currentPlatform(): Platform {
@@ -45,6 +47,7 @@ export async function createNodeEngine(o: NodeEngineOptions): Promise<{ engine: 
     shellParser,
     resolveHost: o.resolve === false ? undefined : resolveHostAll,
     ssrfPolicy: o.ssrfPolicy,
+    shield: o.shield,
   });
   return { engine, shellError };
 }

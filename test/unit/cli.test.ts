@@ -46,7 +46,7 @@ describe('bulwark CLI (dist/cli.js)', () => {
     assert.deepEqual(out.map((o) => o.decision), ['allow', 'block', 'block', 'block', 'escalate', 'block']);
     assert.equal(out[1]!.level, 'read_only');
     assert.deepEqual(out[2]!.rules, ['deny.home.ssh']);
-    assert.equal(out[4]!.tier, 1);
+    assert.equal(out[4]!.tier, 2, 'the default policy sends shell commands to Tier 2');
     assert.match(String(out[1]!.reason), /SOUL\.md is read-only to agents/);
   });
 
@@ -101,6 +101,6 @@ describe('bulwark CLI (dist/cli.js)', () => {
     const big = JSON.stringify({ id: 'big', type: 'write_file', payload: { path: `${ws}/big.txt`, content: 'x'.repeat(4 * 1024 * 1024) } }) + '\n';
     const r = run(['check', '--workspace', ws, '--home', home, '--no-resolve'], big);
     assert.equal(r.code, 0, r.stderr);
-    assert.equal(lines(r.stdout)[0]!.decision, 'allow');
+    assert.deepEqual([lines(r.stdout)[0]!.decision, lines(r.stdout)[0]!.tier], ['escalate', 2], 'the default policy sends writes to Tier 2');
   });
 });

@@ -5,14 +5,14 @@
 // Why: a stream must hold back exactly the tail that could still become (part of) a secret. For a
 // rule R, the tail starting at position s can only turn into a match if text[s..end] is a prefix of
 // some string R matches. prefixSource(R) is a regular expression for that prefix language (an
-// over-approximation: lookaheads, `\b` and `$` are treated as "may hold later"), so searching
-// `(?:prefix)(?=[\s\S]{0,k}$)` finds the earliest position whose outcome the future can still change.
+// over-approximation: an assertion that would read past the end "may hold later"), so searching
+// `(?:prefix)$` finds the earliest position whose outcome the future can still change.
 //
 // Supported: literals, escapes (\d \w \s \D \W \S \b \B \xHH \uHHHH \cX and escaped punctuation),
 // `.`, character classes, groups `( )` `(?: )`, lookarounds `(?= )` `(?! )` `(?<= )` `(?<! )`,
 // alternation, quantifiers `* + ? {n} {n,} {n,m}` (greedy or lazy), and `$`.
 // Rejected (the loader fails closed): `^`, back-references, named groups, inline modifiers,
-// capturing groups inside lookarounds, unbounded lookarounds, unescaped `{ }` outside quantifiers.
+// capturing groups or assertions inside lookarounds, unbounded lookarounds, unescaped `{ }`.
 
 export class RegexSyntaxError extends Error {
   override readonly name = 'RegexSyntaxError';
@@ -179,6 +179,8 @@ export interface RegexFacts {
   readonly lookahead: number;
   /** Whether a capturing group sits inside a lookaround. */
   readonly captureInLookaround: boolean;
+  /** Whether an assertion (`$`, `\\b`, a lookaround) sits inside a lookaround. */
+  readonly assertionInLookaround: boolean;
 }
 
 export function regexFacts(root: RegexNode): RegexFacts {
@@ -186,11 +188,13 @@ export function regexFacts(root: RegexNode): RegexFacts {
   let lookbehind = 0;
   let lookahead = 0;
   let captureInLookaround = false;
+  let assertionInLookaround = false;
   const walk = (node: RegexNode, inLookaround: boolean): void => {
     if (node.t === 'group' && node.capture) {
       groups++;
       if (inLookaround) captureInLookaround = true;
     }
+    if (node.t === 'assert' && inLookaround) assertionInLookaround = true;
     if (node.t === 'assert') {
       if (node.kind === 'lookbehind') lookbehind = Math.max(lookbehind, maxLength(node.body));
       else if (node.kind === 'lookahead') lookahead = Math.max(lookahead, maxLength(node.body));
@@ -200,7 +204,7 @@ export function regexFacts(root: RegexNode): RegexFacts {
     for (const child of children(node)) walk(child, nowInside);
   };
   walk(root, false);
-  return { groups, lookbehind, lookahead, captureInLookaround };
+  return { groups, lookbehind, lookahead, captureInLookaround, assertionInLookaround };
 }
 
 /**
@@ -224,11 +228,26 @@ export function maxOffsetOfFirstGroup(root: RegexNode): number {
 const quantifierText = (min: number, max: number): string =>
   max === Infinity ? (min === 0 ? '*' : min === 1 ? '+' : `{${min},}`) : min === max ? `{${min}}` : `{${min},${max}}`;
 
-/** Source matching the node's language with lookaheads, `\b`, `\B` and `$` dropped (an over-approximation). */
+/**
+ * Source matching the node's language, with every assertion that could read past the end of the
+ * buffered text relaxed to "or the end is near": `\b` and `\B` hold or we are at the end, a lookahead
+ * holds or fewer characters remain than it may read. Lookbehinds read only the past: kept as they are.
+ * So a string is rejected only when the current text alone already rules it out.
+ */
 function full(node: RegexNode): string {
   switch (node.t) {
     case 'char': return node.src;
-    case 'assert': return node.kind === 'lookbehind' ? node.src : '';
+    case 'assert':
+      switch (node.kind) {
+        case 'lookbehind': return node.src;
+        case 'end': return '$';
+        case 'boundary': return `(?:${node.src}|$)`;
+        case 'lookahead': {
+          const reach = maxLength(node.body);
+          return reach === 0 ? node.src : `(?:${node.src}|(?=[\\s\\S]{0,${reach - 1}}$))`;
+        }
+      }
+      return '';
     case 'group': return `(?:${full(node.body)})`;
     case 'alt': return `(?:${node.items.map(full).join('|')})`;
     case 'seq': return node.items.map(full).join('');
@@ -244,21 +263,15 @@ function full(node: RegexNode): string {
 function prefix(node: RegexNode): string {
   switch (node.t) {
     case 'char': return `${node.src}?`;
-    case 'assert': return '';
+    case 'assert': {
+      // The text ends at this assertion, or a lookahead here still reads past the end.
+      if (node.kind !== 'lookahead') return '';
+      const reach = maxLength(node.body);
+      return reach <= 1 ? '' : `[\\s\\S]{0,${reach - 1}}`;
+    }
     case 'group': return `(?:${prefix(node.body)})`;
     case 'alt': return `(?:${node.items.map(prefix).join('|')})`;
-    case 'seq': {
-      // P(A1 A2 … An) = P(A1) | F(A1) P(A2 … An)
-      const items = node.items;
-      if (items.length === 0) return '';
-      let acc = prefix(items[items.length - 1]!);
-      for (let k = items.length - 2; k >= 0; k--) {
-        const item = items[k]!;
-        const f = full(item);
-        acc = f === '' ? acc : `(?:${prefix(item)}|${f}${acc})`;
-      }
-      return acc;
-    }
+    case 'seq': return prefixOfSequence(node.items);
     case 'quant': {
       if (node.max === 0) return '';
       // A single character: any run of up to max copies.
@@ -271,6 +284,31 @@ function prefix(node: RegexNode): string {
   }
 }
 
+/** P(A1 A2 … An) = P(A1) | F(A1) P(A2 … An) */
+function prefixOfSequence(items: readonly RegexNode[]): string {
+  if (items.length === 0) return '';
+  let acc = prefix(items[items.length - 1]!);
+  for (let k = items.length - 2; k >= 0; k--) {
+    const item = items[k]!;
+    const f = full(item);
+    acc = f === '' ? acc : `(?:${prefix(item)}|${f}${acc})`;
+  }
+  return acc;
+}
+
 export function prefixSource(root: RegexNode): string {
   return prefix(root);
+}
+
+/**
+ * For a regex whose first capturing group is an item of its top-level sequence (`key = (value)`):
+ * an expression matching at every position where that group could start in a match the text so
+ * far can still grow into: what comes before the group matches up to here (a lookbehind), and the
+ * text from here to its end is a prefix of the group and what follows. Undefined otherwise.
+ */
+export function secretStartSource(root: RegexNode): string | undefined {
+  const items = root.t === 'seq' ? root.items : [root];
+  const at = items.findIndex((item) => item.t === 'group' && item.capture);
+  if (at < 0 || items.slice(0, at).some((item) => regexFacts(item).groups > 0)) return undefined;
+  return `(?<=${items.slice(0, at).map(full).join('')})(?:${prefixOfSequence(items.slice(at))})$`;
 }

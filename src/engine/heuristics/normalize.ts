@@ -1,0 +1,356 @@
+// Normalisation of one text field before the heuristic rules see it.
+//
+// Scan window: a field is scanned in its first 256 KiB plus its last 16 KiB (UTF-16 code units);
+// the middle of a longer field is not scanned and the report says `truncated`.
+//
+// Variants (every rule with `scan: normalized` sees all of them):
+//  - normalized: zero-width, bidi, tag, variation-selector and control characters removed, Unicode
+//    NFKC, whitespace runs collapsed (to one newline if the run has a line break, else one space);
+//  - hidden: the ASCII text carried by Unicode tag characters (ASCII smuggling), if any;
+//  - base64 / hex: up to MAX_BLOBS blobs per field (base64 runs of ≥ 24 characters with both
+//    cases, hex runs of ≥ 16 digits), each at most 64 KiB, decoded one level deep (UTF-8, or
+//    UTF-16LE when every other byte is zero, as in PowerShell -EncodedCommand) and kept if mostly
+//    printable; at most MAX_DECODE_ATTEMPTS candidates are tried per field;
+//  - url: `%NN` runs decoded, in windows around the first MAX_DECODE_RUNS runs (80 characters
+//    before, 200 after, merged, at most 64 KiB in all);
+//  - escape: runs of two or more `\xNN`, `\NNN`, `\uNNNN` or `\u{…}` escapes decoded, same windows;
+//  - shell (command fields only, when they contain in-word quotes, `${IFS}`, backslashes, carets or
+//    backticks between letters): quotes, backslashes before letters, in-word carets and backticks
+//    removed, `$IFS` / `${IFS}` read as a space — `c'u'rl … | s''h` reads `curl … | sh`.
+// Decoded variants are themselves normalised but never decoded again. No variant contains two
+// whitespace characters in a row (the literal prefilter's length bound relies on it).
+import type { KeywordHits, KeywordIndex } from './prefilter';
+import type { DecodedBlob, NormalizationReport, VariantKind } from './types';
+
+export const SCAN_HEAD = 256 * 1024;
+export const SCAN_TAIL = 16 * 1024;
+export const MAX_BLOBS = 3;
+export const MAX_DECODE_ATTEMPTS = 16;
+export const MAX_DECODE_RUNS = 8;
+export const MAX_BLOB_CHARS = 64 * 1024;
+const MIN_BASE64 = 24;
+const MIN_HEX = 16;
+
+export interface Variant {
+  readonly kind: VariantKind;
+  readonly text: string;
+  /** Keyword hits, when the variant was scanned while it was built. */
+  readonly hits?: KeywordHits;
+}
+
+export interface PreparedField {
+  /** The capped field text before normalisation, when normalisation removed characters from it (for `scan: raw` rules). */
+  readonly raw: string | null;
+  readonly variants: readonly Variant[];
+  readonly report: MutableReport;
+}
+
+export interface MutableReport {
+  zeroWidth: number; bidi: number; tagChars: number; variationSelectors: number; controlChars: number;
+  hiddenText: string; nfkcChanged: boolean; decoded: DecodedBlob[]; truncated: boolean;
+}
+
+export function emptyReport(): MutableReport {
+  return { zeroWidth: 0, bidi: 0, tagChars: 0, variationSelectors: 0, controlChars: 0, hiddenText: '', nfkcChanged: false, decoded: [], truncated: false };
+}
+
+export function mergeReport(into: MutableReport, from: MutableReport, field?: string): void {
+  into.zeroWidth += from.zeroWidth; into.bidi += from.bidi; into.tagChars += from.tagChars;
+  into.variationSelectors += from.variationSelectors; into.controlChars += from.controlChars;
+  if (from.hiddenText && into.hiddenText.length < 120) into.hiddenText = (into.hiddenText ? into.hiddenText + ' ' : '') + from.hiddenText;
+  into.hiddenText = into.hiddenText.slice(0, 120);
+  into.nfkcChanged ||= from.nfkcChanged;
+  for (const d of from.decoded) into.decoded.push(field === undefined ? d : { ...d, field });
+  into.truncated ||= from.truncated;
+}
+
+/** Anything other than printable ASCII, tab, LF and CR. */
+const NOT_PLAIN = /[^\x09\x0a\x0d\x20-\x7e]/;
+/** A run of non-plain characters with the printable character before it (NFKC may compose the two). */
+const NOT_PLAIN_RUN = /[\x20-\x7e]?[^\x09\x0a\x0d\x20-\x7e]+/g;
+// Zero-width | bidi | tag characters | variation selectors (1–16 and 17–256) | controls (not tab/LF/CR) incl. C1.
+const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD]|[\u202A-\u202E\u2066-\u2069]|\uDB40[\uDC00-\uDC7F]|\uDB40[\uDD00-\uDDEF]|[\uFE00-\uFE0F]|[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
+const HAS_INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u202A-\u202E\u2066-\u2069\uDB40\uFE00-\uFE0F\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/;
+/** Characters NFKC leaves alone here: ASCII and the common punctuation, arrows and Latin-1 letters. */
+export const NFKC_STABLE = /^[\x00-\x7f\u00c0-\u00ff\u2010\u2012-\u2015\u2018-\u201f\u2020-\u2022\u2030\u2190-\u21ff\u2200-\u222b\u222e\u2231-\u22ff\u2500-\u257f]*$/;
+
+/**
+ * Removes invisible characters (counting them and decoding tag characters to ASCII) and applies
+ * Unicode NFKC, in one pass over the runs of non-plain characters; plain ASCII is skipped by the
+ * regex engine.
+ */
+function stripAndFold(text: string, report: MutableReport): { text: string; hidden: string } {
+  let hidden = '';
+  let lastTagEnd = -1;
+  const out = text.replace(NOT_PLAIN_RUN, (run: string, runOffset: number) => {
+    let r = run;
+    if (HAS_INVISIBLE.test(run)) {
+      r = run.replace(INVISIBLE, (ch: string, inner: number) => {
+        const offset = runOffset + inner;
+        const c = ch.charCodeAt(0);
+        if (ch.length === 2) {
+          const low = ch.charCodeAt(1);
+          if (low <= 0xDC7F) {
+            report.tagChars++;
+            const ascii = low - 0xDC00;
+            if (ascii >= 0x20 && ascii <= 0x7E) {
+              if (lastTagEnd >= 0 && lastTagEnd !== offset && hidden) hidden += ' ';
+              hidden += String.fromCharCode(ascii);
+            }
+            lastTagEnd = offset + 2;
+          } else report.variationSelectors++;
+        } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
+        else if (c >= 0xFE00 && c <= 0xFE0F) report.variationSelectors++;
+        else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) report.controlChars++;
+        else report.zeroWidth++;
+        return '';
+      });
+    }
+    if (NFKC_STABLE.test(r)) return r;
+    const n = r.normalize('NFKC');
+    if (n !== r) report.nfkcChanged = true;
+    return n;
+  });
+  return { text: out, hidden };
+}
+
+/** Characters normalisation removed from a field (what `scan: raw` rules are about). */
+export const removedCount = (r: MutableReport): number => r.zeroWidth + r.bidi + r.tagChars + r.variationSelectors + r.controlChars;
+
+/**
+ * Collapses whitespace (JavaScript's `\s`): a run with a line break becomes "\n", any other run of
+ * two or more characters, or a single tab, CR, VT, FF or Unicode space, becomes " ". Afterwards the
+ * only whitespace left is single spaces and single newlines.
+ */
+const WHITESPACE_TO_FIX = /\s{2,}|[^\S \n]/g;
+export const collapseWhitespace = (text: string): string =>
+  text.replace(WHITESPACE_TO_FIX, (run) => (run.indexOf('\n') >= 0 ? '\n' : ' '));
+
+// Character classes for the blob finder: every base64 character has C_B64; C_NONHEX marks those
+// that cannot appear in hex.
+const C_B64 = 1; const C_NONHEX = 2; const C_UP = 4; const C_LO = 8;
+const CLS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  if (!/[A-Za-z0-9+/_-]/.test(ch)) continue;
+  CLS[c] = C_B64 | (/[0-9A-Fa-f]/.test(ch) ? 0 : C_NONHEX) | (/[A-Z]/.test(ch) ? C_UP : 0) | (/[a-z]/.test(ch) ? C_LO : 0);
+}
+
+export interface Blob { readonly kind: 'base64' | 'hex'; readonly start: number; readonly end: number }
+
+/**
+ * One pass over an already collapsed text: feeds the keyword automaton (if given) and finds base64
+ * and hex blob candidates (runs of base64 characters; at the end of a run: all hex digits → hex
+ * candidate, else long enough with both cases → base64 candidate), at most MAX_DECODE_ATTEMPTS.
+ */
+export function scanText(text: string, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[]): void {
+  if (!index || !hits) { if (blobs) findBlobs(text, blobs); return; }
+  const { delta, sym, shift, outStart, outList } = index;
+  const found = blobs ?? [];
+  let s = 0; let high = false;
+  let run = -1; let flags = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    let k = 0;
+    if (c < 128) { s = delta[(s << shift) + sym[c]!]!; k = CLS[c]!; } else { s = 0; high = true; }
+    const o = outStart[s]!;
+    const e = outStart[s + 1]!;
+    if (o !== e) for (let j = o; j < e; j++) hits.hit(outList[j]!, i + 1);
+    if (k !== 0) { if (run < 0) { run = i; flags = 0; } flags |= k; } else if (run >= 0) { endRun(found, run, i, flags); run = -1; }
+  }
+  if (run >= 0) endRun(found, run, n, flags);
+  if (high && index.nonAsciiId >= 0) hits.hit(index.nonAsciiId, 0);
+}
+
+function findBlobs(text: string, blobs: Blob[]): void {
+  let run = -1; let flags = 0;
+  const n = text.length;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    const k = c < 128 ? CLS[c]! : 0;
+    if (k !== 0) { if (run < 0) { run = i; flags = 0; } flags |= k; } else if (run >= 0) { endRun(blobs, run, i, flags); run = -1; }
+  }
+  if (run >= 0) endRun(blobs, run, n, flags);
+}
+
+function endRun(blobs: Blob[], start: number, end: number, flags: number): void {
+  if (blobs.length >= MAX_DECODE_ATTEMPTS) return;
+  const len = end - start;
+  if (len >= MIN_HEX && !(flags & C_NONHEX)) blobs.push({ kind: 'hex', start, end: end - (len & 1) });
+  else if (len >= MIN_BASE64 && (flags & C_UP) && (flags & C_LO)) blobs.push({ kind: 'base64', start, end });
+}
+
+/** Normalises one text: invisible characters out, NFKC, whitespace collapsed (and scanned, if asked). */
+function normalizeText(text: string, report: MutableReport, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[]): { text: string; hidden: string } {
+  let hidden = '';
+  let t = text;
+  if (NOT_PLAIN.test(t)) {
+    const folded = stripAndFold(t, report);
+    hidden = folded.hidden;
+    t = folded.text;
+  }
+  t = collapseWhitespace(t);
+  if (index || blobs) scanText(t, index, hits, blobs);
+  return { text: t, hidden };
+}
+
+// ---- decoding ---------------------------------------------------------------------------------
+
+const B64_VALUE = new Int8Array(128).fill(-1);
+'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'.split('').forEach((ch, i) => { B64_VALUE[ch.charCodeAt(0)] = i; });
+B64_VALUE[43] = 62; B64_VALUE[45] = 62; B64_VALUE[47] = 63; B64_VALUE[95] = 63; // + - / _
+
+function decodeBase64(s: string): Uint8Array {
+  let len = s.length;
+  while (len > 0 && s.charCodeAt(len - 1) === 61) len--;
+  if (len % 4 === 1) len--;
+  const out = new Uint8Array(Math.floor((len * 3) / 4));
+  let o = 0; let acc = 0; let bits = 0;
+  for (let i = 0; i < len; i++) {
+    acc = ((acc << 6) | B64_VALUE[s.charCodeAt(i)]!) & 0xFFFFFF;
+    bits += 6;
+    if (bits >= 8) { bits -= 8; out[o++] = (acc >> bits) & 0xFF; }
+  }
+  return out.subarray(0, o);
+}
+
+function decodeHex(s: string): Uint8Array {
+  const out = new Uint8Array(s.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(s.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+const UTF8 = new TextDecoder('utf-8');
+const UTF16LE = new TextDecoder('utf-16le');
+
+/** Bytes to text: UTF-16LE when (nearly) every odd byte is zero, UTF-8 otherwise. */
+function bytesToText(bytes: Uint8Array): string {
+  if (bytes.length >= 8) {
+    let zeros = 0;
+    for (let i = 1; i < bytes.length; i += 2) if (bytes[i] === 0) zeros++;
+    if (zeros >= 0.9 * Math.floor(bytes.length / 2)) return UTF16LE.decode(bytes.subarray(0, bytes.length & ~1));
+  }
+  return UTF8.decode(bytes);
+}
+
+/** At least 85 % printable characters (tab, LF, CR, and no C0/C1 controls or U+FFFD otherwise). */
+export function mostlyPrintable(text: string, minLength = 6): boolean {
+  if (text.length < minLength) return false;
+  let bad = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || (c >= 0x7F && c <= 0x9F) || c === 0xFFFD) bad++;
+  }
+  return bad <= 0.15 * text.length;
+}
+
+const URL_RUN = /(?:%[0-9a-fA-F]{2})+/g;
+const ESCAPE_ONE = /(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2})+|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}/g;
+const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}){2,}/g;
+
+/** Text around the first MAX_DECODE_RUNS matches of `run` (80 before, 200 after, merged), each decoded. */
+function decodeAround(text: string, run: RegExp, decode: (window: string) => string): string | null {
+  const windows: [number, number][] = [];
+  run.lastIndex = 0;
+  for (let m = run.exec(text), k = 0; m && k < MAX_DECODE_RUNS; m = run.exec(text), k++) {
+    const a = Math.max(0, m.index - 80); const b = Math.min(text.length, m.index + m[0].length + 200);
+    const prev = windows[windows.length - 1];
+    if (prev && a <= prev[1]) prev[1] = Math.max(prev[1], b); else windows.push([a, b]);
+  }
+  if (windows.length === 0) return null;
+  let budget = MAX_BLOB_CHARS;
+  const out: string[] = [];
+  for (const [a, b] of windows) {
+    if (budget <= 0) break;
+    const w = text.slice(a, Math.min(b, a + budget));
+    budget -= w.length;
+    out.push(decode(w));
+  }
+  return out.join('\n');
+}
+
+const urlDecodeWindow = (w: string): string => w.replace(URL_RUN, (r) => UTF8.decode(decodeHex(r.replace(/%/g, ''))));
+const escapeDecodeWindow = (w: string): string => w.replace(ESCAPE_ONE, (r) => {
+  if (r.startsWith('\\u{')) { const cp = parseInt(r.slice(3, -1), 16); return cp <= 0x10FFFF ? String.fromCodePoint(cp) : r; }
+  if (r.startsWith('\\u')) return String.fromCharCode(parseInt(r.slice(2), 16));
+  const bytes: number[] = [];
+  for (const m of r.matchAll(/\\x([0-9a-fA-F]{2})|\\([0-3][0-7]{2})/g)) bytes.push(m[1] ? parseInt(m[1], 16) : parseInt(m[2]!, 8));
+  return UTF8.decode(new Uint8Array(bytes));
+});
+
+const SHELL_TRICK = /[A-Za-z0-9](?:''|"")|(?:''|"")[A-Za-z0-9]|[A-Za-z]['"][A-Za-z]{1,16}['"]|\$\{?IFS\b|[A-Za-z]\\[A-Za-z]|[A-Za-z][\^`][A-Za-z]/;
+
+/** The shell's view of a command after quote removal, for splitting tricks. */
+export function dequoteShell(text: string): string {
+  return collapseWhitespace(text
+    .replace(/\$\{IFS(?:[^}]{0,8})\}|\$IFS(?![A-Za-z0-9_])/g, ' ')
+    .replace(/['"]/g, '')
+    .replace(/\\(?=[A-Za-z])/g, '')
+    .replace(/(?<=[A-Za-z])[\^`](?=[A-Za-z])/g, ''));
+}
+
+/** Caps a field to the scan window. */
+export function capText(text: string): { text: string; truncated: boolean } {
+  if (text.length <= SCAN_HEAD + SCAN_TAIL) return { text, truncated: false };
+  return { text: text.slice(0, SCAN_HEAD) + '\n' + text.slice(text.length - SCAN_TAIL), truncated: true };
+}
+
+/**
+ * All variants of one field, with the report of what normalisation found. With an index, the
+ * normalised variant is scanned for keywords while it is built (its hits go into `hits`).
+ */
+export function prepareField(input: string, shell: boolean, index?: KeywordIndex, hits?: KeywordHits): PreparedField {
+  const report = emptyReport();
+  const capped = capText(input);
+  report.truncated = capped.truncated;
+  const text = capped.text;
+  const plain = !NOT_PLAIN.test(text);
+  const blobs: Blob[] = [];
+  const norm = normalizeText(text, report, index, hits, blobs);
+  const removed = removedCount(report);
+  const variants: Variant[] = [{ kind: 'normalized', text: norm.text, ...(hits ? { hits } : {}) }];
+  const extra = (kind: VariantKind, t: string) => {
+    const n = normalizeText(t, report);
+    variants.push({ kind, text: n.text });
+    if (n.hidden) variants.push({ kind: 'hidden', text: normalizeText(n.hidden, report).text });
+  };
+  if (norm.hidden) {
+    report.hiddenText = norm.hidden.slice(0, 120);
+    extra('hidden', norm.hidden);
+  }
+  // Bounded decoding, one level deep.
+  const base = norm.text;
+  if (base.indexOf('%') >= 0) {
+    const u = decodeAround(base, URL_RUN, urlDecodeWindow);
+    if (u !== null && mostlyPrintable(u)) { report.decoded.push({ kind: 'url', length: u.length }); extra('url', u); }
+  }
+  if (base.indexOf('\\') >= 0) {
+    const e = decodeAround(base, ESCAPE_RUN, escapeDecodeWindow);
+    if (e !== null && mostlyPrintable(e)) { report.decoded.push({ kind: 'escape', length: e.length }); extra('escape', e); }
+  }
+  let accepted = 0;
+  for (const blob of blobs) {
+    if (accepted >= MAX_BLOBS) break;
+    const src = base.slice(blob.start, Math.min(blob.end, blob.start + MAX_BLOB_CHARS));
+    const decoded = bytesToText(blob.kind === 'base64' ? decodeBase64(src) : decodeHex(src));
+    if (!mostlyPrintable(decoded, 8)) continue;
+    accepted++;
+    report.decoded.push({ kind: blob.kind, length: decoded.length });
+    extra(blob.kind, decoded);
+  }
+  if (shell && SHELL_TRICK.test(base)) {
+    const d = dequoteShell(base);
+    if (d !== base) variants.push({ kind: 'shell', text: d });
+  }
+  return { raw: !plain && removed > 0 ? text : null, variants, report };
+}
+
+/**
+ * The normalised variants of a text and what normalisation found (the first variant is the
+ * normalised text itself). `shell: true` adds the de-quoted shell view as command fields get it.
+ */
+export function normalizeForScan(text: string, opts: { shell?: boolean } = {}): { variants: string[]; report: NormalizationReport } {
+  const p = prepareField(text, opts.shell ?? false);
+  return { variants: p.variants.map((v) => v.text), report: p.report };
+}

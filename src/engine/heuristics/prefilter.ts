@@ -1,0 +1,473 @@
+// Literal prefilter for the heuristic rules: from each pattern, the literal strings that any match
+// must contain and an upper bound on how much text a match can examine (both derived from the
+// regex itself, never written by hand), and one Aho-Corasick pass per text that tells which of
+// those literals occur and where. A rule's regex runs only if every one of its required literal
+// sets has a member in the text, and then only in windows around the occurrences — so a 64 KB
+// field costs one linear scan plus a few short regex runs.
+//
+// Soundness: the analysis only ever drops information. Anything it does not understand (classes
+// larger than a few characters, back-references, optional or repeated parts) becomes "no
+// constraint", and a pattern it cannot parse gets no prefilter at all (its regex runs on the whole
+// text). Keywords are matched with folding — ASCII letters to lower case, newline to space, double
+// quote to single quote — on both sides, which can only report more occurrences, never fewer
+// (without the `u` flag, the `i` flag only folds ASCII letters onto each other).
+// The scanned variants contain no whitespace but single spaces and single newlines (normalisation
+// collapses every run), so `\s`, `\s+` and `\s*` are read as exactly one space (or nothing, for
+// `\s*`): literals keep their spaces ("rm -r") and the length bound stays finite.
+
+/** Info about a regex node. */
+interface Info {
+  /** Every string the node can match (folded as above), when there are at most MAX_EXACT of them. */
+  readonly exact: readonly string[] | null;
+  /** Conjunction of disjunctions: any match contains at least one string of every set. */
+  readonly and: readonly (readonly string[])[];
+  /** Upper bound of the text the node examines (match plus lookarounds), Infinity if unbounded. */
+  readonly max: number;
+  /** The node is exactly `\s`: in a variant it matches one " " or "\n", and so does any repetition. */
+  readonly space?: true;
+}
+
+const MAX_EXACT = 32;
+const MIN_KEYWORD = 3;
+/**
+ * Shorter keywords are allowed when they contain punctuation and are not common in code and prose:
+ * two characters with at least one of them punctuation (`$'`, `![`, `\x`), or one rare character.
+ */
+const SHORT_OK = /^(?:[^a-z0-9\s][^\s]|[a-z0-9][^a-z0-9\s]|[`^%$~\\])$/;
+/** Keywords are cut to this many characters (a prefix of a required literal is required too). */
+const MAX_KEYWORD = 8;
+const MAX_SETS_PER_RULE = 3;
+/** Pseudo-keyword for "the text contains a non-ASCII character" (the automaton is ASCII-only). */
+export const NON_ASCII = '\u0080';
+
+const info = (exact: readonly string[] | null, and: readonly (readonly string[])[], max: number): Info => ({ exact, and, max });
+const ONE = info(null, [], 1);
+const SPACE: Info = { exact: [' '], and: [], max: 1, space: true };
+const EMPTY = info([''], [], 0);
+const NEEDS_NON_ASCII = info(null, [[NON_ASCII]], 1);
+
+const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
+const goodKeyword = (s: string): boolean => s === NON_ASCII || (s.trim().length > 0 && (s.length >= MIN_KEYWORD || SHORT_OK.test(s)));
+const good = (set: readonly string[] | null): set is readonly string[] => !!set && set.length > 0 && set.every(goodKeyword);
+const toAnd = (x: Info): readonly (readonly string[])[] => (x.exact ? (good(x.exact) ? [x.exact] : []) : x.and);
+
+function lit(ch: string): Info {
+  if (ch.charCodeAt(0) >= 128) return NEEDS_NON_ASCII;
+  return info([canonicalChar(ch)], [], 1);
+}
+
+function product(a: readonly string[], b: readonly string[]): string[] | null {
+  if (a.length * b.length > MAX_EXACT) return null;
+  const out: string[] = [];
+  for (const x of a) for (const y of b) out.push(x + y);
+  return uniq(out);
+}
+
+/**
+ * Selectivity of a literal set for choosing among alternatives: the length of its shortest member,
+ * much less if a member is (or is made of) a common word or punctuation that occurs everywhere.
+ */
+const COMMON = new Set(['the', 'and', 'for', 'from', 'with', 'this', 'that', 'you', 'your', 'not', 'all', 'any', 'are', 'was',
+  'were', 'will', 'can', 'has', 'have', 'been', 'but', 'get', 'set', 'new', 'run', 'use', 'file', 'code', 'key', 'con', 'cat',
+  'env', 'one', 'our', 'out', 'its', 'his', 'her', 'who', 'how', 'what', 'when', 'then', 'than', 'into', 'more', 'some', 'also',
+  'true', 'false', 'null', 'return', 'const', 'let', 'var', 'function', 'type', 'string', 'value', 'data', 'name', 'path', 'text',
+  'user', 'never', 'only', 'must', 'should', 'now', 'may', 'make', 'like', 'just', 'over', 'such', 'each', 'per', 'via', 'see']);
+function rank(set: readonly string[]): number {
+  let worst = Infinity;
+  for (const k of set) {
+    const words = k.split(/[^a-z0-9_]+/).filter(Boolean);
+    const letters = words.join('').length;
+    const common = words.length > 0 && words.every((w) => COMMON.has(w));
+    worst = Math.min(worst, common || letters === 0 ? Math.min(k.length, 2) : Math.min(k.length, letters + 2));
+  }
+  return worst;
+}
+
+function bestSet(x: Info): readonly string[] | null {
+  let best: readonly string[] | null = null;
+  for (const set of toAnd(x)) if (good(set) && (!best || rank(set) > rank(best))) best = set;
+  return best;
+}
+
+function seq(items: readonly Info[]): Info {
+  let run: string[] = [''];
+  let allExact = true;
+  let max = 0;
+  const ands: (readonly string[])[] = [];
+  const flush = () => { if (good(run)) ands.push(run); };
+  for (const it of items) {
+    max += it.max;
+    if (it.exact) {
+      const p = product(run, it.exact);
+      if (p) { run = p; continue; }
+      allExact = false;
+      flush();
+      run = [...it.exact];
+      continue;
+    }
+    allExact = false;
+    flush();
+    run = [''];
+    ands.push(...it.and);
+  }
+  if (allExact) return info(run, [], max);
+  flush();
+  return info(null, ands, max);
+}
+
+function alt(branches: readonly Info[]): Info {
+  const max = Math.max(...branches.map((b) => b.max));
+  if (branches.every((b) => b.exact)) {
+    const all = uniq(branches.flatMap((b) => b.exact!));
+    if (all.length <= MAX_EXACT) return info(all, [], max);
+  }
+  const or: string[] = [];
+  for (const b of branches) {
+    const best = bestSet(b);
+    if (!best) return info(null, [], max);
+    or.push(...best);
+  }
+  return info(null, [uniq(or)], max);
+}
+
+function repeat(x: Info, min: number, maxCount: number): Info {
+  if (maxCount === 0) return EMPTY;
+  if (x.space) return min === 0 ? info(['', ' '], [], 1) : SPACE;
+  const max = x.max === 0 ? 0 : x.max * maxCount;
+  if (min === 0) return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT ? info(uniq([...x.exact, '']), [], max) : info(null, [], max);
+  if (min === 1 && maxCount === 1) return x;
+  if (x.exact && min === maxCount && min <= 4) {
+    let acc: string[] | null = [''];
+    for (let k = 0; k < min && acc; k++) acc = product(acc, x.exact);
+    if (acc) return info(acc, [], max);
+  }
+  return info(null, toAnd(x), max);
+}
+
+class Parser {
+  private i = 0;
+  /** Examined-length bound of each capture group, by group number (for back-references). */
+  private readonly groups: number[] = [];
+  private readonly names = new Map<string, number>();
+  constructor(private readonly s: string) {}
+
+  parse(): Info {
+    const result = this.alt();
+    if (this.i !== this.s.length) throw new Error(`unexpected \`${this.s[this.i]}\` at ${this.i}`);
+    return result;
+  }
+
+  private alt(): Info {
+    const branches = [this.seq()];
+    while (this.s[this.i] === '|') { this.i++; branches.push(this.seq()); }
+    return branches.length === 1 ? branches[0]! : alt(branches);
+  }
+
+  private seq(): Info {
+    const items: Info[] = [];
+    while (this.i < this.s.length && this.s[this.i] !== '|' && this.s[this.i] !== ')') items.push(this.quant(this.atom()));
+    return seq(items);
+  }
+
+  private atom(): Info {
+    const c = this.s[this.i++]!;
+    switch (c) {
+      case '(': {
+        let look = false;
+        let capture = true;
+        let name: string | undefined;
+        if (this.s[this.i] === '?') {
+          capture = false;
+          const n = this.s[this.i + 1];
+          if (n === ':') this.i += 2;
+          else if (n === '=' || n === '!') { this.i += 2; look = true; }
+          else if (n === '<' && (this.s[this.i + 2] === '=' || this.s[this.i + 2] === '!')) { this.i += 3; look = true; }
+          else if (n === '<') {
+            const e = this.s.indexOf('>', this.i);
+            if (e < 0) throw new Error('bad group name');
+            name = this.s.slice(this.i + 2, e); capture = true; this.i = e + 1;
+          } else throw new Error('unsupported group');
+        }
+        const index = capture ? this.groups.push(Infinity) : 0;
+        if (name !== undefined) this.names.set(name, index);
+        const inner = this.alt();
+        if (this.s[this.i] !== ')') throw new Error('unbalanced parenthesis');
+        this.i++;
+        if (capture) this.groups[index - 1] = inner.max;
+        // A lookaround consumes nothing but examines text: it counts towards the examined length.
+        return look ? info([''], [], inner.max) : inner;
+      }
+      case '[': return this.cls();
+      case '.': return ONE;
+      case '^': case '$': return EMPTY;
+      case '\\': return this.esc(false) as Info;
+      case '*': case '+': case '?': throw new Error('nothing to repeat');
+      default: return lit(c);
+    }
+  }
+
+  private quant(atom: Info): Info {
+    const c = this.s[this.i];
+    let min: number; let max: number;
+    if (c === '*') { min = 0; max = Infinity; this.i++; }
+    else if (c === '+') { min = 1; max = Infinity; this.i++; }
+    else if (c === '?') { min = 0; max = 1; this.i++; }
+    else if (c === '{') {
+      const m = /^\{(\d+)(?:(,)(\d*))?\}/.exec(this.s.slice(this.i, this.i + 24));
+      if (!m) return atom; // a literal `{`
+      min = Number(m[1]); max = m[2] ? (m[3] ? Number(m[3]) : Infinity) : min;
+      this.i += m[0].length;
+    } else return atom;
+    if (this.s[this.i] === '?') this.i++; // lazy
+    return repeat(atom, min, max);
+  }
+
+  /** An escape; inside a class it returns the characters (or null for a large set). */
+  private esc(inClass: boolean): Info | string[] | null {
+    const c = this.s[this.i++];
+    if (c === undefined) throw new Error('trailing backslash');
+    const one = (ch: string) => (inClass ? [ch] : lit(ch));
+    if (c === 's') return inClass ? [' '] : SPACE;
+    if ('dDwWS'.includes(c)) return inClass ? null : ONE;
+    if (c === 'b') return inClass ? ['\b'] : EMPTY;
+    if (c === 'B') return inClass ? null : EMPTY;
+    // A back-reference matches what its group matched: bounded by the group's bound.
+    const backref = (n: number | undefined) => (inClass ? null : info(null, [], n !== undefined && n >= 1 && n <= this.groups.length ? this.groups[n - 1]! : Infinity));
+    if (c >= '1' && c <= '9') { let d = c; while (/\d/.test(this.s[this.i] ?? '')) d += this.s[this.i++]; return backref(Number(d)); }
+    if (c === 'k' && this.s[this.i] === '<') { const e = this.s.indexOf('>', this.i); const n = this.s.slice(this.i + 1, e); this.i = e + 1; return backref(this.names.get(n)); }
+    if (c === 'x' && /^[0-9a-fA-F]{2}/.test(this.s.slice(this.i, this.i + 2))) { const ch = String.fromCharCode(parseInt(this.s.slice(this.i, this.i + 2), 16)); this.i += 2; return one(ch); }
+    if (c === 'u' && /^[0-9a-fA-F]{4}/.test(this.s.slice(this.i, this.i + 4))) { const ch = String.fromCharCode(parseInt(this.s.slice(this.i, this.i + 4), 16)); this.i += 4; return one(ch); }
+    if (c === 'c' && /[A-Za-z]/.test(this.s[this.i] ?? '')) { const ch = String.fromCharCode(this.s.charCodeAt(this.i) % 32); this.i++; return one(ch); }
+    const controls: Record<string, string> = { n: '\n', r: '\r', t: '\t', f: '\f', v: '\v', '0': '\0' };
+    return one(controls[c] ?? c);
+  }
+
+  private cls(): Info {
+    let negated = false;
+    if (this.s[this.i] === '^') { negated = true; this.i++; }
+    const chars = new Set<string>();
+    let big = false;
+    let ascii = false;
+    const add = (code: number) => { if (code >= 128) big = true; else { ascii = true; chars.add(canonicalChar(String.fromCharCode(code))); } };
+    while (this.i < this.s.length && this.s[this.i] !== ']') {
+      let first: string[] | null;
+      if (this.s[this.i] === '\\') { this.i++; first = this.esc(true) as string[] | null; }
+      else first = [this.s[this.i++]!];
+      if (first && first.length === 1 && this.s[this.i] === '-' && this.s[this.i + 1] !== ']' && this.i + 1 < this.s.length) {
+        this.i++;
+        let last: string[] | null;
+        if (this.s[this.i] === '\\') { this.i++; last = this.esc(true) as string[] | null; }
+        else last = [this.s[this.i++]!];
+        if (!last || last.length !== 1) { big = true; ascii = true; continue; }
+        const from = first[0]!.charCodeAt(0); const to = last[0]!.charCodeAt(0);
+        if (from >= 128 && to >= 128) big = true;
+        else if (to - from > 8) { big = true; ascii = true; } else for (let k = from; k <= to; k++) add(k);
+        continue;
+      }
+      if (!first) { big = true; ascii = true; } else for (const ch of first) add(ch.charCodeAt(0));
+    }
+    if (this.s[this.i] !== ']') throw new Error('unterminated class');
+    this.i++;
+    if (!negated && !ascii && big) return NEEDS_NON_ASCII; // only non-ASCII members
+    if (negated || big || chars.size === 0 || chars.size > 6) return ONE;
+    return info([...chars], [], 1);
+  }
+}
+
+export interface PatternAnalysis {
+  /** Literal sets every match contains (lower-case); empty = no prefilter. The first is the most selective. */
+  readonly literals: string[][];
+  /** Upper bound of the text one match examines, Infinity when unbounded or unknown. */
+  readonly maxLength: number;
+}
+
+/**
+ * The automaton folds a few characters onto one symbol (ASCII letters onto lower case, newline onto
+ * space, double onto single quote), so a keyword stands for all its folded spellings. That only
+ * ever makes the prefilter say "maybe" more often: sound, and it keeps the automaton small.
+ */
+const canonicalKeyword = (k: string): string => k.replace(/\n/g, ' ').replace(/"/g, "'");
+function canonicalChar(ch: string): string { return canonicalKeyword(ch.toLowerCase()); }
+
+/** The longest substring (at least MIN_KEYWORD long) of every member of a set of two or more, if any. */
+function commonSubstring(set: readonly string[]): string | undefined {
+  if (set.length < 2 || set.includes(NON_ASCII)) return undefined;
+  const shortest = set.reduce((a, b) => (b.length < a.length ? b : a));
+  for (let len = shortest.length; len >= MIN_KEYWORD; len--) {
+    for (let i = 0; i + len <= shortest.length; i++) {
+      const t = shortest.slice(i, i + len);
+      if (t.trim().length === len && set.every((x) => x.includes(t))) return t;
+    }
+  }
+  return undefined;
+}
+
+/** Required literals and the examined-length bound of a RegExp source (without inline flags). */
+export function analyzePattern(source: string): PatternAnalysis {
+  let result: Info;
+  try { result = new Parser(source).parse(); } catch { return { literals: [], maxLength: Infinity }; }
+  const sets = toAnd(result)
+    .filter(good)
+    .map((set) => {
+      const cut = uniq(set.map((s) => canonicalKeyword(s).slice(0, MAX_KEYWORD)));
+      // A substring every member contains is required too: one keyword instead of many.
+      const common = commonSubstring(cut);
+      if (common) return [common];
+      // If a shorter member is a substring of a longer one, the shorter one alone suffices.
+      const sorted = cut.sort((a, b) => a.length - b.length);
+      return sorted.filter((s, k) => !sorted.slice(0, k).some((t) => s.includes(t)));
+    });
+  sets.sort((a, b) => rank(b) - rank(a) || a.length - b.length);
+  const seen = new Set<string>();
+  const literals: string[][] = [];
+  for (const s of sets) {
+    const key = s.join('\u0000');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    literals.push(s);
+    if (literals.length === MAX_SETS_PER_RULE) break;
+  }
+  return { literals, maxLength: result.max };
+}
+
+/** The literal sets a pattern's matches must contain (see analyzePattern). */
+export function requiredLiterals(source: string): string[][] {
+  return analyzePattern(source).literals;
+}
+
+/** At most this many positions are kept per keyword; beyond, the keyword counts as dense. */
+export const MAX_POSITIONS = 64;
+
+/** Where keywords occurred in one text: which ones, and their end offsets (up to MAX_POSITIONS each). */
+export class KeywordHits {
+  readonly found: Uint8Array;
+  private readonly positions: (number[] | undefined)[] = [];
+  private readonly touched: number[] = [];
+  constructor(size: number, private readonly nonAsciiId = -1) {
+    this.found = new Uint8Array(size);
+  }
+  hit(k: number, end: number): void {
+    if (this.found[k] === 0) { this.found[k] = 1; this.touched.push(k); this.positions[k] = [end]; return; }
+    const p = this.positions[k]!;
+    if (p.length <= MAX_POSITIONS) p.push(end);
+  }
+  reset(): void {
+    for (const k of this.touched) { this.found[k] = 0; this.positions[k] = undefined; }
+    this.touched.length = 0;
+  }
+  /** End offsets of all occurrences of these keywords, or null if one is too frequent (or not positional). */
+  ends(ids: readonly number[]): number[] | null {
+    const out: number[] = [];
+    for (const k of ids) {
+      if (k === this.nonAsciiId) return null;
+      const p = this.positions[k];
+      if (!p) continue;
+      if (p.length > MAX_POSITIONS) return null;
+      for (const e of p) out.push(e);
+    }
+    return out;
+  }
+}
+
+/**
+ * Aho-Corasick automaton over ASCII keywords (letters folded to lower case, newline onto space,
+ * double onto single quote), as a full transition table over a power-of-two alphabet. Scanning
+ * marks which keywords occur in a text, and where.
+ */
+export class KeywordIndex {
+  readonly keywords: readonly string[];
+  /** Id of the NON_ASCII pseudo-keyword, -1 if no rule needs it. */
+  readonly nonAsciiId: number;
+  /** Symbol of each ASCII character (0 = a character no keyword contains). */
+  readonly sym = new Uint8Array(128);
+  /** log2 of the alphabet size. */
+  readonly shift: number;
+  /** delta[(state << shift) + symbol] = next state. */
+  readonly delta: Uint16Array | Uint32Array;
+  /** outStart[state] … outStart[state + 1]: the keyword ids ending at a state, in outList. */
+  readonly outStart: Int32Array;
+  readonly outList: Int32Array;
+
+  constructor(keywords: readonly string[]) {
+    this.keywords = keywords;
+    this.nonAsciiId = keywords.indexOf(NON_ASCII);
+    let nsym = 1;
+    for (const k of keywords) {
+      if (k === NON_ASCII) continue;
+      for (let i = 0; i < k.length; i++) {
+        const c = k.charCodeAt(i);
+        if (c >= 128) throw new Error(`keyword \`${k}\` is not ASCII`);
+        const f = fold(c);
+        if (this.sym[f] === 0) this.sym[f] = nsym++;
+      }
+    }
+    for (let c = 0; c < 128; c++) this.sym[c] = this.sym[fold(c)]!;
+    let shift = 0;
+    while (1 << shift < nsym) shift++;
+    this.shift = shift;
+    const alpha = 1 << shift;
+    // Trie in a flat table (-1 = no edge); the number of states is at most the total keyword length + 1.
+    const cap = keywords.reduce((a, k) => a + (k === NON_ASCII ? 0 : k.length), 1);
+    const next = new Int32Array(cap * alpha).fill(-1);
+    const ownEnd: number[][] = [];
+    let n = 1;
+    keywords.forEach((k, id) => {
+      if (k === NON_ASCII) return;
+      let st = 0;
+      for (let i = 0; i < k.length; i++) {
+        const e = st * alpha + this.sym[fold(k.charCodeAt(i))]!;
+        if (next[e] === -1) next[e] = n++;
+        st = next[e]!;
+      }
+      (ownEnd[st] ??= []).push(id);
+    });
+    // Failure links (BFS) turn the trie into the full transition table; outputs follow failure links.
+    const fail = new Int32Array(n);
+    const out: number[][] = new Array<number[]>(n);
+    for (let st = 0; st < n; st++) out[st] = ownEnd[st] ? [...ownEnd[st]!] : [];
+    const queue = new Int32Array(n);
+    let head = 0; let tail = 0;
+    for (let a = 0; a < alpha; a++) {
+      const t = next[a]!;
+      if (t === -1) next[a] = 0; else { fail[t] = 0; queue[tail++] = t; }
+    }
+    while (head < tail) {
+      const st = queue[head++]!;
+      const f = fail[st]!;
+      if (out[f]!.length) out[st]!.push(...out[f]!);
+      for (let a = 0; a < alpha; a++) {
+        const e = st * alpha + a;
+        const t = next[e]!;
+        if (t === -1) next[e] = next[f * alpha + a]!;
+        else { fail[t] = next[f * alpha + a]!; queue[tail++] = t; }
+      }
+    }
+    this.delta = n < 65536 ? Uint16Array.from(next.subarray(0, n * alpha)) : Uint32Array.from(next.subarray(0, n * alpha));
+    this.outStart = new Int32Array(n + 1);
+    const list: number[] = [];
+    for (let st = 0; st < n; st++) { this.outStart[st] = list.length; for (const k of new Set(out[st])) list.push(k); }
+    this.outStart[n] = list.length;
+    this.outList = Int32Array.from(list);
+  }
+
+  newHits(): KeywordHits { return new KeywordHits(this.keywords.length, this.nonAsciiId); }
+
+  /** Marks the keywords occurring in text (with the folding above) and their end offsets. */
+  scan(text: string, hits: KeywordHits = this.newHits()): KeywordHits {
+    const { delta, sym, shift, outStart, outList } = this;
+    let s = 0;
+    let high = 0;
+    for (let i = 0, n = text.length; i < n; i++) {
+      const c = text.charCodeAt(i);
+      if (c < 128) s = delta[(s << shift) + sym[c]!]!;
+      else { s = 0; high = 1; }
+      const o = outStart[s]!;
+      const e = outStart[s + 1]!;
+      for (let j = o; j < e; j++) hits.hit(outList[j]!, i + 1);
+    }
+    if (high && this.nonAsciiId >= 0) hits.hit(this.nonAsciiId, 0);
+    return hits;
+  }
+}
+
+const fold = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c === 10 ? 32 : c === 34 ? 39 : c);

@@ -1,0 +1,147 @@
+// The Tier 1 heuristic rules: security/heuristics/*.yaml, compiled into the bundle by esbuild and
+// validated here (malformed data throws: fail closed). Regexes and the keyword index are built once.
+import shellCrossPlatform from '../../../security/heuristics/shell-cross-platform.yaml';
+import shellUnix from '../../../security/heuristics/shell-unix.yaml';
+import shellWindows from '../../../security/heuristics/shell-windows.yaml';
+import promptInjection from '../../../security/heuristics/prompt-injection.yaml';
+import pathTraversal from '../../../security/heuristics/path-traversal.yaml';
+import dataExfiltration from '../../../security/heuristics/data-exfiltration.yaml';
+import sensitiveData from '../../../security/heuristics/sensitive-data.yaml';
+import encodingEvasion from '../../../security/heuristics/encoding-evasion.yaml';
+import selfProtection from '../../../security/heuristics/self-protection.yaml';
+import editorConfig from '../../../security/heuristics/editor-config.yaml';
+import { KeywordIndex, analyzePattern } from './prefilter';
+import {
+  FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_PREFIX_CATEGORY, SEVERITIES,
+  type FieldClass, type HeuristicRule, type HeuristicRuleFile, type RuleField,
+} from './types';
+
+/** The bundled rule files, by name (file name without `.yaml`). */
+export const BUNDLED_RULE_FILES: Readonly<Record<string, unknown>> = {
+  'shell-cross-platform': shellCrossPlatform,
+  'shell-unix': shellUnix,
+  'shell-windows': shellWindows,
+  'prompt-injection': promptInjection,
+  'path-traversal': pathTraversal,
+  'data-exfiltration': dataExfiltration,
+  'sensitive-data': sensitiveData,
+  'encoding-evasion': encodingEvasion,
+  'self-protection': selfProtection,
+  'editor-config': editorConfig,
+};
+
+export class HeuristicRuleError extends Error {
+  override readonly name = 'HeuristicRuleError';
+}
+
+export interface CompiledRule {
+  readonly rule: HeuristicRule;
+  readonly regex: RegExp;
+  readonly alwaysBlock: boolean;
+  readonly raw: boolean;
+  /** Bit i set = the rule looks at FIELD_CLASSES[i]. */
+  readonly fieldMask: number;
+  readonly actionTypes: ReadonlySet<string> | null;
+  /** Keyword ids: every inner list needs one present keyword for the regex to run; empty = always run. */
+  readonly prefilter: readonly (readonly number[])[];
+  /** Upper bound of the text one match examines (Infinity = unbounded): sizes the search windows. */
+  readonly maxLength: number;
+  /** The same regex with the `g` flag (searching windows) and the `y` flag (confirming a match in the whole text), made on first use. */
+  readonly windowed: () => { readonly global: RegExp; readonly sticky: RegExp };
+}
+
+export interface CompiledRuleSet {
+  readonly rules: readonly CompiledRule[];
+  readonly keywords: KeywordIndex;
+  /** Applicable rules per `actionType|class|alwaysBlockOnly`, filled lazily. */
+  readonly cache: Map<string, { readonly normalized: readonly CompiledRule[]; readonly raw: readonly CompiledRule[] }>;
+}
+
+const ID = /^(XP|UX|WIN|PI|PT|DE|SD|EE|SP|ED)-\d{3}$/;
+const RULE_KEYS = new Set(['id', 'category', 'severity', 'action', 'always_block', 'fields', 'action_types', 'scan', 'pattern', 'description', 'examples']);
+const RULE_FIELDS: readonly string[] = [...FIELD_CLASSES, 'all'];
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
+
+/** Splits a leading `(?i)`/`(?s)`/`(?m)` group (JavaScript has no inline flags) into RegExp flags. */
+export function compilePattern(pattern: string): RegExp {
+  const m = /^\(\?([ims]+)\)/.exec(pattern);
+  const flags = m ? [...new Set(m[1]!.split(''))].join('') : '';
+  return new RegExp(m ? pattern.slice(m[0].length) : pattern, flags);
+}
+
+/** Shape check of one rule file; returns its rules (patterns are compiled once, by compileRuleSet). */
+export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile {
+  const fail = (msg: string): never => { throw new HeuristicRuleError(`heuristic rules \`${name}\`: ${msg}`); };
+  if (!isObj(data)) fail('not an object');
+  const f = data as Obj;
+  for (const k of Object.keys(f)) if (!['version', 'description', 'rules'].includes(k)) fail(`unknown key \`${k}\``);
+  if (f.version !== 1) fail('version must be 1');
+  if (!Array.isArray(f.rules) || f.rules.length === 0) fail('rules must be a non-empty list');
+  for (const [i, r] of (f.rules as unknown[]).entries()) {
+    if (!isObj(r)) fail(`rule ${i}: not an object`);
+    const rule = r as Obj;
+    const id = typeof rule.id === 'string' && ID.test(rule.id) ? rule.id : fail(`rule ${i}: id must look like XP-001`);
+    const where = (msg: string) => fail(`rule \`${id}\`: ${msg}`);
+    for (const k of Object.keys(rule)) if (!RULE_KEYS.has(k)) where(`unknown key \`${k}\``);
+    if (!HEURISTIC_CATEGORIES.includes(rule.category as never)) where('bad category');
+    if (ID_PREFIX_CATEGORY[id.split('-')[0]!] !== rule.category) where(`id prefix does not belong to category \`${String(rule.category)}\``);
+    if (!SEVERITIES.includes(rule.severity as never)) where('bad severity');
+    if (rule.action !== 'block' && rule.action !== 'escalate') where('action must be block or escalate');
+    if (rule.always_block !== undefined && typeof rule.always_block !== 'boolean') where('always_block must be a boolean');
+    if (rule.always_block === true && rule.action !== 'block') where('always_block needs action: block');
+    if (!isStringList(rule.fields, 1) || !rule.fields.every((x) => RULE_FIELDS.includes(x))) where(`fields must be a list of ${RULE_FIELDS.join(', ')}`);
+    if (rule.action_types !== undefined && !isStringList(rule.action_types, 1)) where('action_types must be a non-empty list of strings');
+    if (rule.scan !== undefined && rule.scan !== 'normalized' && rule.scan !== 'raw') where('scan must be normalized or raw');
+    if (typeof rule.pattern !== 'string' || rule.pattern.length === 0) where('pattern missing');
+    if (typeof rule.description !== 'string' || rule.description.length < 10) where('description missing');
+    const ex = rule.examples;
+    if (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2)) where('examples need at least 2 match and 2 no_match strings');
+  }
+  return data as unknown as HeuristicRuleFile;
+}
+
+const fieldMaskOf = (fields: readonly RuleField[]): number =>
+  fields.includes('all') ? (1 << FIELD_CLASSES.length) - 1 : fields.reduce((m, f) => m | (1 << FIELD_CLASSES.indexOf(f as FieldClass)), 0);
+
+/** Validates and compiles rule files (name → parsed YAML). Throws on any defect. */
+export function compileRuleSet(files: Readonly<Record<string, unknown>>): CompiledRuleSet {
+  const rules: HeuristicRule[] = [];
+  for (const [name, data] of Object.entries(files)) rules.push(...validateRuleFile(data, name).rules);
+  const ids = new Set<string>();
+  for (const r of rules) {
+    if (ids.has(r.id)) throw new HeuristicRuleError(`heuristic rules: duplicate rule id \`${r.id}\``);
+    ids.add(r.id);
+  }
+  const keywordIds = new Map<string, number>();
+  const idOf = (k: string) => { let id = keywordIds.get(k); if (id === undefined) { id = keywordIds.size; keywordIds.set(k, id); } return id; };
+  const compiled = rules.map((rule): CompiledRule => {
+    let regex: RegExp;
+    try { regex = compilePattern(rule.pattern); } catch (e) { throw new HeuristicRuleError(`heuristic rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
+    let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
+    const raw = rule.scan === 'raw';
+    const analysis = raw ? { literals: [], maxLength: Infinity } : analyzePattern(regex.source);
+    return {
+      rule,
+      regex,
+      alwaysBlock: rule.always_block === true,
+      raw,
+      fieldMask: fieldMaskOf(rule.fields),
+      actionTypes: rule.action_types ? new Set(rule.action_types) : null,
+      prefilter: analysis.literals.map((set) => set.map(idOf)),
+      maxLength: analysis.maxLength,
+      windowed: () => (windowed ??= { global: new RegExp(regex.source, regex.flags + 'g'), sticky: new RegExp(regex.source, regex.flags + 'y') }),
+    };
+  });
+  return { rules: compiled, keywords: new KeywordIndex([...keywordIds.keys()]), cache: new Map() };
+}
+
+let bundled: CompiledRuleSet | undefined;
+
+/** The bundled rule set (validated, compiled once). Throws if the bundled data is malformed. */
+export function loadHeuristicRules(): CompiledRuleSet {
+  bundled ??= compileRuleSet(BUNDLED_RULE_FILES);
+  return bundled;
+}

@@ -1,0 +1,8 @@
+// Secret detection: rules as data (security/secrets/*.yaml), batch redaction and the streaming redactor.
+export {
+  BUNDLED_SECRET_FILES, SecretRuleError, compileSecretRules, loadSecretRules, secretRuleSubset,
+  type KeywordAnchor, type SecretRule, type SecretRuleSet,
+} from './rules';
+export { findSecrets, redactSecrets, redactionPlaceholder, shannonEntropy, type SecretFinding } from './scan';
+export { StreamingRedactor, type FlushScheduler, type StreamingRedactorOptions } from './streaming';
+export { RegexSyntaxError } from './regex-syntax';
