@@ -12,7 +12,7 @@ import type { InjectionClassifier, ShieldParts } from '../../src/engine/shield/p
 import { Tier2Evaluator, type ChatBackend } from '../../src/engine/shield/tier2';
 import { ApprovalBroker, type ApprovalSurface } from '../../src/engine/shield/tier3';
 import type { ShellParser } from '../../src/engine';
-import { repoRoot } from './helpers/repo';
+import { makeTempDir } from './helpers/repo';
 
 const CANARY = 'c'.repeat(64);
 /** Stands for the remote model (the edge of the machine): answers with a scripted verdict. */
@@ -32,8 +32,7 @@ describe('Shield pipeline', () => {
   let home: string;
   before(async () => {
     parser = await loadShellParser();
-    // Not under /tmp: the strict preset denies writes to /tmp, which would hide what the tests check.
-    tmp = fs.mkdtempSync(path.join(repoRoot(), 'out', 'pipeline-'));
+    tmp = makeTempDir();
     ws = path.join(tmp, 'ws');
     home = path.join(tmp, 'home');
     for (const f of ['SOUL.md', 'AGENTS.md', 'USER.md', 'src/a.ts', '.env', 'docs/invoice-2026.pdf']) {
@@ -134,7 +133,9 @@ describe('Shield pipeline', () => {
     it('strict: deletions and git push are blocked, writes need Tier 2', async () => {
       const e = engine({ policy: 'strict', tier2: 'none', mode: 'report' });
       assert.deepEqual(pick(await e.check(act('git_push', {}))), ['block', 0]);
-      assert.deepEqual(pick(await e.check(act('write_file', { path: `${ws}/src/b.ts`, content: 'x' }))), ['escalate', 2]);
+      // A path outside any temp directory: strict also denies writes under /tmp, wherever the tests run.
+      assert.deepEqual(pick(await e.check(act('write_file', { path: '/srv/project/src/b.ts', content: 'x' }))), ['escalate', 2]);
+      assert.deepEqual(pick(await e.check(act('write_file', { path: '/tmp/out.txt', content: 'x' }))), ['block', 0]);
     });
   });
 
