@@ -11,15 +11,22 @@ const root = path.dirname(new URL(import.meta.url).pathname);
 
 // Security data (rules, denylists, policies) lives as YAML under security/ and is compiled into the
 // bundles, so an agent that edits files on disk cannot change what a running Bulwark enforces.
-const yamlPlugin = {
+// The shipped bundles leave out the rules' `examples` (test data, checked by the unit tests on the
+// files themselves): they are synthetic secrets and attacks that secret scanners rightly flag.
+function withoutExamples(v) {
+  if (Array.isArray(v)) return v.map(withoutExamples);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'examples').map(([k, x]) => [k, withoutExamples(x)]));
+  return v;
+}
+const yamlPlugin = (stripExamples) => ({
   name: 'yaml',
   setup(build) {
     build.onLoad({ filter: /\.ya?ml$/ }, async (a) => {
-      const text = await fs.promises.readFile(a.path, 'utf8');
-      return { contents: JSON.stringify(loadYaml(text, { filename: a.path })), loader: 'json' };
+      const data = loadYaml(await fs.promises.readFile(a.path, 'utf8'), { filename: a.path });
+      return { contents: JSON.stringify(stripExamples ? withoutExamples(data) : data), loader: 'json' };
     });
   },
-};
+});
 
 // WebAssembly assets that the bundles load at run time, copied beside them.
 const wasmAssets = [
@@ -55,7 +62,7 @@ const common = {
   sourcemap: production ? false : 'linked',
   minify: production,
   logLevel: 'warning',
-  plugins: [yamlPlugin],
+  plugins: [yamlPlugin(false)],
 };
 
 /** Shipped surfaces: one entry each. */
@@ -87,7 +94,7 @@ async function main() {
     copyAssets('out/bench');
   }
   if (!args.has('--tests') && !args.has('--bench')) {
-    await Promise.all(surfaces.map((s) => esbuild.build({ ...common, ...s })));
+    await Promise.all(surfaces.map((s) => esbuild.build({ ...common, plugins: [yamlPlugin(true)], ...s })));
     copyAssets('dist');
     copyNativeModules('dist');
   }

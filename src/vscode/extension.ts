@@ -2,12 +2,30 @@
 import * as vscode from 'vscode';
 import { EngineHost } from './engine-host';
 import { registerExplainProtection } from './explain-protection';
+import { registerCheckAction } from './check-action';
+import { registerTier2KeyCommands, storeTier2ApiKey } from './tier2-key';
+import { registerStatusBar } from './status-bar';
+import { registerPolicyDiagnostics } from './policy-diagnostics';
 
-export function activate(context: vscode.ExtensionContext): void {
+/** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
+export interface BulwarkTestApi {
+  /** Stores (or with undefined, deletes) the Tier 2 API key without the input box. */
+  setTier2ApiKey(key: string | undefined): Promise<void>;
+}
+
+export function activate(context: vscode.ExtensionContext): BulwarkTestApi | undefined {
   const log = vscode.window.createOutputChannel('Bulwark', { log: true });
   const host = new EngineHost(context, log);
   context.subscriptions.push(log, host);
   registerExplainProtection(context, host);
+  registerCheckAction(context, host);
+  registerTier2KeyCommands(context, host);
+  registerStatusBar(context, host);
+  registerPolicyDiagnostics(context);
+  if (context.extensionMode === vscode.ExtensionMode.Test) {
+    return { setTier2ApiKey: (key) => storeTier2ApiKey(context, host, key) };
+  }
+  return undefined;
 }
 
 export function deactivate(): void {}

@@ -93,6 +93,14 @@ log "extension-host tests: $p passed, $f failed, rc $ext_rc ($((SECONDS - t))s)"
 PASS=$((PASS + p)) FAIL=$((FAIL + f))
 
 # --- (b) package + install the .vsix, then drive the UI ----------------------------------------------------
+# The UI checks approve and deny at Tier 3 a write that needs Tier 2 while no evaluator is configured: opt in to
+# "ask me instead" in the user settings (after the extension-host suite, which restores the settings it changes).
+node -e '
+  const fs = require("fs"); const f = process.argv[1];
+  const s = JSON.parse(fs.readFileSync(f, "utf8"));
+  s["bulwark.tier2.onUnavailable"] = "escalate";
+  fs.writeFileSync(f, JSON.stringify(s, null, 2) + "\n");
+' "$H/ud/User/settings.json" || log "WARNING: could not add bulwark.tier2.onUnavailable to the user settings"
 log "package .vsix and install it into code-server"
 t=$SECONDS
 if bw_package_vsix "$E2E/bulwark.vsix" >"$E2E/logs/vsce.log" 2>&1 &&

@@ -31,11 +31,12 @@ describe('protection tables', () => {
       });
       for (const rule of table.rules) {
         it(`${rule.id}: examples match and non-examples do not`, () => {
+          assert.ok(rule.examples && rule.examples.match.length > 0 && rule.examples.no_match.length > 0, `${rule.id} has no examples`);
           const platforms = rule.platforms ?? (['linux', 'darwin', 'win32'] as Platform[]);
           const tested = new Set<string>();
           for (const platform of platforms) {
             const compiled = compileTables([table], { platform, home: ENV[platform].home, workspaceRoots: [ENV[platform].workspace] });
-            for (const [list, want] of [[rule.examples.match, true], [rule.examples.no_match, false]] as const) {
+            for (const [list, want] of [[rule.examples!.match, true], [rule.examples!.no_match, false]] as const) {
               for (const ex of list) {
                 const p = expandExample(ex, platform);
                 if (!p) continue;
@@ -45,7 +46,7 @@ describe('protection tables', () => {
               }
             }
           }
-          for (const ex of [...rule.examples.match, ...rule.examples.no_match]) assert.ok(tested.has(ex), `${rule.id}: example ${ex} is absolute on none of the rule's platforms`);
+          for (const ex of [...rule.examples!.match, ...rule.examples!.no_match]) assert.ok(tested.has(ex), `${rule.id}: example ${ex} is absolute on none of the rule's platforms`);
         });
       }
     });

@@ -97,6 +97,13 @@ describe('Shield pipeline', () => {
       assert.deepEqual(asked, ['execute_command']);
       assert.deepEqual(pick(await engine({ tier2: model('ESCALATE'), tier3: [human('deny')] }).check(act('execute_command', { command: 'npm publish' }))), ['block', 3]);
     });
+    it('the human sees why: protection and every tier\'s reason', async () => {
+      let seen: string[] = [];
+      const surface: ApprovalSurface = { id: 'reader', ask: async (r) => { seen = r.reasons.map((x) => `${x.tier}: ${x.reason}`); return 'deny'; } };
+      await engine({ tier2: model('ALLOW'), tier3: [surface] }).check(act('write_file', { path: `${ws}/.vscode/settings.json`, content: '{}' }));
+      assert.ok(seen.some((r) => /needs your approval to be changed \(rule editor\.vscode_exec_config\)/.test(r)), seen.join('\n'));
+      assert.ok(seen.some((r) => r.startsWith('2: ')), seen.join('\n'));
+    });
     it('approval_required files go to a human even when Tier 2 allows', async () => {
       const asked: string[] = [];
       const d = await engine({ tier2: model('ALLOW'), tier3: [human('deny', asked)] }).check(act('write_file', { path: `${ws}/.vscode/settings.json`, content: '{}' }));

@@ -15,7 +15,8 @@ export interface ProtectionRule {
   readonly globs: readonly string[];
   readonly except?: readonly string[];
   readonly reason: string;
-  readonly examples: { readonly match: readonly string[]; readonly no_match: readonly string[] };
+  /** Test data: checked by the tests on the files, left out of the shipped bundles. */
+  readonly examples?: { readonly match: readonly string[]; readonly no_match: readonly string[] };
 }
 export interface ProtectionTable { readonly version: 1; readonly description?: string; readonly rules: readonly ProtectionRule[] }
 

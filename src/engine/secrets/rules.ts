@@ -155,6 +155,8 @@ function example(v: unknown, where: string): string {
 }
 
 function examples(raw: unknown, where: string): SecretRule['examples'] {
+  // Examples are left out of the shipped bundles (see esbuild.mjs); the tests check them on the files.
+  if (raw === undefined) return { match: [], no_match: [] };
   if (!isObj(raw)) fail(where, '`examples` must be a mapping with `match` and `no_match`');
   checkKeys(raw, new Set(['match', 'no_match']), where);
   const list = (key: 'match' | 'no_match'): string[] => {

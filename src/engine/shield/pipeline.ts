@@ -171,7 +171,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
     if (parts.mode === 'report') return finish('escalate', 3, `Needs your approval (Tier 3): ${t2Reason}${why}.`, 1);
     return finish('block', 3, 'Blocked: this action needs your approval (Tier 3), but no approval surface is available.', 1, ['tier3.no_surface']);
   }
-  const t3 = await parts.tier3.decide({ id: input.id, sessionId: input.sessionId, actionType: input.action.type, payload: input.action.payload, reasons: trail.map((t) => ({ tier: t.tier, reason: t.reason })) });
+  const t3 = await parts.tier3.decide({ id: input.id, sessionId: input.sessionId, actionType: input.action.type, payload: input.action.payload, reasons: [...[...new Set(reasons)].map((reason) => ({ tier: 0, reason })), ...trail.map((t) => ({ tier: t.tier, reason: t.reason }))] });
   trail.push(t3);
   for (const r of t3.rules) rules.add(r);
   if (t3.decision === 'allow') return finish('allow', 3, `Allowed at Tier 3: ${t3.reason}.`);

@@ -74,6 +74,8 @@ function strList(v: unknown, where: string, nonEmpty: boolean): string[] {
 
 function examples(o: Obj, where: string): Examples {
   const e = o['examples'];
+  // Examples are left out of the shipped bundles (see esbuild.mjs); the tests check them on the files.
+  if (e === undefined) return { match: [], no_match: [] };
   if (!isObj(e)) fail(where, '`examples` must be a mapping with `match` and `no_match`');
   checkKeys(e, new Set(['match', 'no_match']), `${where}.examples`);
   return { match: strList(e['match'], `${where}.examples.match`, true), no_match: strList(e['no_match'], `${where}.examples.no_match`, true) };

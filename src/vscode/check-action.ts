@@ -1,0 +1,94 @@
+// "Bulwark: Check Action…" — the public check API. Called with an action object it returns the
+// engine's decision; from the command palette it asks for the action as JSON and shows the decision.
+// It never executes the action.
+import * as vscode from 'vscode';
+import type { ActionRequest, CheckResult } from '../engine';
+import type { EngineHost } from './engine-host';
+
+export const CHECK_ACTION_COMMAND = 'bulwark.checkAction';
+
+/** Session id used when the caller names none (IFC taint is kept per session). */
+export const DEFAULT_SESSION = 'bulwark.checkAction';
+const PALETTE_SESSION = 'bulwark.checkAction (command palette)';
+
+/** What `executeCommand('bulwark.checkAction', action)` resolves to. */
+export interface CheckActionResult {
+  readonly decision: CheckResult['decision'];
+  readonly tier: CheckResult['tier'];
+  readonly minTier: CheckResult['minTier'];
+  readonly level: CheckResult['level'];
+  readonly rules: readonly string[];
+  readonly reason: string;
+  readonly confidence?: number;
+}
+
+export function registerCheckAction(context: vscode.ExtensionContext, host: EngineHost): void {
+  context.subscriptions.push(vscode.commands.registerCommand(CHECK_ACTION_COMMAND, async (arg?: unknown): Promise<CheckActionResult | undefined> => {
+    if (arg === undefined) return checkFromPalette(host);
+    return checkAction(host, arg);
+  }));
+}
+
+/** Checks one action given as `{ type, payload, sessionId?, cwd? }`. Never throws: a failure is a block. */
+export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string } = {}): Promise<CheckActionResult> {
+  if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
+    return failed('action.invalid', 'the action must be an object { type, payload, sessionId?, cwd? }');
+  }
+  const a = arg as Record<string, unknown>;
+  const action = {
+    ...(typeof a.id === 'string' ? { id: a.id } : {}),
+    type: a.type,
+    payload: a.payload,
+    sessionId: typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : defaults.sessionId ?? DEFAULT_SESSION,
+    ...(a.cwd !== undefined ? { cwd: a.cwd } : defaults.cwd !== undefined ? { cwd: defaults.cwd } : {}),
+  } as ActionRequest; // the engine validates the fields and blocks what is malformed
+  let r: CheckResult;
+  try {
+    r = await (await host.engine()).check(action);
+  } catch (e) {
+    return failed('engine.error', `the engine could not be set up (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`);
+  }
+  return {
+    decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason,
+    ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
+  };
+}
+
+function failed(rule: string, why: string): CheckActionResult {
+  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason: `Blocked: ${why}.` };
+}
+
+async function checkFromPalette(host: EngineHost): Promise<CheckActionResult | undefined> {
+  const text = await vscode.window.showInputBox({
+    title: 'Bulwark: Check Action',
+    prompt: 'The action as JSON: {"type": …, "payload": {…}}. Bulwark only decides; nothing is executed.',
+    placeHolder: '{"type":"read_file","payload":{"path":"~/.ssh/id_rsa"}}',
+    ignoreFocusOut: true,
+    validateInput: (v) => {
+      if (!v.trim()) return undefined;
+      try {
+        const parsed: unknown = JSON.parse(v);
+        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : 'The action must be a JSON object.';
+      } catch (e) {
+        return `Not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
+      }
+    },
+  });
+  if (text === undefined || !text.trim()) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    void vscode.window.showErrorMessage(`Bulwark: the action is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    return undefined;
+  }
+  const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+  const r = await checkAction(host, parsed, { sessionId: PALETTE_SESSION, cwd: root });
+  const type = typeof (parsed as { type?: unknown }).type === 'string' ? (parsed as { type: string }).type : 'action';
+  const where = r.decision === 'escalate' ? `needs Tier ${r.tier}` : `at Tier ${r.tier}`;
+  const rules = r.rules.length ? ` [rules: ${r.rules.join(', ')}]` : '';
+  const message = `Bulwark: ${type} — ${r.decision.toUpperCase()} ${where}. ${r.reason}${rules}`;
+  if (r.decision === 'allow') void vscode.window.showInformationMessage(message);
+  else void vscode.window.showWarningMessage(message);
+  return r;
+}

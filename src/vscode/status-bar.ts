@@ -1,0 +1,54 @@
+// Status bar: the active policy and how Tier 1 runs, e.g. "$(shield) Bulwark: default · heuristics only".
+// Clicking it runs "Bulwark: Show Status" (everything the tooltip says, in a dialog).
+import * as vscode from 'vscode';
+import type { EngineHost, HostStatus } from './engine-host';
+
+export const SHOW_STATUS_COMMAND = 'bulwark.showStatus';
+
+export function statusText(s: HostStatus): string {
+  return `$(shield) Bulwark: ${s.policyError ? 'policy invalid' : s.policyLabel} · ${s.tier1}`;
+}
+
+/** Every part of the status, one line each (tooltip and the Show Status dialog). */
+export function statusLines(s: HostStatus): string[] {
+  const c = s.settings;
+  return [
+    s.policyError
+      ? `Policy: INVALID — every action other than a read is blocked until it is fixed: ${s.policyError}`
+      : `Policy (Tier 0): ${s.policyLabel}, tightened by any workspace .bulwark/policy.yaml.`,
+    `IFC: ${c.ifcPolicy}${c.ifcMode ? ` (mode ${c.ifcMode})` : ''}.`,
+    s.tier1Detail,
+    s.tier2,
+    `Tier 3: you are asked in a dialog; no answer in ${c.tier3.timeoutSeconds} s denies; at most ${c.tier3.maxPerHour} requests an hour.`,
+    `State: ${s.stateDir ?? 'in memory only'}.`,
+    ...s.problems.map((p) => `${p.severity === 'error' ? 'Error' : 'Warning'}: ${p.message}`),
+  ];
+}
+
+export function registerStatusBar(context: vscode.ExtensionContext, host: EngineHost): void {
+  const item = vscode.window.createStatusBarItem('bulwark.status', vscode.StatusBarAlignment.Left, 100);
+  item.name = 'Bulwark';
+  item.command = SHOW_STATUS_COMMAND;
+  const update = () => {
+    const s = host.status();
+    item.text = statusText(s);
+    const md = new vscode.MarkdownString(undefined, true);
+    md.isTrusted = false;
+    md.appendMarkdown('**Bulwark** decides every agent action before it runs.\n\n');
+    for (const line of statusLines(s)) md.appendText(`• ${line}\n`);
+    md.appendMarkdown('\n\nClick for details.');
+    item.tooltip = md;
+    item.backgroundColor = s.policyError || s.problems.some((p) => p.severity === 'error') ? new vscode.ThemeColor('statusBarItem.errorBackground') : undefined;
+  };
+  update();
+  item.show();
+  context.subscriptions.push(
+    item,
+    host.onDidChange(update),
+    vscode.commands.registerCommand(SHOW_STATUS_COMMAND, async (): Promise<void> => {
+      update();
+      const s = host.status();
+      await vscode.window.showInformationMessage(statusText(s).replace('$(shield) ', ''), { modal: true, detail: statusLines(s).join('\n\n') });
+    }),
+  );
+}
