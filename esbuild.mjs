@@ -95,6 +95,10 @@ async function main() {
   }
   if (!args.has('--tests') && !args.has('--bench')) {
     await Promise.all(surfaces.map((s) => esbuild.build({ ...common, plugins: [yamlPlugin(true)], ...s })));
+    // The audit webview's page script: runs in the browser sandbox of the webview, not in Node.
+    if (fs.existsSync(path.join(root, 'src/webview/main.ts'))) {
+      await esbuild.build({ entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: production ? false : 'linked', minify: production, logLevel: 'warning' });
+    }
     copyAssets('dist');
     copyNativeModules('dist');
   }
