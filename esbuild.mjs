@@ -40,7 +40,7 @@ function copyAssets(outdir) {
 
 // Native modules cannot be bundled: they stay external and are copied beside the bundles
 // (dist/node_modules), only the binaries for the platform that builds them.
-const nativeExternals = ['onnxruntime-node'];
+const nativeExternals = ['onnxruntime-node', 'better-sqlite3'];
 function copyNativeModules(outdir) {
   const dest = path.join(root, outdir, 'node_modules');
   const copy = (from, to) => { fs.mkdirSync(path.dirname(to), { recursive: true }); fs.cpSync(from, to, { recursive: true }); };
@@ -52,6 +52,17 @@ function copyNativeModules(outdir) {
   if (fs.existsSync(path.join(ort, binDir))) copy(path.join(ort, binDir), path.join(dest, 'onnxruntime-node', binDir));
   fs.rmSync(path.join(dest, 'onnxruntime-common'), { recursive: true, force: true });
   copy(path.join(root, 'node_modules/onnxruntime-common'), path.join(dest, 'onnxruntime-common'));
+  // better-sqlite3 13 is N-API and ships prebuilds: the same file loads in Node 22+ and Electron.
+  const sqlite = path.join(root, 'node_modules/better-sqlite3');
+  fs.rmSync(path.join(dest, 'better-sqlite3'), { recursive: true, force: true });
+  copy(path.join(sqlite, 'package.json'), path.join(dest, 'better-sqlite3/package.json'));
+  copy(path.join(sqlite, 'lib'), path.join(dest, 'better-sqlite3/lib'));
+  const prebuild = `prebuilds/${process.platform}-${process.arch}.node`;
+  if (fs.existsSync(path.join(sqlite, prebuild))) copy(path.join(sqlite, prebuild), path.join(dest, 'better-sqlite3', prebuild));
+  for (const d of ['Release', 'Debug']) {
+    const built = path.join(sqlite, 'build', d, 'better_sqlite3.node');
+    if (fs.existsSync(built)) copy(built, path.join(dest, 'better-sqlite3/build', d, 'better_sqlite3.node'));
+  }
 }
 
 const common = {
