@@ -20,6 +20,11 @@ const USAGE = `usage:
                 [--policy default|permissive|strict|none|FILE] [--ifc default|permissive|strict|none|FILE] [--mode enforce|audit]
                 [--tier2 none|openai [--tier2-url URL] [--tier2-model M]] [--classifier MODEL_DIR [--classifier-threshold 0.85]]  < actions.jsonl
       (--tier2 openai reads the API key from BULWARK_TIER2_API_KEY)
+                [--audit-log FILE --audit-db FILE]   (appends each decision's audit entries)
+  bulwark audit verify [--log FILE] [--db FILE] [--strict]   (exit 0 only for an intact chain; --strict also checks JCS form)
+  bulwark audit query --log FILE [--session S] [--type T] [--since TIME] [--decision allow|block|escalate]
+  bulwark audit export --log FILE --format jsonl|csv
+      (audit HMAC key: BULWARK_AUDIT_KEY, else FILE.key beside the --db/--audit-db file, created 0600)
   bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
   bulwark policy validate FILE
   bulwark policy test FILE [--home DIR]`;
@@ -63,7 +68,7 @@ function platformFlag(f: Flags): Platform {
 }
 
 async function runCheck(argv: string[]): Promise<number> {
-  const f = parseFlags(argv, ['--workspace', '--home', '--platform', '--allow-loopback-port', '--policy', '--ifc', '--mode', '--tier2', '--tier2-url', '--tier2-model', '--classifier', '--classifier-threshold'], ['--no-resolve']);
+  const f = parseFlags(argv, ['--workspace', '--home', '--platform', '--allow-loopback-port', '--policy', '--ifc', '--mode', '--tier2', '--tier2-url', '--tier2-model', '--classifier', '--classifier-threshold', '--audit-log', '--audit-db'], ['--no-resolve']);
   if (f.rest.length) throw new UsageError(`unexpected argument \`${f.rest[0]}\``);
   const platform = platformFlag(f);
   const ports = (f.values.get('--allow-loopback-port') ?? []).map((p) => {
@@ -88,6 +93,13 @@ async function runCheck(argv: string[]): Promise<number> {
   const { engine } = await createNodeEngine({
     workspaceRoots, home: homeDir, platform, resolve: !f.bools.has('--no-resolve'), ssrfPolicy: { allowLoopbackPorts: ports }, shield,
   });
+  const auditLogFile = f.values.get('--audit-log')?.at(-1);
+  const auditDbFile = f.values.get('--audit-db')?.at(-1) ?? (auditLogFile === undefined ? undefined : `${auditLogFile}.db`);
+  if (auditLogFile === undefined && f.values.has('--audit-db')) throw new UsageError('--audit-db needs --audit-log');
+  const audit = auditLogFile === undefined ? undefined : await openCliAudit(auditLogFile, auditDbFile!);
+  const runSession = `cli-${process.pid}-${Date.now()}`;
+  if (audit) await audit.log.append(audit.sessionEvent('started', runSession, { surface: 'cli', argv: argv.filter((a) => !a.startsWith('--tier2-url')) }));
+  try {
   let malformed = 0;
   // Lines are decided in order so a session's later actions see its earlier ones.
   for await (const line of readJsonLines(process.stdin)) {
@@ -113,6 +125,8 @@ async function runCheck(argv: string[]): Promise<number> {
     const d = await engine.check(action);
     // The CLI runs nothing itself; it assumes what it did not block runs, so later lines see the taint.
     if (d.decision !== 'block') engine.recordExecuted({ ...d, decision: 'allow' });
+    // The entry is durable before the decision is printed: a CI step never sees an unrecorded decision.
+    if (audit) await audit.log.appendDecision(d, { session: action.sessionId, actionType: action.type, payload: action.payload, cwd: action.cwd });
     process.stdout.write(JSON.stringify({ id: input.id ?? null, decision: d.decision, tier: d.tier, min_tier: d.minTier, level: d.level, rules: d.rules, reason: d.reason }) + '\n');
   }
   if (malformed) {
@@ -120,6 +134,65 @@ async function runCheck(argv: string[]): Promise<number> {
     return 2;
   }
   return 0;
+  } finally {
+    if (audit) {
+      await audit.log.append(audit.sessionEvent('ended', runSession, { surface: 'cli' })).catch(() => undefined);
+      await audit.log.close();
+    }
+  }
+}
+
+async function openCliAudit(logFile: string, dbFile: string) {
+  const { AuditLog } = await import('../node/audit/audit-log');
+  const { cliAuditKey } = await import('../node/audit/cli-key');
+  const { sessionEvent } = await import('../engine/audit');
+  const log = await AuditLog.open({ logFile: path.resolve(logFile), dbFile: path.resolve(dbFile), hmacKey: cliAuditKey(path.resolve(dbFile), true), session: 'cli',
+    onRecovery: (m) => process.stderr.write(`bulwark: audit log recovered: ${m}\n`) });
+  return { log, sessionEvent };
+}
+
+async function runAudit(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  const f = parseFlags(rest, ['--log', '--db', '--session', '--type', '--since', '--decision', '--format'], sub === 'verify' ? ['--strict'] : []);
+  if (f.rest.length) throw new UsageError(`unexpected argument \`${f.rest[0]}\``);
+  const one = (n: string) => f.values.get(n)?.at(-1);
+  const logFile = path.resolve(one('--log') ?? path.join('.bulwark', 'audit.jsonl'));
+  // `bulwark audit export … | head`: a closed pipe ends the output quietly.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); throw e; });
+  const audit = await import('../node/audit/audit-log');
+  if (sub === 'verify') {
+    const { verifyLogFile } = await import('../node/audit/audit-verify');
+    const { cliAuditKey } = await import('../node/audit/cli-key');
+    const dbFile = path.resolve(one('--db') ?? `${logFile}.db`);
+    const r = await verifyLogFile({ logFile, dbFile, hmacKey: cliAuditKey(dbFile, false), strict: f.bools.has('--strict') });
+    process.stdout.write(`${logFile}: ${r.checked} entr${r.checked === 1 ? 'y' : 'ies'} checked\n`);
+    if (r.ok) { process.stdout.write('chain intact (hashes, links, sequence, anchor head and checkpoints)\n'); return 0; }
+    const b = r.firstBroken!;
+    process.stdout.write(`BROKEN: ${b.kind} at ${b.line ? `line ${b.line}` : 'the anchor'}${b.seq === null ? '' : ` (seq ${b.seq})`}: ${b.message}\n`);
+    return 1;
+  }
+  if (sub === 'query') {
+    const decision = one('--decision');
+    if (decision !== undefined && !['allow', 'block', 'escalate'].includes(decision)) throw new UsageError(`--decision must be allow, block or escalate, got \`${decision}\``);
+    const type = one('--type');
+    const { isAuditEventType } = await import('../engine/audit');
+    if (type !== undefined && !isAuditEventType(type)) throw new UsageError(`unknown event type \`${type}\``);
+    if (!fs.existsSync(logFile)) throw new Error(`${logFile} does not exist`);
+    const since = one('--since');
+    if (since !== undefined) audit.parseSince(since);
+    for await (const e of audit.queryEntries(audit.readEntries(logFile), { session: one('--session'), type, since, decision: decision as 'block' | undefined })) process.stdout.write(JSON.stringify(e) + '\n');
+    return 0;
+  }
+  if (sub === 'export') {
+    const format = one('--format') ?? 'jsonl';
+    if (format !== 'jsonl' && format !== 'csv') throw new UsageError(`--format must be jsonl or csv, got \`${format}\``);
+    if (!fs.existsSync(logFile)) throw new Error(`${logFile} does not exist`);
+    for await (const chunk of audit.exportEntries(audit.readEntries(logFile), format)) {
+      if (!process.stdout.write(chunk)) await new Promise((r) => process.stdout.once('drain', r));
+    }
+    return 0;
+  }
+  throw new UsageError('usage: bulwark audit verify|query|export');
 }
 
 function classifierFlags(f: Flags): { classifier?: ReturnType<typeof lazyOnnxClassifier>; classifierThreshold?: number } {
@@ -199,6 +272,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'check': return await runCheck(rest);
       case 'shell': return await runShell(rest);
       case 'policy': return await runPolicy(rest);
+      case 'audit': return await runAudit(rest);
       case undefined: case '-h': case '--help': case 'help':
         process.stdout.write(USAGE + '\n');
         return cmd === undefined ? 2 : 0;

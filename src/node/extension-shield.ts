@@ -23,6 +23,7 @@ import { TIER2_RULES, Tier2Evaluator, generateCanary, isValidCanary, type ChatBa
 import { buildShield, loadIfc, loadPolicyState } from './shield-setup';
 import { JsonFileStateStore } from './json-state-store';
 import { OpenAIChatBackend } from './openai-chat';
+import { ensureDirSync } from './fs-util';
 
 export type Tier2BackendKind = 'none' | 'openai' | 'vscode-lm';
 
@@ -177,7 +178,7 @@ export const STATE_FILE = 'shield-state.json';
  */
 export function loadOrCreateCanary(stateDir: string, random: (n: number) => Uint8Array = (n) => randomBytes(n)): string {
   const file = path.join(stateDir, CANARY_FILE);
-  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  ensureDirSync(stateDir, 0o700);
   const read = (): string => {
     const c = fs.readFileSync(file, 'utf8').trim();
     if (!isValidCanary(c)) throw new Error(`${file} does not hold a valid Tier 2 canary (64 hex characters); delete the file to generate a new one`);
@@ -209,7 +210,7 @@ export function openStateStore(stateDir: string | undefined): { store: StateStor
   if (!stateDir) return { store: new MemoryStateStore(), durable: false, error: 'no local folder for Bulwark\'s state is available, so the Tier 2 budget, the approval rate limit and the session taint last only until VS Code restarts' };
   const file = path.join(stateDir, STATE_FILE);
   try {
-    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    ensureDirSync(stateDir, 0o700);
     return { store: new JsonFileStateStore(file), durable: true };
   } catch (e) {
     const why = `Bulwark's state file ${file} cannot be read (${e instanceof Error ? e.message : String(e)}); the Tier 2 evaluator, approvals and IFC block until it is repaired or deleted`;

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StateStore } from '../engine/shield/types';
+import { ensureDirSync } from './fs-util';
 
 export class JsonFileStateStore implements StateStore {
   private data: Record<string, Record<string, string>>;
@@ -33,7 +34,7 @@ export class JsonFileStateStore implements StateStore {
   }
 
   private flush(): void {
-    fs.mkdirSync(path.dirname(this.file), { recursive: true });
+    ensureDirSync(path.dirname(this.file));
     const tmp = `${this.file}.${process.pid}.tmp`;
     const fd = fs.openSync(tmp, 'w', 0o600);
     try {

@@ -4,6 +4,7 @@
 import * as vscode from 'vscode';
 import type { ActionRequest, CheckResult } from '../engine';
 import type { EngineHost } from './engine-host';
+import type { AuditHost } from './audit-host';
 
 export const CHECK_ACTION_COMMAND = 'bulwark.checkAction';
 
@@ -22,17 +23,36 @@ export interface CheckActionResult {
   readonly confidence?: number;
 }
 
-export function registerCheckAction(context: vscode.ExtensionContext, host: EngineHost): void {
+export function registerCheckAction(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost): void {
   context.subscriptions.push(vscode.commands.registerCommand(CHECK_ACTION_COMMAND, async (arg?: unknown): Promise<CheckActionResult | undefined> => {
-    if (arg === undefined) return checkFromPalette(host);
-    return checkAction(host, arg);
+    if (arg === undefined) return checkFromPalette(host, audit);
+    return checkAction(host, arg, {}, audit);
   }));
 }
 
-/** Checks one action given as `{ type, payload, sessionId?, cwd? }`. Never throws: a failure is a block. */
-export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string } = {}): Promise<CheckActionResult> {
+/**
+ * Checks one action given as `{ type, payload, sessionId?, cwd? }` and records the decision in the
+ * audit log. Never throws: a failure is a block, and so is a decision that could not be recorded.
+ */
+export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string } = {}, audit?: AuditHost): Promise<CheckActionResult> {
+  const { result, raw } = await decide(host, arg, defaults);
+  if (!audit) return result;
+  const a = typeof arg === 'object' && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
+  const session = typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : defaults.sessionId ?? DEFAULT_SESSION;
+  const cwd = typeof a.cwd === 'string' ? a.cwd : defaults.cwd;
+  try {
+    await (await audit.open()).appendDecision(raw ?? { ...result, rules: [...result.rules], sessionId: session }, {
+      session, actionType: typeof a.type === 'string' ? a.type : '(invalid)', payload: a.payload ?? null, ...(cwd ? { cwd } : {}),
+    });
+  } catch (e) {
+    return failed('audit.write_failed', `the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`);
+  }
+  return result;
+}
+
+async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
   if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
-    return failed('action.invalid', 'the action must be an object { type, payload, sessionId?, cwd? }');
+    return { result: failed('action.invalid', 'the action must be an object { type, payload, sessionId?, cwd? }') };
   }
   const a = arg as Record<string, unknown>;
   const action = {
@@ -46,11 +66,14 @@ export async function checkAction(host: EngineHost, arg: unknown, defaults: { se
   try {
     r = await (await host.engine()).check(action);
   } catch (e) {
-    return failed('engine.error', `the engine could not be set up (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`);
+    return { result: failed('engine.error', `the engine could not be set up (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`) };
   }
   return {
-    decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason,
-    ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
+    raw: r,
+    result: {
+      decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason,
+      ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
+    },
   };
 }
 
@@ -58,7 +81,7 @@ function failed(rule: string, why: string): CheckActionResult {
   return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason: `Blocked: ${why}.` };
 }
 
-async function checkFromPalette(host: EngineHost): Promise<CheckActionResult | undefined> {
+async function checkFromPalette(host: EngineHost, audit: AuditHost): Promise<CheckActionResult | undefined> {
   const text = await vscode.window.showInputBox({
     title: 'Bulwark: Check Action',
     prompt: 'The action as JSON: {"type": …, "payload": {…}}. Bulwark only decides; nothing is executed.',
@@ -83,7 +106,7 @@ async function checkFromPalette(host: EngineHost): Promise<CheckActionResult | u
     return undefined;
   }
   const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
-  const r = await checkAction(host, parsed, { sessionId: PALETTE_SESSION, cwd: root });
+  const r = await checkAction(host, parsed, { sessionId: PALETTE_SESSION, cwd: root }, audit);
   const type = typeof (parsed as { type?: unknown }).type === 'string' ? (parsed as { type: string }).type : 'action';
   const where = r.decision === 'escalate' ? `needs Tier ${r.tier}` : `at Tier ${r.tier}`;
   const rules = r.rules.length ? ` [rules: ${r.rules.join(', ')}]` : '';

@@ -49,6 +49,7 @@ interface Snapshot {
   readonly settings: HostSettings;
   readonly settingProblems: readonly string[];
   readonly workspaceRoots: string[];
+  readonly selfPaths: string[];
 }
 
 interface Built {
@@ -72,7 +73,8 @@ export class EngineHost implements vscode.Disposable {
   /** Fires when the engine was rebuilt or the settings changed (the status bar listens). */
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
+  /** `extraSelfPaths`: more Bulwark state outside the storage folders (a custom audit log location), FullBlock to agents. */
+  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly extraSelfPaths: () => string[] = () => []) {
     this.surface = new ModalApprovalSurface(log);
     const refresh = () => this.refresh();
     this.subscriptions.push(
@@ -160,8 +162,9 @@ export class EngineHost implements vscode.Disposable {
     const { settings, problems } = normalizeHostSettings((k) => raw[k]);
     const workspaceRoots = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
     const stamps = policyFilesOf(settings, workspaceRoots).map((f) => [f, fileStamp(f)]);
-    const key = JSON.stringify({ raw, workspaceRoots, stamps, secrets: this.secretsGeneration, state: this.stateDir() });
-    return { key, settings, settingProblems: problems, workspaceRoots };
+    const selfPaths = this.extraSelfPaths();
+    const key = JSON.stringify({ raw, workspaceRoots, stamps, secrets: this.secretsGeneration, state: this.stateDir(), selfPaths });
+    return { key, settings, settingProblems: problems, workspaceRoots, selfPaths };
   }
 
   private async build(snap: Snapshot): Promise<Engine> {
@@ -169,7 +172,7 @@ export class EngineHost implements vscode.Disposable {
     const t0 = Date.now();
     this.log.debug('building the engine');
     const stateDir = this.stateDir();
-    const selfPaths = [this.context.globalStorageUri, this.context.storageUri, this.context.logUri].flatMap((u) => (u && u.scheme === 'file' ? [u.fsPath] : []));
+    const selfPaths = [this.context.globalStorageUri, this.context.storageUri, this.context.logUri].flatMap((u) => (u && u.scheme === 'file' ? [u.fsPath] : [])).concat(snap.selfPaths);
     const { store, error: storeError } = this.storeFor(stateDir);
     const [tier2, classifier] = await Promise.all([this.tier2Source(s), this.classifierFor(s.classifierModelDir)]);
     const hs = buildHostShield({

@@ -6,6 +6,10 @@ import { registerCheckAction } from './check-action';
 import { registerTier2KeyCommands, storeTier2ApiKey } from './tier2-key';
 import { registerStatusBar } from './status-bar';
 import { registerPolicyDiagnostics } from './policy-diagnostics';
+import { registerDownloadModel } from './download-model';
+import { AuditHost } from './audit-host';
+import { registerAuditPanel } from './audit-panel';
+import { registerVerifyAudit } from './verify-audit';
 
 /** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
 export interface BulwarkTestApi {
@@ -15,13 +19,17 @@ export interface BulwarkTestApi {
 
 export function activate(context: vscode.ExtensionContext): BulwarkTestApi | undefined {
   const log = vscode.window.createOutputChannel('Bulwark', { log: true });
-  const host = new EngineHost(context, log);
-  context.subscriptions.push(log, host);
+  const audit = new AuditHost(context, log);
+  const host = new EngineHost(context, log, () => audit.selfPaths());
+  context.subscriptions.push(log, host, audit);
   registerExplainProtection(context, host);
-  registerCheckAction(context, host);
+  registerCheckAction(context, host, audit);
   registerTier2KeyCommands(context, host);
   registerStatusBar(context, host);
   registerPolicyDiagnostics(context);
+  registerDownloadModel(context, log);
+  registerAuditPanel(context, audit);
+  registerVerifyAudit(context, audit);
   if (context.extensionMode === vscode.ExtensionMode.Test) {
     return { setTier2ApiKey: (key) => storeTier2ApiKey(context, host, key) };
   }

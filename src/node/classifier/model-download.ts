@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import { ensureDirSync } from '../fs-util';
 
 export const MAX_REDIRECTS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -117,7 +118,7 @@ export async function downloadModel(o: DownloadOptions): Promise<void> {
   const fetchImpl = o.fetchImpl ?? nodeFetch;
   if (o.signal?.aborted) throw new ModelDownloadError('download aborted', undefined, 'aborted');
   const destDir = path.resolve(o.destDir);
-  await fs.promises.mkdir(destDir, { recursive: true });
+  ensureDirSync(destDir);
   const staged: { tmp: string; final: string }[] = [];
   try {
     for (const f of o.files) {

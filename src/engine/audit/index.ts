@@ -1,0 +1,4 @@
+// The tamper-evident audit log: entry format, hashing, decision → events, chain verification. Pure.
+export * from './types';
+export * from './events';
+export * from './verify';

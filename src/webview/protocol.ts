@@ -1,0 +1,89 @@
+// Typed messages between the audit webview page (src/webview/main.ts, browser) and its host
+// (src/vscode/audit-panel.ts). No imports: both sides share these types only.
+//
+// The host keeps the log's entries and pages them: the page holds only the rows it shows, so a
+// 100k-entry log costs one small `view` message, not 100k rows. Details are fetched on selection.
+
+/** One list row: just what the list shows (full details come with `detail`). */
+export interface AuditRow {
+  readonly seq: number;
+  readonly ts: string;
+  readonly session: string;
+  readonly event: string;
+  readonly action?: string;
+  readonly decision?: string;
+  readonly tier?: number;
+  /** Short text: the path, command or URL of the action, or the reason. */
+  readonly summary: string;
+}
+
+export interface AuditFilter {
+  readonly session?: string;
+  readonly event?: string;
+  readonly decision?: string;
+  readonly text?: string;
+}
+
+export interface ChainStatus {
+  readonly state: 'unverified' | 'verifying' | 'intact' | 'broken' | 'error';
+  readonly checked?: number;
+  readonly message?: string;
+  /** Sequence number of the first broken entry (state 'broken'). */
+  readonly firstBrokenSeq?: number;
+}
+
+export interface AuditDetail {
+  readonly seq: number;
+  readonly id?: string;
+  readonly ts: string;
+  readonly session: string;
+  readonly event: string;
+  readonly action?: string;
+  readonly decision?: { readonly decision?: string; readonly tier?: number; readonly rules?: readonly string[]; readonly reason?: string; readonly confidence?: number };
+  /** The (already redacted) arguments as indented JSON. */
+  readonly args?: string;
+  /** The other details fields as indented JSON. */
+  readonly other?: string;
+  readonly prevHash: string;
+  readonly hash: string;
+}
+
+/** Host → page. */
+export type HostMessage =
+  | {
+      readonly type: 'init';
+      readonly logFile: string;
+      /** Entries in the whole log and in the current filter. */
+      readonly total: number;
+      readonly filtered: number;
+      readonly filter: AuditFilter;
+      readonly sessions: readonly string[];
+      readonly events: readonly string[];
+      readonly decisions: readonly string[];
+      readonly chain: ChainStatus;
+      /** The first rows of the filtered view, starting at index `start`. */
+      readonly start: number;
+      readonly rows: readonly AuditRow[];
+      /** Set when the log could not be opened or read. */
+      readonly error?: string;
+      /** The log is still being read: the first rows are shown early, a complete `init` follows. */
+      readonly partial?: boolean;
+    }
+  | { readonly type: 'rows'; readonly requestId: number; readonly start: number; readonly rows: readonly AuditRow[]; readonly filtered: number }
+  | { readonly type: 'append'; readonly total: number; readonly filtered: number; readonly rows: readonly AuditRow[]; readonly sessions: readonly string[]; readonly events: readonly string[] }
+  | { readonly type: 'detail'; readonly seq: number; readonly detail?: AuditDetail }
+  | { readonly type: 'verifyProgress'; readonly checked: number }
+  /** `index`: position of the first broken entry in the filtered view (-1: not in it). */
+  | { readonly type: 'verifyResult'; readonly chain: ChainStatus; readonly index?: number };
+
+/** Page → host. */
+export type PageMessage =
+  | { readonly type: 'ready' }
+  | { readonly type: 'requestRange'; readonly requestId: number; readonly start: number; readonly count: number }
+  | { readonly type: 'filter'; readonly filter: AuditFilter }
+  | { readonly type: 'select'; readonly seq: number }
+  | { readonly type: 'verify' }
+  | { readonly type: 'reload' };
+
+/** Rows sent with `init` and per `requestRange` at most. */
+export const PAGE_SIZE = 200;
