@@ -21,7 +21,7 @@ import { ApprovalBroker, type ApprovalSurface, type Tier3Verdict } from '../engi
 import { MemoryStateStore, type ActionView, type Clock, type StateStore, type TierVerdict } from '../engine/shield/types';
 import { TIER2_RULES, Tier2Evaluator, generateCanary, isValidCanary, type ChatBackend } from '../engine/shield/tier2';
 import { buildShield, loadIfc, loadPolicyState } from './shield-setup';
-import { JsonFileStateStore } from './json-state-store';
+import { SqliteStateStore, StateDb } from './audit/state-db';
 import { OpenAIChatBackend } from './openai-chat';
 import { ensureDirSync } from './fs-util';
 
@@ -169,7 +169,7 @@ export function fileStamp(file: string): string {
 }
 
 export const CANARY_FILE = 'canary.token';
-export const STATE_FILE = 'shield-state.json';
+export const STATE_FILE = 'bulwark.db';
 
 /**
  * The workspace canary in `<stateDir>/canary.token` (mode 0600): read it, or create it once with 32
@@ -205,13 +205,17 @@ export class FailingStateStore implements StateStore {
   delete(): void { throw new Error(this.reason); }
 }
 
-/** The durable store in `<stateDir>/shield-state.json`; a corrupt file gives a FailingStateStore and the error. */
+/**
+ * The durable store: the key/value table of Bulwark's SQLite state database `<stateDir>/bulwark.db`
+ * (the same database that anchors the audit log by default). A database that cannot be opened gives
+ * a FailingStateStore and the error.
+ */
 export function openStateStore(stateDir: string | undefined): { store: StateStore; durable: boolean; error?: string } {
   if (!stateDir) return { store: new MemoryStateStore(), durable: false, error: 'no local folder for Bulwark\'s state is available, so the Tier 2 budget, the approval rate limit and the session taint last only until VS Code restarts' };
   const file = path.join(stateDir, STATE_FILE);
   try {
     ensureDirSync(stateDir, 0o700);
-    return { store: new JsonFileStateStore(file), durable: true };
+    return { store: new SqliteStateStore(new StateDb(file)), durable: true };
   } catch (e) {
     const why = `Bulwark's state file ${file} cannot be read (${e instanceof Error ? e.message : String(e)}); the Tier 2 evaluator, approvals and IFC block until it is repaired or deleted`;
     return { store: new FailingStateStore(why), durable: false, error: why };

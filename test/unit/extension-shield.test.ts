@@ -97,7 +97,7 @@ describe('extension shield: canary file and state store', () => {
     fs.writeFileSync(path.join(dir, STATE_FILE), '{ not json');
     const r = openStateStore(dir);
     assert.ok(r.store instanceof FailingStateStore);
-    assert.match(r.error!, /shield-state\.json/);
+    assert.match(r.error!, /bulwark\.db/);
     assert.throws(() => r.store.get('a', 'b'));
     const ok = openStateStore(makeTempDir());
     assert.equal(ok.durable, true);
