@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import Mocha from 'mocha';
 import * as vscode from 'vscode';
 import { writeTinyClassifier } from '../unit/helpers/tiny-classifier';
+import { sleep, waitFor } from './wait';
 
 const EXTENSION_ID = 'bulwark.bulwark';
 const DOWNLOAD = 'bulwark.downloadClassifierModel';
@@ -22,19 +23,9 @@ type DownloadResult = { ok: true; dir: string } | { ok: false; error: string };
 interface Decision { decision: string; tier: number; rules: string[]; reason: string }
 
 const note = (...args: unknown[]): void => Mocha.reporters.Base.consoleLog(...args);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const globalValue = (key: string) => vscode.workspace.getConfiguration('bulwark').inspect(key)?.globalValue;
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting: ${what}`);
-    await sleep(50);
-  }
-}
 
 async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('bulwark').update(key, value, vscode.ConfigurationTarget.Global);

@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import type { BulwarkTestApi } from '../../src/vscode/extension';
 import { writeTinyClassifier } from '../unit/helpers/tiny-classifier';
 import { LmChatBackend, parseLmSelector } from '../../src/vscode/lm-backend';
+import { waitFor } from './wait';
 
 const EXTENSION_ID = 'bulwark.bulwark';
 const CHECK = 'bulwark.checkAction';
@@ -27,17 +28,7 @@ interface Decision {
 }
 
 const note = (...args: unknown[]): void => Mocha.reporters.Base.consoleLog(...args);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) assert.fail(`timed out waiting: ${what}`);
-    await sleep(50);
-  }
-}
 
 function workspaceRoot(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
