@@ -182,10 +182,11 @@ function endRun(blobs: Blob[], start: number, end: number, flags: number): void 
 }
 
 /** Normalises one text: invisible characters out, NFKC, whitespace collapsed (and scanned, if asked). */
-function normalizeText(text: string, report: MutableReport, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[]): { text: string; hidden: string } {
+function normalizeText(text: string, report: MutableReport, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[], plain?: boolean): { text: string; hidden: string } {
   let hidden = '';
   let t = text;
-  if (NOT_PLAIN.test(t)) {
+  // `plain` is passed when the caller already scanned the text (a 64 KB field is not scanned twice).
+  if (plain === undefined ? NOT_PLAIN.test(t) : !plain) {
     const folded = stripAndFold(t, report);
     hidden = folded.hidden;
     t = folded.text;
@@ -307,7 +308,7 @@ export function prepareField(input: string, shell: boolean, index?: KeywordIndex
   const text = capped.text;
   const plain = !NOT_PLAIN.test(text);
   const blobs: Blob[] = [];
-  const norm = normalizeText(text, report, index, hits, blobs);
+  const norm = normalizeText(text, report, index, hits, blobs, plain);
   const removed = removedCount(report);
   const variants: Variant[] = [{ kind: 'normalized', text: norm.text, ...(hits ? { hits } : {}) }];
   const extra = (kind: VariantKind, t: string) => {
