@@ -192,8 +192,9 @@ describe('audit log', () => {
           const which = rnd(3);
           return { name: 'corrupt db head', log: base.log, dbEdit: (db) => {
             if (which === 0) db.prepare('UPDATE audit_head SET seq = seq - 1').run();
-            else if (which === 1) db.prepare("UPDATE audit_head SET hash = '0' || substr(hash, 2)").run();
-            else db.prepare("UPDATE audit_checkpoint SET hash = 'f' || substr(hash, 2) WHERE seq = (SELECT min(seq) FROM audit_checkpoint)").run();
+            // Always change the first hex digit (writing a fixed digit is a no-op when the hash starts with it).
+            else if (which === 1) db.prepare("UPDATE audit_head SET hash = (CASE WHEN substr(hash, 1, 1) = '0' THEN '1' ELSE '0' END) || substr(hash, 2)").run();
+            else db.prepare("UPDATE audit_checkpoint SET hash = (CASE WHEN substr(hash, 1, 1) = 'f' THEN 'e' ELSE 'f' END) || substr(hash, 2) WHERE seq = (SELECT min(seq) FROM audit_checkpoint)").run();
           } };
         }
       }
