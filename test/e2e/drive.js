@@ -3,7 +3,7 @@
 // Prints `ok - <check>` / `FAIL - <check>: <why>` per check and a closing line `ui: N passed, M failed`.
 // Env: CS_URL, CS_FOLDER (workspace folder), E2E_SHOTS (screenshots), E2E_RESULTS (JSON results).
 'use strict';
-const { chromium } = require('playwright-core');
+const { launchBrowser, closeBrowser } = require('./browser');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -14,8 +14,6 @@ const SHOTS = process.env.E2E_SHOTS || path.join(ROOT, '.e2e/shots');
 const RESULTS = process.env.E2E_RESULTS || path.join(ROOT, '.e2e/results');
 const EXPLAIN_TITLE = 'Bulwark: Explain Protection of Current File';
 const CHECK_TITLE = 'Bulwark: Check Action…';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const t0 = Date.now();
 const log = (...a) => console.log(`[ui ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
@@ -186,25 +184,16 @@ function setUserSetting(key, value) {
   fs.writeFileSync(file, JSON.stringify(s, null, 2) + '\n');
 }
 
-let browser;
-async function closeBrowser() {
-  const b = browser; browser = undefined;
-  if (b) await b.close().catch(() => {});
-}
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => { log('got', sig); closeBrowser().finally(() => process.exit(1)); });
-}
-
 async function main() {
   fs.mkdirSync(SHOTS, { recursive: true });
   fs.mkdirSync(RESULTS, { recursive: true });
   seedWorkspace();
-  // A fresh audit log for this browser session: code-server keeps SecretStorage (the log's HMAC key) per
-  // browser, so a log anchored by the extension-host suite's window cannot be appended to from here.
+  // A fresh audit log for the UI checks, so the entry counts they assert do not depend on what the
+  // extension-host suite recorded before.
   const uiLog = path.join(path.dirname(FOLDER), 'audit-ui', 'audit.jsonl');
   fs.rmSync(path.dirname(uiLog), { recursive: true, force: true });
   setUserSetting('bulwark.audit.logFile', uiLog);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchBrowser(log);
   log('chromium', browser.version());
   page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on('pageerror', (e) => log('pageerror', e.message));

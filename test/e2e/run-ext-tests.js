@@ -4,7 +4,7 @@
 // waits for the test runner's exit code and exits with 0 (all passed) or 1.
 // Env: CS_URL, CS_FOLDER, EXT_DEV_PATH, EXT_TESTS_PATH, BULWARK_MOCHA_OUT, E2E_SHOTS, BULWARK_E2E_TIMEOUT (s).
 'use strict';
-const { chromium } = require('playwright-core');
+const { launchBrowser, closeBrowser } = require('./browser');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -16,25 +16,14 @@ const FOLDER = process.env.CS_FOLDER || path.join(EXT, '.e2e/workspace');
 const SHOTS = process.env.E2E_SHOTS || path.join(EXT, '.e2e/shots');
 const MOCHA_OUT = process.env.BULWARK_MOCHA_OUT;
 const TIMEOUT_MS = Number(process.env.BULWARK_E2E_TIMEOUT || 300) * 1000 - 15000;
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const t0 = Date.now();
 const log = (...a) => console.log(`[ext-host ${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 
-let browser;
-async function closeBrowser() {
-  const b = browser; browser = undefined;
-  if (b) await b.close().catch(() => {});
-}
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(sig, () => { log('got', sig); closeBrowser().finally(() => process.exit(1)); });
-}
-
 async function main() {
   fs.mkdirSync(SHOTS, { recursive: true });
   if (!fs.existsSync(TESTS)) throw new Error(`compiled suite not found: ${TESTS} (run node esbuild.mjs --tests)`);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const browser = await launchBrowser(log);
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   let resolveExit;
   const exited = new Promise((r) => { resolveExit = r; });
