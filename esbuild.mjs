@@ -6,6 +6,9 @@ import path from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 
 const args = new Set(process.argv.slice(2));
+// Test/bench output folder (relative to the repo, so `packages: 'external'` still resolves node_modules);
+// parallel work on one checkout can use separate folders.
+const OUT = process.env.BULWARK_OUT_DIR ?? 'out';
 const production = args.has('--production');
 const root = path.dirname(new URL(import.meta.url).pathname);
 
@@ -94,15 +97,15 @@ async function main() {
   if (args.has('--tests')) {
     const entries = walk('test/unit', (p) => p.endsWith('.test.ts'));
     if (entries.length === 0) throw new Error('no unit tests found under test/unit');
-    await esbuild.build({ ...common, entryPoints: entries, outdir: 'out/test/unit', outbase: 'test/unit', packages: 'external', external: ['vscode'] });
+    await esbuild.build({ ...common, entryPoints: entries, outdir: `${OUT}/test/unit`, outbase: 'test/unit', packages: 'external', external: ['vscode'] });
     // The e2e extension-host suite runs inside VS Code: bundled separately, `vscode` stays external.
     const hostTests = walk('test/suite', (p) => p.endsWith('.ts'));
-    if (hostTests.length) await esbuild.build({ ...common, entryPoints: hostTests, outdir: 'out/test/suite', outbase: 'test/suite', packages: 'external', external: ['vscode'] });
-    copyAssets('out/test/unit');
+    if (hostTests.length) await esbuild.build({ ...common, entryPoints: hostTests, outdir: `${OUT}/test/suite`, outbase: 'test/suite', packages: 'external', external: ['vscode'] });
+    copyAssets(`${OUT}/test/unit`);
   }
   if (args.has('--bench')) {
-    await esbuild.build({ ...common, entryPoints: ['bench/bench.ts'], outfile: 'out/bench/bench.js', packages: 'external' });
-    copyAssets('out/bench');
+    await esbuild.build({ ...common, entryPoints: ['bench/bench.ts'], outfile: `${OUT}/bench/bench.js`, packages: 'external' });
+    copyAssets(`${OUT}/bench`);
   }
   if (!args.has('--tests') && !args.has('--bench')) {
     await Promise.all(surfaces.map((s) => esbuild.build({ ...common, plugins: [yamlPlugin(true)], ...s })));
