@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { AUDIT_EVENT_TYPES, GENESIS_HASH, entryHash, entryLine, eventsForDecision, verifyEntries, type AuditEntry } from '../../src/engine/audit';
 import type { CheckResult } from '../../src/engine/engine';
 import { AuditIntegrityError, AuditLog } from '../../src/node/audit/audit-log';
-import { readAnchor, sha256hex, verifyLogFile, verifyLogStream } from '../../src/node/audit/audit-verify';
+import { readAnchor, scanChunk, sha256hex, verifyLogFile, verifyLogStream } from '../../src/node/audit/audit-verify';
 import { SqliteStateStore, StateDb, STATE_DB_SCHEMA_VERSION } from '../../src/node/audit/state-db';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
@@ -246,6 +246,20 @@ describe('audit log', () => {
           assert.equal(r.checked, base.lines.length);
         }
       }
+    });
+
+    it('the parallel fast path accepts real entries whole (so it is not silently replaying every chunk)', () => {
+      const chunk = Buffer.from(base.log);
+      const points = new Map([[8, base.lines[7]!.slice(-66, -2)]]);
+      const s = scanChunk(chunk, (d) => createHash('sha256').update(d).digest('hex'), points);
+      assert.ok(s, 'an intact log written by AuditLog is accepted by scanChunk');
+      assert.equal(s.lines, base.lines.length);
+      assert.equal(s.firstSeq, 1);
+      assert.equal(s.lastHash, base.lines.at(-1)!.slice(-66, -2));
+      assert.equal(chunk.toString(), base.log, 'the bytes are restored after hashing in place');
+      assert.equal(scanChunk(chunk, (d) => createHash('sha256').update(d).digest('hex'), new Map([[8, 'f'.repeat(64)]])), null, 'an anchor point that differs declines the chunk');
+      const edited = Buffer.from(base.log.replace('"session":"', '"session":"Z'));
+      assert.equal(scanChunk(edited, (d) => createHash('sha256').update(d).digest('hex'), null), null, 'an edited entry declines the chunk');
     });
 
     it('worker-thread hash checking reports the first broken line across chunks', async () => {

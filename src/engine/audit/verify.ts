@@ -65,6 +65,30 @@ export class ChainVerifier {
   }
 
   get done(): boolean { return this.broken !== undefined; }
+  /** The sequence number the next line must carry. */
+  get nextSeq(): number { return this.expectedSeq; }
+  /** The hash the next line's prev_hash must equal. */
+  get lastHash(): string { return this.prev; }
+  /** seq → hash of every anchor point (head and checkpoints), for hosts that check chunks in parallel. */
+  anchorPoints(): Map<number, string> { return new Map([...this.points].map(([seq, { p }]) => [seq, p.hash])); }
+
+  /**
+   * Lines the host verified on its own (hashes, consecutive seqs, links and the anchor points among
+   * them) that start at nextSeq and link to lastHash: advances past them.
+   */
+  acceptVerified(lines: number, lastSeq: number, lastHash: string): boolean {
+    if (this.broken) return false;
+    if (lastSeq !== this.expectedSeq + lines - 1) throw new Error('acceptVerified: the verified lines do not continue the chain');
+    this.expectedSeq = lastSeq + 1;
+    this.prev = lastHash;
+    this.checked += lines;
+    return true;
+  }
+
+  /** A line whose content does not hash to its recorded hash (found by the host). */
+  hashMismatchAt(lineNo: number, hash: string): void {
+    this.fail(this.expectedSeq, lineNo, 'hash_mismatch', `the entry's content does not match its hash ${hash.slice(0, 12)}…`);
+  }
 
   private fail(seq: number | null, line: number, kind: BreakKind, message: string): false {
     this.broken ??= { seq, line, kind, message };

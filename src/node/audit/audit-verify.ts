@@ -10,6 +10,7 @@ export type HmacKey = Buffer;
 
 /** Hex SHA-256 of a string (node:crypto one-shot: no Hash object per line). */
 export const sha256hex = (text: string): string => oneShotHash('sha256', text, 'hex');
+const hashBytes = (data: Uint8Array): string => oneShotHash('sha256', data, 'hex');
 
 export function anchorMac(key: HmacKey, kind: 'head' | 'checkpoint', seq: number, hash: string): string {
   return createHmac('sha256', key).update(anchorMessage(kind, seq, hash)).digest('hex');
@@ -51,57 +52,97 @@ const PREV_KEY = Buffer.from(',"prev_hash":"');
 const SEQ_KEY = Buffer.from('","seq":');
 const SUFFIX = 75; // ,"hash":"<64 hex>"}
 
+/** What a chunk of whole lines says about itself when every line in it checked out. */
+export interface ChunkSummary { readonly lines: number; readonly firstSeq: number; readonly firstPrev: string; readonly lastSeq: number; readonly lastHash: string }
+
 /**
- * The first line in `b` (lines end with \n) whose body does not hash to its recorded hash. The body is
- * the line with the `,"hash":"…"` member cut off: hashed in place by writing `}` over the comma.
- * The same source runs in the worker threads (see WORKER_SOURCE), so keep it self-contained.
+ * The fast path over a chunk of whole lines (each ends with \n), run in worker threads: every
+ * line's hash over its exact bytes (the body is the line with the `,"hash":"…"` member cut off,
+ * hashed in place by writing `}` over the comma), its canonical tail (prev_hash, seq, hash), the
+ * links between consecutive lines as bytes, and the anchor points that fall inside the chunk.
+ * Returns null at the first anything-unusual: the caller then replays the chunk on the precise
+ * path (ChainVerifier) to name the first broken entry. Self-contained: its source runs in workers.
  */
-function firstBadHash(b: Buffer, firstLine: number, hashFn: (data: Uint8Array) => string, suffix: number): number {
+export function scanChunk(b: Buffer, hashHex: (data: Uint8Array) => string, points: Map<number, string> | null): ChunkSummary | null {
+  // Byte loops, not Buffer.compare/indexOf: the needles are a few bytes and the calls cost more than the work.
+  const SUF = 75;
+  const HK = ',"hash":"', PK = ',"prev_hash":"', SK = '","seq":';
+  const at_ = (text: string, pos: number): boolean => {
+    for (let k = 0; k < text.length; k++) if (b[pos + k] !== text.charCodeAt(k)) return false;
+    return true;
+  };
   let off = 0;
-  let line = firstLine;
+  let lines = 0;
+  let firstSeq = 0, firstPrev = '', lastSeq = 0, lastHashAt = -1;
   while (off < b.length) {
-    let nl = b.indexOf(10, off);
-    if (nl < 0) nl = b.length;
-    if (nl - off > suffix + 1 && b[nl - 1] === 125) {
-      const at = nl - suffix;
-      const c = b[at]!;
-      b[at] = 125;
-      const h = hashFn(b.subarray(off, at + 1));
-      b[at] = c;
-      if (h !== b.toString('latin1', nl - 66, nl - 2)) return line;
+    const nl = b.indexOf(10, off);
+    if (nl < 0) return null;
+    const at = nl - SUF; // `,"hash":"<64 hex>"}` ends the line
+    if (at - off < PK.length + 64 + SK.length + 2 || b[nl - 1] !== 125 || b[nl - 2] !== 34 || !at_(HK, at)) return null;
+    // `,"prev_hash":"<64 hex>","seq":<digits>,` comes before `"session"` and `"ts"` (RFC 8785 key order).
+    let p = at - 40;
+    for (; p >= off; p--) if (b[p] === 44 && b[p + 2] === 112 && b[p + 6] === 95 && at_(PK, p)) break;
+    if (p < off || !at_(SK, p + PK.length + 64)) return null;
+    const prevAt = p + PK.length;
+    let i = prevAt + 64 + SK.length;
+    const d0 = i;
+    let seq = 0;
+    for (; i < at && b[i]! >= 48 && b[i]! <= 57 && i - d0 < 16; i++) seq = seq * 10 + (b[i]! - 48);
+    if (i === d0 || b[i] !== 44) return null;
+    b[at] = 125;
+    const h = hashHex(b.subarray(off, at + 1));
+    b[at] = 44;
+    for (let k = 0, q = nl - 66; k < 64; k++, q++) if (h.charCodeAt(k) !== b[q]) return null;
+    if (lines === 0) { firstSeq = seq; firstPrev = b.toString('latin1', prevAt, prevAt + 64); }
+    else {
+      if (seq !== lastSeq + 1) return null;
+      for (let k = 0; k < 64; k++) if (b[prevAt + k] !== b[lastHashAt + k]) return null;
     }
+    if (points !== null) { const want = points.get(seq); if (want !== undefined && want !== h) return null; }
+    lastSeq = seq;
+    lastHashAt = nl - 66;
+    lines++;
     off = nl + 1;
-    line++;
   }
-  return -1;
+  if (lines === 0) return null;
+  return { lines, firstSeq, firstPrev, lastSeq, lastHash: b.toString('latin1', lastHashAt, lastHashAt + 64) };
 }
 const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
+const { parentPort, workerData } = require('node:worker_threads');
 const { hash } = require('node:crypto');
-const firstBadHash = (${firstBadHash.toString()});
+const scanChunk = (${scanChunk.toString()});
+const points = workerData.points ? new Map(workerData.points) : null;
+const hashHex = (d) => hash('sha256', d, 'hex');
 parentPort.on('message', (m) => {
-  parentPort.postMessage({ id: m.id, bad: firstBadHash(Buffer.from(m.buf), m.firstLine, (d) => hash('sha256', d, 'hex'), ${SUFFIX}) });
+  let summary = null;
+  try { summary = scanChunk(Buffer.from(m.buf, 0, m.length), hashHex, points); } catch { summary = null; }
+  parentPort.postMessage({ id: m.id, summary });
 });`;
 
-class HashPool {
+class ChunkPool {
   private readonly workers: Worker[] = [];
   private next = 0;
   private seq = 0;
-  private readonly waiting = new Map<number, (bad: number) => void>();
-  constructor(n: number) {
+  private failed: Error | undefined;
+  private readonly waiting = new Map<number, { resolve: (s: ChunkSummary | null) => void; reject: (e: Error) => void }>();
+  constructor(n: number, points: Map<number, string> | null) {
     for (let i = 0; i < n; i++) {
-      const w = new Worker(WORKER_SOURCE, { eval: true });
-      w.on('message', (m: { id: number; bad: number }) => { const r = this.waiting.get(m.id); this.waiting.delete(m.id); r?.(m.bad); });
-      w.on('error', (e) => { for (const r of this.waiting.values()) r(-2); this.waiting.clear(); void e; });
+      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { points: points ? [...points] : null } });
+      w.on('message', (m: { id: number; summary: ChunkSummary | null }) => { const r = this.waiting.get(m.id); this.waiting.delete(m.id); r?.resolve(m.summary); });
+      w.on('error', (e) => {
+        this.failed = new Error(`a hash-checking worker failed: ${e instanceof Error ? e.message : String(e)}`);
+        for (const r of this.waiting.values()) r.reject(this.failed);
+        this.waiting.clear();
+      });
       this.workers.push(w);
     }
   }
-  check(chunk: Buffer, firstLine: number): Promise<number> {
-    const ab = new ArrayBuffer(chunk.length);
-    new Uint8Array(ab).set(chunk);
+  /** Transfers `ab` (its first `length` bytes are whole lines) to a worker: the caller must not touch it again. */
+  scan(ab: ArrayBuffer, length: number): Promise<ChunkSummary | null> {
+    if (this.failed) return Promise.reject(this.failed);
     const id = this.seq++;
     const w = this.workers[this.next++ % this.workers.length]!;
-    return new Promise((resolve) => { this.waiting.set(id, resolve); w.postMessage({ id, buf: ab, firstLine }, [ab]); });
+    return new Promise((resolve, reject) => { this.waiting.set(id, { resolve, reject }); w.postMessage({ id, buf: ab, length }, [ab]); });
   }
   async close(): Promise<void> { await Promise.all(this.workers.map((w) => w.terminate())); }
 }
@@ -120,8 +161,33 @@ function tailFields(b: Buffer, off: number, nl: number): { seq: number; prev: st
 }
 
 /**
+ * The precise path over a chunk of whole lines, line by line through the ChainVerifier: used when
+ * the fast path declined a chunk (or does not link to what came before), to name the first broken
+ * entry and what is wrong with it. Returns the number of lines, or false once the chain is broken.
+ */
+function replayChunk(v: ChainVerifier, b: Buffer, firstLine: number): number | false {
+  let off = 0;
+  let lineNo = firstLine - 1;
+  while (off < b.length) {
+    const nl = b.indexOf(10, off);
+    lineNo++;
+    const t = tailFields(b, off, nl);
+    if (!t) { v.malformedAt(lineNo, nl === off ? 'empty line' : 'not an audit entry line (no canonical prev_hash/seq/hash tail)'); return false; }
+    const at = nl - SUFFIX;
+    b[at] = 125;
+    const h = hashBytes(b.subarray(off, at + 1));
+    b[at] = 44;
+    if (h !== t.hash) { v.hashMismatchAt(lineNo, t.hash); return false; }
+    if (!v.linked(t.seq, t.prev, t.hash, lineNo)) return false;
+    off = nl + 1;
+  }
+  return lineNo - firstLine + 1;
+}
+
+/**
  * Streams the log through the chain verifier in large chunks (split on newlines as bytes, so UTF-8
- * is never cut). Hashes are checked in worker threads while this thread follows seq/prev_hash links.
+ * is never cut). Without `strict`, chunks go to worker threads that check hashes, links and anchor
+ * points on their own (scanChunk); this thread only reads the file and joins the chunks' ends.
  * Without an anchor only internal consistency is checked.
  */
 export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions = {}): Promise<VerifyResult> {
@@ -133,83 +199,79 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
     return v.finish(); // a missing log is an empty one: truncation is judged against the anchor
   }
-  const hashInline = (d: Uint8Array) => oneShotHash('sha256', d, 'hex');
-  let pool: HashPool | undefined;
-  const inflight: { first: number; p: Promise<number> }[] = [];
-  let badHash = -1;
+  const points = v.anchorPoints();
+  let pool: ChunkPool | undefined;
+  // Chunks handed to workers, in file order. A declined chunk is read again for the precise replay
+  // (rare: only where the chain is broken), so nothing is copied on the fast path.
+  const inflight: { at: number; bytes: Buffer | number; result: Promise<ChunkSummary | null> }[] = [];
+  let settledLines = 0; // lines of the chunks settled so far (all intact, or we would have stopped)
+  const settle = async (c: (typeof inflight)[number]): Promise<boolean> => {
+    const s = await c.result;
+    if (s && s.firstSeq === v.nextSeq && s.firstPrev === v.lastHash) { settledLines += s.lines; return v.acceptVerified(s.lines, s.lastSeq, s.lastHash); }
+    let bytes = c.bytes;
+    if (typeof bytes === 'number') {
+      const b = Buffer.alloc(bytes);
+      const { bytesRead } = await fh.read(b, 0, bytes, c.at);
+      if (bytesRead !== bytes) throw new Error(`${logFile} changed while it was being verified`);
+      bytes = b;
+    }
+    const lines = replayChunk(v, bytes, settledLines + 1);
+    if (lines === false) return false;
+    settledLines += lines;
+    return true;
+  };
   try {
     const total = (await fh.stat()).size;
     const size = opts.chunkSize ?? 8 * 1024 * 1024;
-    const nWorkers = opts.strict ? 0 : opts.workers ?? Math.min(4, Math.max(0, availableParallelism() - 1));
-    if (nWorkers > 0 && total > size) pool = new HashPool(nWorkers);
-    let buf = Buffer.allocUnsafe(size);
+    const nWorkers = opts.strict ? 0 : opts.workers ?? Math.min(4, Math.max(1, availableParallelism()));
+    if (nWorkers > 0 && total > size) pool = new ChunkPool(nWorkers, points);
+    let buf = Buffer.from(new ArrayBuffer(size));
     let carry = 0; // bytes of an unfinished line at the start of buf
     let pos = 0;
-    let lineNo = 0;
     let lastReport = 0;
-    outer: while (!v.done && badHash < 0) {
-      if (carry === buf.length) { const bigger = Buffer.allocUnsafe(buf.length * 2); buf.copy(bigger, 0, 0, carry); buf = bigger; }
+    outer: while (!v.done) {
+      if (carry === buf.length) { const bigger = Buffer.from(new ArrayBuffer(buf.length * 2)); buf.copy(bigger, 0, 0, carry); buf = bigger; }
       const { bytesRead } = await fh.read(buf, carry, buf.length - carry, pos);
       pos += bytesRead;
       const end = carry + bytesRead;
       if (bytesRead === 0) {
-        if (carry > 0) v.tornTail(buf.toString('utf8', 0, carry), lineNo + 1);
+        for (const c of inflight.splice(0)) if (!(await settle(c))) break outer;
+        if (carry > 0) v.tornTail(buf.toString('utf8', 0, carry), settledLines + 1);
         break;
       }
       const lastNl = buf.lastIndexOf(10, end - 1);
       if (lastNl < 0) { carry = end; continue; }
-      const firstLine = lineNo + 1;
+      const chunk = buf.subarray(0, lastNl + 1);
       if (opts.strict) {
-        const text = buf.toString('utf8', 0, lastNl);
+        const text = chunk.toString('utf8', 0, lastNl);
         let start = 0;
         while (start <= text.length) {
           let nl = text.indexOf('\n', start);
           if (nl < 0) nl = text.length;
-          if (!v.line(text.slice(start, nl), ++lineNo)) break outer;
+          if (!v.line(text.slice(start, nl), ++settledLines)) break outer;
           start = nl + 1;
         }
+        buf.copy(buf, 0, lastNl + 1, end);
       } else {
-        const chunk = buf.subarray(0, lastNl + 1);
+        const next = Buffer.from(new ArrayBuffer(buf.length));
+        buf.copy(next, 0, lastNl + 1, end);
         if (pool) {
-          inflight.push({ first: firstLine, p: pool.check(chunk, firstLine) });
-          while (inflight.length > 2 * nWorkers) {
-            const bad = await inflight.shift()!.p;
-            if (bad === -2) throw new Error('a hash-checking worker failed');
-            if (bad !== -1) { badHash = bad; break; }
-          }
-        } else {
-          badHash = firstBadHash(chunk, firstLine, hashInline, SUFFIX);
+          // The worker gets the buffer itself (transferred, not copied).
+          inflight.push({ at: pos - end, bytes: chunk.length, result: pool.scan(buf.buffer as ArrayBuffer, chunk.length) });
+          while (inflight.length > 2 * nWorkers) if (!(await settle(inflight.shift()!))) break outer;
+        } else if (!(await settle({ at: pos - end, bytes: chunk, result: Promise.resolve(scanChunk(chunk, hashBytes, points)) }))) {
+          break;
         }
-        let off = 0;
-        while (off <= lastNl) {
-          const nl = buf.indexOf(10, off);
-          lineNo++;
-          if (badHash >= 0 && lineNo >= badHash) break outer;
-          const t = tailFields(buf, off, nl);
-          if (!t) { v.malformedAt(lineNo, nl === off ? 'empty line' : 'not an audit entry line (no canonical prev_hash/seq/hash tail)'); break outer; }
-          if (!v.linked(t.seq, t.prev, t.hash, lineNo)) break outer;
-          off = nl + 1;
-        }
+        buf = next;
       }
       carry = end - lastNl - 1;
-      buf.copy(buf, 0, lastNl + 1, end);
-      if (opts.onProgress && (pos - lastReport > 32 * 1024 * 1024 || pos === total)) { lastReport = pos; opts.onProgress({ bytes: pos - carry, totalBytes: total, entries: lineNo }); }
-    }
-    for (const f of inflight) {
-      if (badHash >= 0) break;
-      const bad = await f.p;
-      if (bad === -2) throw new Error('a hash-checking worker failed');
-      if (bad !== -1) badHash = bad;
+      if (opts.onProgress && (pos - lastReport > 32 * 1024 * 1024 || pos === total)) { lastReport = pos; opts.onProgress({ bytes: pos - carry, totalBytes: total, entries: settledLines }); }
     }
   } finally {
     await pool?.close();
     await fh.close();
   }
-  const r = v.finish();
-  if (badHash >= 0 && (!r.firstBroken || r.firstBroken.line === 0 || badHash <= r.firstBroken.line)) {
-    return { ok: false, checked: badHash - 1, lastSeq: r.lastSeq, lastHash: r.lastHash, firstBroken: { seq: badHash, line: badHash, kind: 'hash_mismatch', message: "the entry's content does not match its hash" } };
-  }
-  return r;
+  return v.finish();
 }
 
 /** `bulwark audit verify`: the log against its anchor database (read-only). */
