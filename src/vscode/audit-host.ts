@@ -9,11 +9,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AuditIntegrityError, AuditLog, readEntries } from '../node/audit/audit-log';
+import { fileWitness } from '../node/audit/audit-verify';
 import type { AuditEntry, VerifyReport } from '../node/audit-view';
 import { ensureDirSync } from '../node/fs-util';
 
 /** File (in global storage) holding the audit anchor's HMAC key: 32 random bytes, hex. */
 export const AUDIT_HMAC_KEY_FILE = 'audit-hmac.key';
+/** File (in global storage) with each log's high-water mark (see AuditWitness). */
+export const AUDIT_WITNESS_FILE = 'audit-witness.json';
 const AUDIT_LOG_SETTING = 'audit.logFile';
 
 export interface AuditLocation {
@@ -82,8 +85,9 @@ export class AuditHost implements vscode.Disposable {
       const previous = this.opened;
       const log = (async () => {
         if (previous) await previous.log.then((l) => l.close(), () => undefined);
+        const hmacKey = await this.hmacKey();
         return AuditLog.open({
-          ...loc, hmacKey: await this.hmacKey(), session: 'bulwark',
+          ...loc, hmacKey, session: 'bulwark', witness: fileWitness(path.join(this.context.globalStorageUri.fsPath, AUDIT_WITNESS_FILE), loc.logFile),
           onRecovery: (m) => {
             this.log.warn(`audit log ${loc.logFile}: ${m}`);
             void vscode.window.showWarningMessage(`Bulwark: the audit log was recovered: ${m}`);

@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { AUDIT_EVENT_TYPES, GENESIS_HASH, entryHash, entryLine, eventsForDecision, verifyEntries, type AuditEntry } from '../../src/engine/audit';
 import type { CheckResult } from '../../src/engine/engine';
 import { AuditIntegrityError, AuditLog } from '../../src/node/audit/audit-log';
-import { readAnchor, scanChunk, sha256hex, verifyLogFile, verifyLogStream } from '../../src/node/audit/audit-verify';
+import { fileWitness, readAnchor, scanChunk, sha256hex, verifyLogFile, verifyLogStream } from '../../src/node/audit/audit-verify';
 import { SqliteStateStore, StateDb, STATE_DB_SCHEMA_VERSION } from '../../src/node/audit/state-db';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
@@ -110,6 +110,45 @@ describe('audit log', () => {
     const text = fs.readFileSync(files().logFile, 'utf8').split('\n');
     fs.writeFileSync(files().logFile, text.slice(0, 3).join('\n') + '\n');
     await assert.rejects(AuditLog.open({ ...files() }), AuditIntegrityError);
+  });
+
+  it('a log and its database rolled back together are caught by the high-water mark kept elsewhere', async () => {
+    const { logFile, dbFile } = files();
+    const elsewhere = path.join(tmp, 'global-storage');
+    fs.mkdirSync(elsewhere);
+    const witnessFile = path.join(elsewhere, 'audit-witness.json');
+    const witness = fileWitness(witnessFile, logFile);
+    const append = async (log: AuditLog, n: number) => { for (let i = 0; i < n; i++) await log.appendDecision(allowed, { actionType: 'read_file', payload: { path: `/w/f${i}` } }); };
+    let log = await AuditLog.open({ ...files(), checkpointEvery: 10, witness });
+    await append(log, 6);
+    const end1 = log.head.seq;
+    assert.ok(end1 % 10 !== 0, `${end1} entries`);
+    assert.equal(witness.read()?.seq, Math.floor(end1 / 10) * 10, 'the mark follows the signed checkpoints while the log is open');
+    await log.close();
+    assert.equal(witness.read()?.seq, end1, 'closing records the exact end');
+    const copies = ['', '-wal', '-shm'].map((x) => [dbFile + x, fs.existsSync(dbFile + x) ? fs.readFileSync(dbFile + x) : undefined] as const);
+    const oldLog = fs.readFileSync(logFile);
+    log = await AuditLog.open({ ...files(), checkpointEvery: 10, witness });
+    await append(log, 7);
+    const end2 = log.head.seq;
+    await log.close();
+    // Both files back to the older, self-consistent pair.
+    fs.writeFileSync(logFile, oldLog);
+    for (const [f, bytes] of copies) { if (bytes) fs.writeFileSync(f, bytes); else fs.rmSync(f, { force: true }); }
+    assert.ok((await verifyLogFile({ logFile, dbFile, hmacKey: KEY })).ok, 'without the mark the rolled-back pair is consistent (why the mark exists)');
+    const r = await verifyLogFile({ logFile, dbFile, hmacKey: KEY, witness });
+    assert.equal(r.firstBroken?.kind, 'truncation');
+    assert.match(r.firstBroken?.message ?? '', new RegExp(`high-water mark .* seq ${end2}\\b.*rolled back together`));
+    await assert.rejects(AuditLog.open({ ...files(), witness }), (e: unknown) => e instanceof AuditIntegrityError && /rolled back together/.test(e.message));
+    // A mark that was edited (to hide the rollback) has a bad signature and is refused too.
+    const edited = JSON.parse(fs.readFileSync(witnessFile, 'utf8')) as Record<string, { seq: number; hash: string; mac: string }>;
+    edited[logFile] = { ...edited[logFile]!, seq: end1 };
+    fs.writeFileSync(witnessFile, JSON.stringify(edited));
+    await assert.rejects(AuditLog.open({ ...files(), witness }), (e: unknown) => e instanceof AuditIntegrityError && /invalid signature/.test(e.message));
+    assert.equal((await verifyLogFile({ logFile, dbFile, hmacKey: KEY, witness })).firstBroken?.kind, 'bad_checkpoint');
+    // An unreadable mark store fails closed instead of being ignored.
+    fs.writeFileSync(witnessFile, '{not json');
+    await assert.rejects(AuditLog.open({ ...files(), witness }), /JSON/);
   });
 
   it('verify() on an open log records a break as INTEGRITY_VIOLATION (and the break stays visible)', async () => {

@@ -89,9 +89,12 @@ export function eventsForDecision(result: CheckResult, args: DecisionArgs): Audi
   return out;
 }
 
-/** After an allowed action has run: ACTION_EXECUTED, or ACTION_FAILED with the error. */
-export function executionEvent(result: Pick<CheckResult, 'id' | 'sessionId'>, args: { session?: string; actionType: string; ok: boolean; error?: string; durationMs?: number }): AuditEventInput {
-  const details = { action_id: result.id ?? null, ...(args.durationMs === undefined ? {} : { duration_ms: args.durationMs }), ...(args.ok ? {} : { error: args.error ?? 'unknown error' }) };
+/**
+ * After an allowed action has run: ACTION_EXECUTED, or ACTION_FAILED with the error. `details` adds
+ * what the action did (e.g. the file tools' per-file before/after SHA-256, the refusing rule ids).
+ */
+export function executionEvent(result: Pick<CheckResult, 'id' | 'sessionId'>, args: { session?: string; actionType: string; ok: boolean; error?: string; durationMs?: number; details?: Record<string, unknown> }): AuditEventInput {
+  const details = { ...(args.details ?? {}), action_id: result.id ?? null, ...(args.durationMs === undefined ? {} : { duration_ms: args.durationMs }), ...(args.ok ? {} : { error: args.error ?? 'unknown error' }) };
   return { event: args.ok ? 'ACTION_EXECUTED' : 'ACTION_FAILED', session: args.session ?? result.sessionId ?? 'unknown', action_type: args.actionType, details };
 }
 

@@ -79,4 +79,4 @@ export function splitLine(line: string): { body: string; hash: string } | undefi
 }
 
 /** The message an HMAC signs for a checkpoint or the head: binds the kind, seq and hash. */
-export const anchorMessage = (kind: 'head' | 'checkpoint', seq: number, hash: string): string => `bulwark-audit-v1|${kind}|${seq}|${hash}`;
+export const anchorMessage = (kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string): string => `bulwark-audit-v1|${kind}|${seq}|${hash}`;

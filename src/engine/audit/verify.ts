@@ -29,6 +29,12 @@ export interface AnchorState {
   /** The last acknowledged entry; null for an empty log. */
   readonly head: AnchorPoint | null;
   readonly checkpoints: readonly AnchorPoint[];
+  /**
+   * A high-water mark kept away from the log and its database (the host's global storage), updated
+   * at checkpoints and on close: rolling the log and the database back together to an older
+   * matching pair ends the log before it.
+   */
+  readonly witness?: AnchorPoint;
 }
 
 export interface VerifyResult {
@@ -47,6 +53,8 @@ export interface ChainVerifierOptions {
   readonly strictCanonical?: boolean;
 }
 
+const WITNESS = 'high-water mark kept outside the log folder';
+
 export class ChainVerifier {
   private expectedSeq = 1;
   private prev = GENESIS_HASH;
@@ -60,8 +68,10 @@ export class ChainVerifier {
     for (const c of opts.anchor?.checkpoints ?? []) this.points.set(c.seq, { p: c, what: 'checkpoint' });
     const h = opts.anchor?.head;
     if (h && h.seq > 0) this.points.set(h.seq, { p: h, what: 'anchor head' });
-    const bad = [...(opts.anchor?.checkpoints ?? []), ...(h ? [h] : [])].find((p) => !p.valid);
-    if (bad) this.fail(bad.seq, 0, 'bad_checkpoint', `the anchor's ${bad === h ? 'head' : `checkpoint at seq ${bad.seq}`} has an invalid HMAC signature: the anchor database was modified or the key is wrong`);
+    const w = opts.anchor?.witness;
+    if (w && w.seq > 0) this.points.set(w.seq, { p: w, what: WITNESS });
+    const bad = [...(opts.anchor?.checkpoints ?? []), ...(h ? [h] : []), ...(w ? [w] : [])].find((p) => !p.valid);
+    if (bad) this.fail(bad.seq, 0, 'bad_checkpoint', `the ${bad === w ? WITNESS : bad === h ? "anchor's head" : `anchor's checkpoint at seq ${bad.seq}`} has an invalid HMAC signature: ${bad === w ? 'it' : 'the anchor database'} was modified or the key is wrong`);
   }
 
   get done(): boolean { return this.broken !== undefined; }
@@ -148,7 +158,9 @@ export class ChainVerifier {
     if (!this.broken && this.opts.anchor) {
       const h = this.opts.anchor.head;
       const headSeq = h?.seq ?? 0;
-      if (lastSeq < headSeq) this.fail(lastSeq + 1, 0, 'truncation', `the log ends at seq ${lastSeq} but the anchor's head is seq ${headSeq}: ${headSeq - lastSeq} acknowledged entr${headSeq - lastSeq === 1 ? 'y was' : 'ies were'} removed or the file was rolled back`);
+      const w = this.opts.anchor.witness;
+      if (w && w.seq > lastSeq) this.fail(lastSeq + 1, 0, 'truncation', `the log ends at seq ${lastSeq} but the ${WITNESS} records seq ${w.seq}: the log${w.seq > headSeq ? ' and its anchor database were rolled back together' : ' was truncated or rolled back'}`);
+      else if (lastSeq < headSeq) this.fail(lastSeq + 1, 0, 'truncation', `the log ends at seq ${lastSeq} but the anchor's head is seq ${headSeq}: ${headSeq - lastSeq} acknowledged entr${headSeq - lastSeq === 1 ? 'y was' : 'ies were'} removed or the file was rolled back`);
       else if (lastSeq > headSeq) this.fail(headSeq + 1, headSeq + 1, 'unanchored', `entries after seq ${headSeq} are not covered by the anchor: they were appended outside Bulwark (or a crash hit before the anchor update and the log was not reopened)`);
       else {
         const lastCp = Math.max(0, ...[...this.points.keys()]);

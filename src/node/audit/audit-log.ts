@@ -11,7 +11,7 @@ import {
   type AuditEntry, type AuditEventInput, type DecisionArgs, type UnhashedEntry, type VerifyResult,
 } from '../../engine/audit';
 import { StateDb } from './state-db';
-import { anchorMac, macValid, readAnchor, sha256hex, verifyLogStream, type HmacKey, type VerifyProgress } from './audit-verify';
+import { anchorMac, macValid, readAnchor, sha256hex, verifyLogStream, type AuditWitness, type HmacKey, type VerifyProgress } from './audit-verify';
 
 export class AuditIntegrityError extends Error {
   constructor(message: string, readonly result?: VerifyResult) { super(message); this.name = 'AuditIntegrityError'; }
@@ -26,6 +26,8 @@ export interface AuditLogOptions {
   readonly checkpointEvery?: number;
   /** Session recorded on RECOVERY / INTEGRITY_VIOLATION entries the log writes itself. */
   readonly session?: string;
+  /** A high-water mark outside the log's folder (see AuditWitness), written at checkpoints and on close. */
+  readonly witness?: AuditWitness;
   /** Reports what open() found and repaired (torn line, unanchored entries). */
   readonly onRecovery?: (message: string) => void;
 }
@@ -77,6 +79,9 @@ export class AuditLog {
       const headRow = db.auditHead();
       if (headRow && !macValid(opts.hmacKey, 'head', headRow.seq, headRow.hash, headRow.mac)) throw new AuditIntegrityError(`${opts.dbFile}: the audit anchor's head signature is invalid (wrong key or a modified database)`);
       const anchored = headRow ? { seq: headRow.seq, hash: headRow.hash } : { seq: 0, hash: GENESIS_HASH };
+      const mark = opts.witness?.read();
+      if (mark && !macValid(opts.hmacKey, 'witness', mark.seq, mark.hash, mark.mac)) throw new AuditIntegrityError(`the audit log's high-water mark for ${opts.logFile} has an invalid signature (wrong key or a modified mark)`);
+      if (mark && mark.seq > anchored.seq) throw new AuditIntegrityError(`${opts.logFile} and its anchor end at seq ${anchored.seq}, but the high-water mark kept outside the log folder records seq ${mark.seq}: the log and its database were rolled back together or replaced`);
       if (!fs.existsSync(opts.logFile) && anchored.seq > 0) throw new AuditIntegrityError(`${opts.logFile} is missing but the anchor records ${anchored.seq} entries`);
       fh = await fs.promises.open(opts.logFile, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_APPEND, 0o600);
       const recovery: Record<string, unknown> = {};
@@ -105,7 +110,7 @@ export class AuditLog {
       if (last.seq > anchored.seq) {
         // Written and fsynced but never acknowledged: the crash hit before the anchor update. Check the
         // whole chain (internal links + every anchored point) before taking them in.
-        const r = await verifyLogStream(opts.logFile, { anchor: readAnchor(db, opts.hmacKey) });
+        const r = await verifyLogStream(opts.logFile, { anchor: readAnchor(db, opts.hmacKey, opts.witness) });
         if (r.firstBroken?.kind !== 'unanchored' || r.lastSeq !== last.seq) throw new AuditIntegrityError(`${opts.logFile}: entries beyond the anchor do not continue the chain (${r.firstBroken?.kind ?? 'ok'}: ${r.firstBroken?.message ?? ''})`, r);
         recovery.unanchored = { from_seq: anchored.seq + 1, to_seq: last.seq };
         notes.push(`entries ${anchored.seq + 1}–${last.seq} were written but not acknowledged before a crash; they verify and are now anchored`);
@@ -183,6 +188,8 @@ export class AuditLog {
             .map((p) => ({ seq: p.entry.seq, hash: p.entry.hash, mac: anchorMac(k, 'checkpoint', p.entry.seq, p.entry.hash) }));
           const h = batch[batch.length - 1]!.entry;
           this.db.commitAnchor({ seq: h.seq, hash: h.hash, mac: anchorMac(k, 'head', h.seq, h.hash) }, cps);
+          const cp = cps[cps.length - 1];
+          if (cp && this.opts.witness) this.opts.witness.write({ seq: cp.seq, hash: cp.hash, mac: anchorMac(k, 'witness', cp.seq, cp.hash) });
         } catch (e) {
           // The in-memory chain is now ahead of the disk: stop accepting entries (fail closed).
           this.failed ??= e instanceof Error ? e : new Error(String(e));
@@ -213,7 +220,7 @@ export class AuditLog {
    */
   async verify(onProgress?: (p: VerifyProgress) => void, opts: { record?: boolean } = {}): Promise<VerifyResult> {
     await this.drain();
-    const r = await verifyLogStream(this.opts.logFile, { anchor: readAnchor(this.db, this.opts.hmacKey), onProgress });
+    const r = await verifyLogStream(this.opts.logFile, { anchor: readAnchor(this.db, this.opts.hmacKey, this.opts.witness), onProgress });
     if (!r.ok && (opts.record ?? true) && !this.failed && !this.closed) {
       await this.append({ event: 'INTEGRITY_VIOLATION', session: this.opts.session ?? 'bulwark', details: { ...r.firstBroken, checked: r.checked } }).catch(() => undefined);
     }
@@ -224,8 +231,13 @@ export class AuditLog {
     if (this.closed) return;
     await this.drain();
     this.closed = true;
-    await this.fh.close();
-    this.db.close();
+    try {
+      // The exact end of the chain, so any later rollback of both files is detected.
+      if (this.opts.witness && !this.failed && this.lastSeq > 0) this.opts.witness.write({ seq: this.lastSeq, hash: this.lastHash, mac: anchorMac(this.opts.hmacKey, 'witness', this.lastSeq, this.lastHash) });
+    } finally {
+      await this.fh.close();
+      this.db.close();
+    }
   }
 }
 

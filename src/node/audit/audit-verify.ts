@@ -12,21 +12,65 @@ export type HmacKey = Buffer;
 export const sha256hex = (text: string): string => oneShotHash('sha256', text, 'hex');
 const hashBytes = (data: Uint8Array): string => oneShotHash('sha256', data, 'hex');
 
-export function anchorMac(key: HmacKey, kind: 'head' | 'checkpoint', seq: number, hash: string): string {
+export function anchorMac(key: HmacKey, kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string): string {
   return createHmac('sha256', key).update(anchorMessage(kind, seq, hash)).digest('hex');
 }
-export function macValid(key: HmacKey, kind: 'head' | 'checkpoint', seq: number, hash: string, mac: string): boolean {
+export function macValid(key: HmacKey, kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string, mac: string): boolean {
   const want = Buffer.from(anchorMac(key, kind, seq, hash), 'hex');
   const got = Buffer.from(/^[0-9a-f]{64}$/.test(mac) ? mac : '', 'hex');
   return got.length === want.length && timingSafeEqual(got, want);
 }
 
+/** A signed (seq, hash) of the chain. */
+export interface WitnessMark { readonly seq: number; readonly hash: string; readonly mac: string }
+
+/**
+ * A high-water mark of the chain kept where the log and its database are not (the extension's
+ * global storage): written at checkpoints and on close, so rolling the log and the database back
+ * together to an older matching pair is detected.
+ */
+export interface AuditWitness {
+  /** The last mark, undefined if none; throws if the store is unreadable or malformed. */
+  read(): WitnessMark | undefined;
+  /** Durably records a mark (atomic replace). */
+  write(mark: WitnessMark): void;
+}
+
+/** A witness in one JSON file shared by several logs: `{ "<log path>": { seq, hash, mac } }`. */
+export function fileWitness(file: string, logFile: string): AuditWitness {
+  const readAll = (): Record<string, unknown> => {
+    let text: string;
+    try { text = fs.readFileSync(file, 'utf8'); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}; throw e; }
+    const v: unknown = JSON.parse(text);
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${file} is not a JSON object`);
+    return v as Record<string, unknown>;
+  };
+  return {
+    read() {
+      const m = readAll()[logFile] as Partial<WitnessMark> | undefined;
+      if (m === undefined) return undefined;
+      if (typeof m !== 'object' || m === null || !Number.isSafeInteger(m.seq) || typeof m.hash !== 'string' || typeof m.mac !== 'string') throw new Error(`${file}: the mark for ${logFile} is malformed`);
+      return { seq: m.seq!, hash: m.hash, mac: m.mac };
+    },
+    write(mark) {
+      const all = readAll();
+      all[logFile] = { seq: mark.seq, hash: mark.hash, mac: mark.mac };
+      const tmp = `${file}.${process.pid}.tmp`;
+      const fd = fs.openSync(tmp, 'w', 0o600);
+      try { fs.writeSync(fd, JSON.stringify(all, null, 1)); fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+      fs.renameSync(tmp, file);
+    },
+  };
+}
+
 /** The anchor as the verifier sees it: every signature checked with the key. */
-export function readAnchor(db: StateDb, key: HmacKey): AnchorState {
+export function readAnchor(db: StateDb, key: HmacKey, witness?: AuditWitness): AnchorState {
   const h = db.auditHead();
+  const w = witness?.read();
   return {
     head: h ? { seq: h.seq, hash: h.hash, valid: macValid(key, 'head', h.seq, h.hash, h.mac) } : null,
     checkpoints: db.auditCheckpoints().map((c) => ({ seq: c.seq, hash: c.hash, valid: macValid(key, 'checkpoint', c.seq, c.hash, c.mac) })),
+    ...(w ? { witness: { seq: w.seq, hash: w.hash, valid: macValid(key, 'witness', w.seq, w.hash, w.mac) } } : {}),
   };
 }
 
@@ -275,12 +319,12 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
 }
 
 /** `bulwark audit verify`: the log against its anchor database (read-only). */
-export async function verifyLogFile(opts: { logFile: string; dbFile: string; hmacKey: HmacKey; onProgress?: (p: VerifyProgress) => void; strict?: boolean }): Promise<VerifyResult> {
+export async function verifyLogFile(opts: { logFile: string; dbFile: string; hmacKey: HmacKey; witness?: AuditWitness; onProgress?: (p: VerifyProgress) => void; strict?: boolean }): Promise<VerifyResult> {
   if (!fs.existsSync(opts.dbFile)) {
     return { ok: false, checked: 0, lastSeq: 0, lastHash: '', firstBroken: { seq: null, line: 0, kind: 'truncation', message: `the anchor database ${opts.dbFile} does not exist, so truncation and rewrites cannot be ruled out` } };
   }
   const db = new StateDb(opts.dbFile);
   let anchor: AnchorState;
-  try { anchor = readAnchor(db, opts.hmacKey); } finally { db.close(); }
+  try { anchor = readAnchor(db, opts.hmacKey, opts.witness); } finally { db.close(); }
   return verifyLogStream(opts.logFile, { anchor, onProgress: opts.onProgress, strict: opts.strict });
 }
