@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import crypto from 'node:crypto';
 import { AuditView, type AuditEntry, type VerifyReport } from '../node/audit-view';
-import { PAGE_SIZE, type ChainStatus, type HostMessage, type PageMessage } from '../webview/protocol';
+import { PAGE_SIZE, sanitizeFilter, type ChainStatus, type HostMessage, type PageMessage } from '../webview/protocol';
 import type { AuditHost } from './audit-host';
 
 export const SHOW_AUDIT_LOG_COMMAND = 'bulwark.showAuditLog';
@@ -46,6 +46,9 @@ class AuditPanel implements vscode.Disposable {
   private receive(m: PageMessage): void {
     switch (m.type) {
       case 'ready':
+        if (m.filter) this.view.setFilter(sanitizeFilter(m.filter));
+        void this.load();
+        return;
       case 'reload':
         void this.load();
         return;
@@ -53,7 +56,7 @@ class AuditPanel implements vscode.Disposable {
         this.post({ type: 'rows', requestId: m.requestId, start: m.start, rows: this.view.range(m.start, Math.min(m.count, 2000)), filtered: this.view.filtered });
         return;
       case 'filter':
-        this.view.setFilter(m.filter);
+        this.view.setFilter(sanitizeFilter(m.filter));
         this.postInit();
         return;
       case 'select':
@@ -189,18 +192,29 @@ class AuditPanel implements vscode.Disposable {
 
 export function registerAuditPanel(context: vscode.ExtensionContext, audit: AuditHost): void {
   let current: AuditPanel | undefined;
+  const options: vscode.WebviewPanelOptions & vscode.WebviewOptions = {
+    enableScripts: true,
+    retainContextWhenHidden: true,
+    localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'media'), vscode.Uri.joinPath(context.extensionUri, 'dist')],
+  };
+  const adopt = (panel: vscode.WebviewPanel): void => {
+    current = new AuditPanel(panel, context.extensionUri, audit, () => { current = undefined; });
+  };
   context.subscriptions.push(
     vscode.commands.registerCommand(SHOW_AUDIT_LOG_COMMAND, (): void => {
       if (current) {
         current.panel.reveal();
         return;
       }
-      const panel = vscode.window.createWebviewPanel(VIEW_TYPE, 'Bulwark Audit Log', vscode.ViewColumn.Active, {
-        enableScripts: true,
-        retainContextWhenHidden: true,
-        localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'media'), vscode.Uri.joinPath(context.extensionUri, 'dist')],
-      });
-      current = new AuditPanel(panel, context.extensionUri, audit, () => { current = undefined; });
+      adopt(vscode.window.createWebviewPanel(VIEW_TYPE, 'Bulwark Audit Log', vscode.ViewColumn.Active, options));
+    }),
+    // A panel left open when the window reloads comes back with its filter (the page keeps it in its state).
+    vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel: vscode.WebviewPanel): Promise<void> => {
+        if (current) { panel.dispose(); return; }
+        panel.webview.options = options;
+        adopt(panel);
+      },
     }),
     { dispose: () => current?.dispose() },
   );

@@ -5,7 +5,7 @@
 //
 // The list is virtualised: it keeps a sparse cache of the rows of the filtered view, renders only the
 // rows in the viewport (plus a margin) and asks the host for missing pages as the user scrolls.
-import { PAGE_SIZE, type AuditDetail, type AuditFilter, type AuditRow, type ChainStatus, type HostMessage, type PageMessage } from './protocol';
+import { PAGE_SIZE, sanitizeFilter, type AuditDetail, type AuditFilter, type AuditRow, type ChainStatus, type HostMessage, type PageMessage } from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: PageMessage): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -240,7 +240,12 @@ function renderDetail(seq: number, d: AuditDetail | undefined): void {
 let filterTimer: ReturnType<typeof setTimeout> | undefined;
 function sendFilter(): void {
   if (filterTimer) clearTimeout(filterTimer);
-  filterTimer = setTimeout(() => { filterTimer = undefined; send({ type: 'filter', filter: currentFilter() }); }, 120);
+  filterTimer = setTimeout(() => {
+    filterTimer = undefined;
+    const filter = currentFilter();
+    vscode.setState({ filter }); // survives a reload of the window (the panel is restored)
+    send({ type: 'filter', filter });
+  }, 120);
 }
 sessionSel.addEventListener('change', sendFilter);
 eventSel.addEventListener('change', sendFilter);
@@ -329,4 +334,5 @@ window.addEventListener('message', (ev: MessageEvent<HostMessage>) => {
 });
 
 renderChain();
-send({ type: 'ready' });
+const saved = vscode.getState() as { filter?: unknown } | undefined;
+send({ type: 'ready', ...(saved?.filter ? { filter: sanitizeFilter(saved.filter) } : {}) });

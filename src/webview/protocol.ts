@@ -78,12 +78,21 @@ export type HostMessage =
 
 /** Page → host. */
 export type PageMessage =
-  | { readonly type: 'ready' }
+  /** `filter`: the filter the page had before a reload (restored panel), if any. */
+  | { readonly type: 'ready'; readonly filter?: AuditFilter }
   | { readonly type: 'requestRange'; readonly requestId: number; readonly start: number; readonly count: number }
   | { readonly type: 'filter'; readonly filter: AuditFilter }
   | { readonly type: 'select'; readonly seq: number }
   | { readonly type: 'verify' }
   | { readonly type: 'reload' };
+
+/** A filter as received from the page: only known string fields, each at most 1000 characters. */
+export function sanitizeFilter(f: unknown): AuditFilter {
+  if (typeof f !== 'object' || f === null) return {};
+  const o = f as Record<string, unknown>;
+  const pick = (k: keyof AuditFilter) => (typeof o[k] === 'string' && (o[k] as string).length <= 1000 ? { [k]: o[k] as string } : {});
+  return { ...pick('session'), ...pick('event'), ...pick('decision'), ...pick('text') };
+}
 
 /** Rows sent with `init` and per `requestRange` at most. */
 export const PAGE_SIZE = 200;

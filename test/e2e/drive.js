@@ -320,6 +320,29 @@ async function main() {
       await auditFrame().locator('#counts', { hasText: ' of ' }).waitFor({ state: 'detached', timeout: 10000 }).catch(() => undefined);
       return `${before} → ${after} entries`;
     });
+    await check('the Summary column keeps room in a 1400 px window (narrow lists drop columns, not the summary)', async () => {
+      const width = async (sel) => (await auditFrame().locator(sel).first().boundingBox())?.width ?? 0;
+      const summary = await width('#list .row.header .summary');
+      const list = await width('#list');
+      if (summary < 150) throw new Error(`Summary column is ${summary.toFixed(0)} px wide in a ${list.toFixed(0)} px list`);
+      return `Summary ${summary.toFixed(0)} px of a ${list.toFixed(0)} px list`;
+    });
+    await check('an audit panel open across a window reload comes back with its filter', async () => {
+      await auditFrame().locator('#filter-text').fill('ACTION_BLOCKED');
+      await auditFrame().locator('#counts', { hasText: ' of ' }).waitFor({ timeout: 10000 });
+      const [filteredBefore] = await auditCounts();
+      await sleep(300); // the page stores its state with the filter it sends
+      await runCommand('Developer: Reload Window');
+      await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+      await auditFrame().locator('#counts', { hasText: ' of ' }).waitFor({ timeout: 60000 });
+      const [filteredAfter] = await auditCounts();
+      const value = await auditFrame().locator('#filter-text').inputValue();
+      await shot('audit-restored');
+      if (value !== 'ACTION_BLOCKED' || filteredAfter !== filteredBefore) throw new Error(`restored filter ${JSON.stringify(value)}, ${filteredAfter} entries (before ${filteredBefore})`);
+      await auditFrame().locator('#clear-filter').click();
+      await auditFrame().locator('#counts', { hasText: ' of ' }).waitFor({ state: 'detached', timeout: 10000 }).catch(() => undefined);
+      return `filter and ${filteredAfter} filtered entries restored`;
+    });
     await check('Verify in the audit panel says the chain is intact', async () => {
       await auditFrame().locator('#verify').click();
       await auditFrame().locator('#chain-status.intact').waitFor({ timeout: 30000 });
