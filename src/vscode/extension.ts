@@ -10,6 +10,7 @@ import { registerDownloadModel } from './download-model';
 import { AuditHost } from './audit-host';
 import { registerAuditPanel } from './audit-panel';
 import { registerVerifyAudit } from './verify-audit';
+import { registerFileTools } from './file-tools';
 
 /** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
 export interface BulwarkTestApi {
@@ -30,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): BulwarkTestApi | und
   registerDownloadModel(context, log);
   registerAuditPanel(context, audit);
   registerVerifyAudit(context, audit);
+  registerFileTools(context, host, audit);
   if (context.extensionMode === vscode.ExtensionMode.Test) {
     return { setTier2ApiKey: (key) => storeTier2ApiKey(context, host, key) };
   }
