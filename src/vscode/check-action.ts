@@ -35,8 +35,28 @@ export function registerCheckAction(context: vscode.ExtensionContext, host: Engi
  * audit log. Never throws: a failure is a block, and so is a decision that could not be recorded.
  */
 export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string } = {}, audit?: AuditHost): Promise<CheckActionResult> {
-  const { result, raw } = await decide(host, arg, defaults);
-  if (!audit) return result;
+  return (await checkAndRecord(host, arg, defaults, audit)).result;
+}
+
+/**
+ * For a tool that runs the action itself after an allow: `executed()` then records what the action
+ * read in its session (IFC taint), and throws if that cannot be recorded (the caller must not hand
+ * out what it read).
+ */
+export async function checkActionToRun(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }, audit: AuditHost): Promise<{ result: CheckActionResult; executed: () => Promise<void> }> {
+  const { result, raw } = await checkAndRecord(host, arg, defaults, audit);
+  return {
+    result,
+    executed: async () => {
+      if (result.decision === 'allow' && raw) (await host.engine()).recordExecuted(raw);
+    },
+  };
+}
+
+async function checkAndRecord(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }, audit?: AuditHost): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
+  const decided = await decide(host, arg, defaults);
+  if (!audit) return decided;
+  const { result, raw } = decided;
   const a = typeof arg === 'object' && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
   const session = typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : defaults.sessionId ?? DEFAULT_SESSION;
   const cwd = typeof a.cwd === 'string' ? a.cwd : defaults.cwd;
@@ -45,9 +65,9 @@ export async function checkAction(host: EngineHost, arg: unknown, defaults: { se
       session, actionType: typeof a.type === 'string' ? a.type : '(invalid)', payload: a.payload ?? null, ...(cwd ? { cwd } : {}),
     });
   } catch (e) {
-    return failed('audit.write_failed', `the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`);
+    return { result: failed('audit.write_failed', `the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`) };
   }
-  return result;
+  return decided;
 }
 
 async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }): Promise<{ result: CheckActionResult; raw?: CheckResult }> {

@@ -10,7 +10,7 @@ import { executionEvent } from '../engine/audit/events';
 import type { StateStore } from '../engine/shield/types';
 import { openStateStore } from '../node/extension-shield';
 import { applyPatch, readFileForAgent, type FileToolsOptions, type PatchFailure, type PatchResult } from '../node/file-tools';
-import { checkAction, type CheckActionResult } from './check-action';
+import { checkActionToRun, type CheckActionResult } from './check-action';
 import type { EngineHost } from './engine-host';
 import type { AuditHost } from './audit-host';
 
@@ -53,9 +53,15 @@ export function registerFileTools(context: vscode.ExtensionContext, host: Engine
     invoke: async (opts) => {
       const p = opts.input?.path;
       const id = crypto.randomUUID();
-      const decision = await checkAction(host, { id, type: 'read_file', payload: { path: p }, sessionId: SESSION }, {}, audit);
+      const { result: decision, executed } = await checkActionToRun(host, { id, type: 'read_file', payload: { path: p }, sessionId: SESSION }, {}, audit);
       if (decision.decision !== 'allow') return textResult(blocked('read', decision));
       const r = readFileForAgent(p, options());
+      if (r.ok) {
+        // What was read now taints the session (IFC): if that cannot be recorded, the text is withheld.
+        try { await executed(); } catch (e) {
+          return textResult(JSON.stringify({ ok: false, rules: ['ifc.record_failed'], reason: `Refused: the session's data-flow state could not be recorded (${errMsg(e)}), so the file is not returned.` }));
+        }
+      }
       try {
         if (r.ok) await record(id, 'read_file', true, { path: r.canonical_path, sha256: r.sha256, redacted: r.redacted, findings: r.findings.map((f) => f.rule) });
         else await record(id, 'read_file', false, { rules: [...r.rules] }, r.reason);
@@ -86,7 +92,7 @@ export function registerFileTools(context: vscode.ExtensionContext, host: Engine
       const id = crypto.randomUUID();
       const edits = Array.isArray(input.edits) ? (input.edits as unknown[]) : [];
       const paths = [...new Set(edits.flatMap((e) => (typeof (e as { path?: unknown })?.path === 'string' ? [(e as { path: string }).path] : [])))];
-      const decision = await checkAction(host, { id, type: 'write_file', payload: { paths, edits: input.edits ?? null }, sessionId: SESSION }, {}, audit);
+      const { result: decision } = await checkActionToRun(host, { id, type: 'write_file', payload: { paths, edits: input.edits ?? null }, sessionId: SESSION }, {}, audit);
       if (decision.decision !== 'allow') return textResult(blocked('patch', decision));
       if (token.isCancellationRequested) return textResult(JSON.stringify({ ok: false, rules: ['patch.cancelled'], reason: 'Refused: the call was cancelled; nothing was written.' }));
       const key = inputKey(input);

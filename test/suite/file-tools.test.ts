@@ -106,4 +106,18 @@ suite('Bulwark file tools (language-model tools)', () => {
     assert.ok((r.rules as string[]).includes('deny.any.env_file'), JSON.stringify(r.rules));
     assert.equal(fs.readFileSync(env, 'utf8'), 'A=1\n');
   });
+
+  // Last: it taints the tools' session for good (restricted data read), which later writes would feel.
+  test('what the read tool returned taints its session: sending out afterwards is blocked by IFC', async () => {
+    const sheet = path.join(folder, 'salary-2026.csv');
+    fs.writeFileSync(sheet, 'name,salary\nana,1\n');
+    const send = { type: 'http_request', payload: { url: 'https://example.com/upload', method: 'POST', body: 'x' }, sessionId: 'bulwark.fileTools' };
+    const before = await vscode.commands.executeCommand<{ decision: string; rules: string[] }>('bulwark.checkAction', send);
+    assert.ok(!before.rules.some((r) => r.startsWith('ifc.')), `before the read: ${JSON.stringify(before)}`);
+    const read = await invoke('bulwark_read_file', { path: sheet });
+    assert.equal(read.ok, true, JSON.stringify(read));
+    const after = await vscode.commands.executeCommand<{ decision: string; rules: string[] }>('bulwark.checkAction', send);
+    assert.equal(after.decision, 'block', JSON.stringify(after));
+    assert.ok(after.rules.some((r) => r.startsWith('ifc.restricted')), JSON.stringify(after.rules));
+  });
 });
