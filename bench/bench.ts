@@ -12,6 +12,7 @@ import { loadOnnxClassifier } from '../src/node/classifier/onnx-classifier';
 import { writeTinyClassifier } from '../test/unit/helpers/tiny-classifier';
 import { createHash, randomBytes } from 'node:crypto';
 import { AuditLog } from '../src/node/audit/audit-log';
+import { printRedactionFigures, redactionFigures } from './redaction';
 
 const N_ACTIONS = 10_000;
 
@@ -144,6 +145,8 @@ async function measure<T>(name: string, items: readonly T[], run: (item: T) => u
 }
 
 async function main(): Promise<void> {
+  // BULWARK_BENCH_ONLY=redaction: only the redaction figures (bench/redaction.ts).
+  if (process.env.BULWARK_BENCH_ONLY === 'redaction') return printRedactionFigures(await redactionFigures());
   const { root, ws, home } = makeTree();
   const parser = await loadShellParser();
   const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
@@ -174,7 +177,9 @@ async function main(): Promise<void> {
     console.log('audit log:');
     console.table([audit]);
     console.log(`target: verify ≥ 30% of raw SHA-256 speed: ${audit.verifyVsRawSha256 >= 0.3 ? 'met' : 'MISSED'}`);
-    console.log(JSON.stringify({ bench: 'bulwark', rows, audit }));
+    const redaction = await redactionFigures();
+    printRedactionFigures(redaction);
+    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

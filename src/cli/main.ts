@@ -27,7 +27,8 @@ const USAGE = `usage:
       (audit HMAC key: BULWARK_AUDIT_KEY, else FILE.key beside the --db/--audit-db file, created 0600)
   bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
   bulwark policy validate FILE
-  bulwark policy test FILE [--home DIR]`;
+  bulwark policy test FILE [--home DIR]
+  bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)`;
 
 export class UsageError extends Error {}
 
@@ -273,6 +274,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'shell': return await runShell(rest);
       case 'policy': return await runPolicy(rest);
       case 'audit': return await runAudit(rest);
+      case 'redact': return await (await import('./redact')).runRedact(rest);
       case undefined: case '-h': case '--help': case 'help':
         process.stdout.write(USAGE + '\n');
         return cmd === undefined ? 2 : 0;

@@ -1,0 +1,349 @@
+// Redaction figures for `npm run bench`: Bulwark's batch redaction beside secretlint's recommended
+// preset (@secretlint/core + @secretlint/secretlint-rule-preset-recommend from npm) on the same
+// deterministic corpus (bench/redaction-corpus.ts), recall of both on the planted secrets, and the
+// added latency of the StreamingRedactor.
+import { StreamingRedactor, loadSecretRules, redactSecrets, type FlushScheduler, type SecretRuleSet } from '../src/engine/secrets';
+import { buildCorpus, prng, type CorpusFile, type Planted } from './redaction-corpus';
+
+type Range = readonly [number, number];
+
+const nowNs = (): number => Number(process.hrtime.bigint());
+
+function pct(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+/** Runs `pass` at least `minPasses` times and for at least `minMs`; returns seconds per pass. */
+async function timed(pass: () => unknown, minPasses: number, minMs: number): Promise<{ passes: number; secondsPerPass: number }> {
+  let passes = 0;
+  const t0 = nowNs();
+  do {
+    await pass();
+    passes++;
+  } while (passes < minPasses || nowNs() - t0 < minMs * 1e6);
+  return { passes, secondsPerPass: (nowNs() - t0) / 1e9 / passes };
+}
+
+interface ToolScan {
+  /** Per file, the reported ranges. */
+  readonly ranges: Range[][];
+}
+
+interface RecallFigures {
+  found: number;
+  total: number;
+  /** kind → [found, total] */
+  byKind: Map<string, [number, number]>;
+  /** Findings that overlap no planted secret. */
+  other: number;
+}
+
+const kindKey = (p: Planted): string => `${p.source === 'rule-example' ? 'example' : 'format'}:${p.kind}`;
+
+function recall(files: readonly CorpusFile[], scan: ToolScan, source?: Planted['source']): RecallFigures {
+  const r: RecallFigures = { found: 0, total: 0, byKind: new Map(), other: 0 };
+  files.forEach((f, i) => {
+    const ranges = scan.ranges[i]!;
+    for (const p of f.planted) {
+      if (source && p.source !== source) continue;
+      const hit = ranges.some(([s, e]) => s < p.end && p.start < e);
+      r.total++;
+      if (hit) r.found++;
+      const key = kindKey(p);
+      const k = r.byKind.get(key) ?? [0, 0];
+      r.byKind.set(key, [k[0] + (hit ? 1 : 0), k[1] + 1]);
+    }
+    if (!source) r.other += ranges.filter(([s, e]) => !f.planted.some((p) => s < p.end && p.start < e)).length;
+  });
+  return r;
+}
+
+/** A scheduler driven by the bench: timers fire only when it says so (a pause in the stream). */
+class ManualScheduler implements FlushScheduler {
+  private pending = new Map<number, () => void>();
+  private next = 1;
+  set(fn: () => void, _ms: number): unknown {
+    const id = this.next++;
+    this.pending.set(id, fn);
+    return id;
+  }
+  clear(handle: unknown): void {
+    this.pending.delete(handle as number);
+  }
+  fire(): void {
+    const fns = [...this.pending.values()];
+    this.pending.clear();
+    for (const fn of fns) fn();
+  }
+}
+
+interface StreamFigures {
+  mode: string;
+  chunks: number;
+  writeP50us: number;
+  writeP99us: number;
+  releasedByOwnWritePct: number;
+  heldBytesP50: number;
+  heldBytesP99: number;
+  heldBytesMax: number;
+  heldAfterNewlineP99: number;
+  latencyP50us: number;
+  latencyP99us: number;
+  pacedLatencyP50ms: number;
+  pacedLatencyP99ms: number;
+  /** Paced latency of the chunks that hold no character of a secret (batch findings). */
+  secretFreePacedP99ms: number;
+  releasedByTimerBytes: number;
+  releasedAtEof: number;
+  equalsBatch: boolean;
+}
+
+/**
+ * Streams each file through its own StreamingRedactor (one stream per file, as a terminal session or
+ * a tool result is one stream), in chunks. For each chunk: the write() time, what is held after it,
+ * and its latency = time from its write() to the end of the write() (or close() at the end of the
+ * file) after which its last character has been emitted. Two clocks: back-to-back (chunks written
+ * as fast as possible: wall time, the CPU cost) and paced (chunk i of a file arrives at i × cadence,
+ * so a chunk held until the next one waits for it). With `pauseEachChunk`, the flush timer fires
+ * after every chunk (a producer that pauses longer than 50 ms) and the bytes it releases are counted.
+ */
+function streamRun(rules: SecretRuleSet, files: readonly CorpusFile[], mode: string, size: () => number, cadenceMs: number, pauseEachChunk: boolean, expected: readonly string[]): StreamFigures {
+  const writeNs: number[] = [];
+  const held: number[] = [];
+  const heldAfterNewline: number[] = [];
+  const latencyNs: number[] = [];
+  const pacedMs: number[] = [];
+  const secretFreePacedMs: number[] = [];
+  let chunks = 0;
+  let ownWrite = 0;
+  let byTimer = 0;
+  let atEof = 0;
+  let equal = true;
+  files.forEach((file, fi) => {
+    const text = file.content;
+    const sched = new ManualScheduler();
+    const out: string[] = [];
+    const r = new StreamingRedactor(rules, (s) => out.push(s), { scheduler: sched });
+    const starts: number[] = [];
+    const ends: number[] = [];
+    const secrets = redactSecrets(rules, text).findings;
+    const secretFree = (i: number): boolean => {
+      const s = i === 0 ? 0 : ends[i - 1]!;
+      return !secrets.some((f) => f.start < ends[i]! && s < f.end);
+    };
+    const paced = (i: number, ms: number): void => {
+      pacedMs.push(ms);
+      if (secretFree(i)) secretFreePacedMs.push(ms);
+    };
+    let next = 0; // first chunk not yet fully released
+    let written = 0;
+    const settle = (i: number, doneNs: number, costNs: number, extraPacedMs: number): void => {
+      const released = written - r.pendingLength;
+      while (next <= i && ends[next]! <= released) {
+        if (next === i && extraPacedMs === 0) ownWrite++;
+        latencyNs.push(doneNs - starts[next]!);
+        paced(next, (i - next) * cadenceMs + extraPacedMs + costNs / 1e6);
+        next++;
+      }
+    };
+    for (let i = 0; written < text.length; i++) {
+      const chunk = text.slice(written, written + size());
+      const t0 = nowNs();
+      starts.push(t0);
+      r.write(chunk);
+      const t1 = nowNs();
+      written += chunk.length;
+      ends.push(written);
+      writeNs.push(t1 - t0);
+      held.push(r.pendingLength);
+      if (chunk.endsWith('\n')) heldAfterNewline.push(r.pendingLength);
+      settle(i, t1, t1 - t0, 0);
+      if (pauseEachChunk) {
+        const before = r.pendingLength;
+        const f0 = nowNs();
+        sched.fire();
+        const f1 = nowNs();
+        byTimer += before - r.pendingLength;
+        settle(i, f1, f1 - f0, 50);
+      }
+    }
+    const t0 = nowNs();
+    r.close();
+    const t1 = nowNs();
+    atEof += ends.length - next;
+    for (; next < ends.length; next++) {
+      latencyNs.push(t1 - starts[next]!);
+      paced(next, (ends.length - 1 - next) * cadenceMs + (t1 - t0) / 1e6); // the stream ends right after its last chunk
+    }
+    chunks += ends.length;
+    if (out.join('') !== expected[fi]) equal = false;
+  });
+  const sort = (a: number[]) => a.sort((x, y) => x - y);
+  sort(writeNs); sort(held); sort(heldAfterNewline); sort(latencyNs); sort(pacedMs); sort(secretFreePacedMs);
+  return {
+    mode, chunks,
+    writeP50us: +(pct(writeNs, 50) / 1e3).toFixed(1), writeP99us: +(pct(writeNs, 99) / 1e3).toFixed(1),
+    releasedByOwnWritePct: +((100 * ownWrite) / chunks).toFixed(2),
+    heldBytesP50: pct(held, 50), heldBytesP99: pct(held, 99), heldBytesMax: held[held.length - 1] ?? 0,
+    heldAfterNewlineP99: pct(heldAfterNewline, 99),
+    latencyP50us: +(pct(latencyNs, 50) / 1e3).toFixed(1), latencyP99us: +(pct(latencyNs, 99) / 1e3).toFixed(1),
+    pacedLatencyP50ms: +pct(pacedMs, 50).toFixed(3), pacedLatencyP99ms: +pct(pacedMs, 99).toFixed(3),
+    secretFreePacedP99ms: +pct(secretFreePacedMs, 99).toFixed(3),
+    releasedByTimerBytes: byTimer, releasedAtEof: atEof,
+    equalsBatch: equal,
+  };
+}
+
+type Lint = (f: CorpusFile) => Promise<Range[]>;
+
+async function loadSecretlint(): Promise<{ lint: Lint; version: string }> {
+  const { lintSource } = await import('@secretlint/core');
+  const { creator } = await import('@secretlint/secretlint-rule-preset-recommend');
+  const config = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: creator }] };
+  const lint: Lint = async (f) => {
+    const res = await lintSource({ source: { content: f.content, filePath: `/corpus/${f.path}`, ext: f.ext, contentType: 'text' }, options: { config } });
+    return res.messages.map((m) => [m.range[0], m.range[1]] as Range);
+  };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const version = (require('@secretlint/secretlint-rule-preset-recommend/package.json') as { version: string }).version;
+  return { lint, version };
+}
+
+export interface RedactionFigures {
+  corpus: { files: number; MB: number; planted: number; ruleExamples: number; providerFormat: number };
+  throughput: Array<{ engine: string; MBps: number; passes: number; findings: number }>;
+  ratio: number;
+  recall: Array<{ planted: string; total: number; bulwark: string; secretlint: string }>;
+  bulwarkRecall: number;
+  secretlintRecall: number;
+  bulwarkMissedSecretlintFound: Record<string, number>;
+  bulwarkMissed: Record<string, string>;
+  secretlintMissedKinds: number;
+  otherFindings: { bulwark: number; secretlint: number };
+  streaming: StreamFigures[];
+}
+
+export async function redactionFigures(): Promise<RedactionFigures> {
+  const rules = loadSecretRules();
+  const files = buildCorpus(rules);
+  const bytes = files.reduce((n, f) => n + Buffer.byteLength(f.content), 0);
+  const MB = bytes / 1e6;
+
+  // Bulwark: batch redaction of each file. The first pass warms up and keeps the findings.
+  const bulwark: ToolScan = { ranges: files.map((f) => redactSecrets(rules, f.content).findings.map((x) => [x.start, x.end] as Range)) };
+  const b = await timed(() => { for (const f of files) redactSecrets(rules, f.content); }, 3, 2000);
+
+  // Bulwark streaming, 4 KB chunks, per file (throughput only; latency below).
+  const s = await timed(() => {
+    for (const f of files) {
+      const r = new StreamingRedactor(rules, () => undefined, { scheduler: { set: () => 0, clear: () => undefined } });
+      for (let i = 0; i < f.content.length; i += 4096) r.write(f.content.slice(i, i + 4096));
+      r.close();
+    }
+  }, 2, 1000);
+
+  // secretlint: lintSource per file, awaited one after the other (as its CLI lints files).
+  const { lint, version } = await loadSecretlint();
+  const secretlint: ToolScan = { ranges: [] };
+  for (const f of files) secretlint.ranges.push(await lint(f)); // warm-up pass, keeps the findings
+  const sl = await timed(async () => { for (const f of files) await lint(f); }, 2, 2000);
+
+  // The same corpus without the planted secrets (filler and decoys only), both tools.
+  const plain = buildCorpus(rules, { plant: false });
+  const plainMB = plain.reduce((n, f) => n + Buffer.byteLength(f.content), 0) / 1e6;
+  const bp = await timed(() => { for (const f of plain) redactSecrets(rules, f.content); }, 3, 1000);
+  for (const f of plain) await lint(f);
+  const slp = await timed(async () => { for (const f of plain) await lint(f); }, 2, 1000);
+
+  const bMBps = MB / b.secondsPerPass;
+  const slMBps = MB / sl.secondsPerPass;
+  const bAll = recall(files, bulwark);
+  const slAll = recall(files, secretlint);
+  const pctStr = (r: RecallFigures) => `${r.found}/${r.total} (${((100 * r.found) / Math.max(1, r.total)).toFixed(1)}%)`;
+  const recallRows: Array<{ planted: string; total: number; bulwark: string; secretlint: string }> = (['rule-example', 'provider-format'] as const).map((src) => {
+    const rb = recall(files, bulwark, src);
+    const rs = recall(files, secretlint, src);
+    return { planted: src, total: rb.total, bulwark: pctStr(rb), secretlint: pctStr(rs) };
+  });
+  recallRows.push({ planted: 'all', total: bAll.total, bulwark: pctStr(bAll), secretlint: pctStr(slAll) });
+
+  // Secrets secretlint found and Bulwark did not, by kind.
+  const missedButFound: Record<string, number> = {};
+  files.forEach((f, i) => {
+    for (const p of f.planted) {
+      const hit = (rs: Range[]) => rs.some(([a, e]) => a < p.end && p.start < e);
+      if (!hit(bulwark.ranges[i]!) && hit(secretlint.ranges[i]!)) missedButFound[kindKey(p)] = (missedButFound[kindKey(p)] ?? 0) + 1;
+      if (process.env.BULWARK_BENCH_DEBUG && !hit(bulwark.ranges[i]!)) {
+        const ls = f.content.lastIndexOf('\n', p.start) + 1;
+        console.log(`Bulwark missed ${kindKey(p)} in ${f.path}: ${JSON.stringify(f.content.slice(ls, f.content.indexOf('\n', p.end)))}`);
+      }
+    }
+  });
+  if (process.env.BULWARK_BENCH_DEBUG) {
+    files.forEach((f, i) => {
+      for (const [a, e] of bulwark.ranges[i]!) {
+        if (!f.planted.some((p) => a < p.end && p.start < e)) console.log(`Bulwark finding on no planted secret in ${f.path}: ${JSON.stringify(f.content.slice(Math.max(0, a - 40), e + 10))}`);
+      }
+    });
+  }
+  const bulwarkMissed: Record<string, string> = {};
+  for (const [k, [found, total]] of bAll.byKind) if (found < total) bulwarkMissed[k] = `${found}/${total}`;
+  const slMissedKinds = [...slAll.byKind.values()].filter(([found]) => found === 0).length;
+
+  // Streaming latency: every file as its own stream.
+  const expected = files.map((f) => redactSecrets(rules, f.content).text);
+  const rnd = prng(7);
+  const streaming = [
+    streamRun(rules, files, 'token-sized chunks 1–64 chars, 20 ms apart', () => 1 + Math.floor(rnd() * 64), 20, false, expected),
+    streamRun(rules, files, 'terminal chunks 4 KB, 10 ms apart', () => 4096, 10, false, expected),
+    streamRun(rules, files, 'flush timer: 4 KB chunks, > 50 ms pause after each', () => 4096, 100, true, expected),
+  ];
+
+  return {
+    corpus: {
+      files: files.length, MB: +MB.toFixed(2), planted: bAll.total,
+      ruleExamples: recallRows[0]!.total, providerFormat: recallRows[1]!.total,
+    },
+    throughput: [
+      { engine: 'Bulwark redactSecrets (batch, per file)', MBps: +bMBps.toFixed(1), passes: b.passes, findings: bulwark.ranges.reduce((n, r) => n + r.length, 0) },
+      { engine: 'Bulwark StreamingRedactor (4 KB chunks, per file)', MBps: +(MB / s.secondsPerPass).toFixed(1), passes: s.passes, findings: NaN },
+      { engine: `secretlint preset-recommend ${version} (lintSource per file)`, MBps: +slMBps.toFixed(2), passes: sl.passes, findings: secretlint.ranges.reduce((n, r) => n + r.length, 0) },
+      { engine: 'Bulwark redactSecrets, corpus without planted secrets', MBps: +(plainMB / bp.secondsPerPass).toFixed(1), passes: bp.passes, findings: NaN },
+      { engine: 'secretlint, corpus without planted secrets', MBps: +(plainMB / slp.secondsPerPass).toFixed(2), passes: slp.passes, findings: NaN },
+    ],
+    ratio: +(bMBps / slMBps).toFixed(1),
+    recall: recallRows,
+    bulwarkRecall: bAll.found / bAll.total,
+    secretlintRecall: slAll.found / slAll.total,
+    bulwarkMissedSecretlintFound: missedButFound,
+    bulwarkMissed,
+    secretlintMissedKinds: slMissedKinds,
+    otherFindings: { bulwark: bAll.other, secretlint: slAll.other },
+    streaming,
+  };
+}
+
+export function printRedactionFigures(r: RedactionFigures): void {
+  console.log(`redaction — corpus: ${r.corpus.files} files, ${r.corpus.MB} MB, ${r.corpus.planted} planted secrets (${r.corpus.ruleExamples} rule examples, ${r.corpus.providerFormat} provider-format)`);
+  console.table(r.throughput);
+  console.table(r.recall);
+  console.log(`findings overlapping no planted secret (decoys, filler): Bulwark ${r.otherFindings.bulwark}, secretlint ${r.otherFindings.secretlint}`);
+  const missed = Object.entries(r.bulwarkMissed);
+  console.log(`Bulwark missed (kind found/planted): ${missed.length ? missed.map(([k, v]) => `${k} ${v}`).join(', ') : 'none'}`);
+  const both = Object.entries(r.bulwarkMissedSecretlintFound);
+  console.log(`planted secrets secretlint found and Bulwark missed: ${both.length ? both.map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`);
+  console.log('streaming redactor (latency: from a chunk\'s write() to the emit of its last character; paced: chunks arriving at the stated interval):');
+  console.table(r.streaming.map((m) => ({
+    mode: m.mode, chunks: m.chunks, writeP50us: m.writeP50us, writeP99us: m.writeP99us, ownWritePct: m.releasedByOwnWritePct,
+    heldP99B: m.heldBytesP99, pacedP50ms: m.pacedLatencyP50ms, pacedP99ms: m.pacedLatencyP99ms, secretFreeP99ms: m.secretFreePacedP99ms,
+    timerB: m.releasedByTimerBytes, equalsBatch: m.equalsBatch,
+  })));
+  for (const m of r.streaming) {
+    console.log(`  ${m.mode}: write() p50 ${m.writeP50us} µs, p99 ${m.writeP99us} µs; ${m.releasedByOwnWritePct}% of chunks fully out after their own write; held after a chunk p99 ${m.heldBytesP99} B (max ${m.heldBytesMax}); paced latency p50 ${m.pacedLatencyP50ms} ms, p99 ${m.pacedLatencyP99ms} ms (chunks without secret text: p99 ${m.secretFreePacedP99ms} ms); flush timer released ${m.releasedByTimerBytes} B`);
+  }
+  console.log(`target: redaction ≥ 10× secretlint: ${r.ratio >= 10 ? 'met' : 'MISSED'} (${r.ratio}×)`);
+  const fmt = r.recall.find((x) => x.planted === 'provider-format')!;
+  console.log(`target: recall ≥ secretlint's: ${r.bulwarkRecall >= r.secretlintRecall ? 'met' : 'MISSED'} (all planted: ${(100 * r.bulwarkRecall).toFixed(1)}% vs ${(100 * r.secretlintRecall).toFixed(1)}%; provider-format only: ${fmt.bulwark} vs ${fmt.secretlint})`);
+  console.log(`streaming output equals batch redaction in every mode: ${r.streaming.every((s) => s.equalsBatch) ? 'yes' : 'NO'}`);
+}
