@@ -28,7 +28,8 @@ const USAGE = `usage:
   bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
   bulwark policy validate FILE
   bulwark policy test FILE [--home DIR]
-  bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)`;
+  bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)
+  bulwark scan  < texts.jsonl   ({"id","text","phase":"pre_prompt|pre_execution|export","trust":"trusted|untrusted|mixed"} → {"id","action","findings","redacted"})`;
 
 export class UsageError extends Error {}
 
@@ -275,6 +276,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'policy': return await runPolicy(rest);
       case 'audit': return await runAudit(rest);
       case 'redact': return await (await import('./redact')).runRedact(rest);
+      case 'scan': return await (await import('./scan')).runScan(rest);
       case undefined: case '-h': case '--help': case 'help':
         process.stdout.write(USAGE + '\n');
         return cmd === undefined ? 2 : 0;

@@ -9,6 +9,7 @@ import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/anal
 import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf';
 import { levelRank } from './types';
 import { runShield, type ShieldParts } from './shield/pipeline';
+import { invisibleTextInInstructionWrite } from './content/instruction-files';
 import type { TierVerdict } from './shield/types';
 import type { IfcDecision } from './ifc';
 
@@ -136,6 +137,9 @@ export class Engine {
 
     const protection = checkProtection(action.type, touches, { platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs });
     if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
+    // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
+    const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload);
+    if (hidden) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: [...hidden.rules, ...protection.rules], reason: hidden.reason };
 
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);

@@ -6,6 +6,9 @@
 // Variants (every rule with `scan: normalized` sees all of them):
 //  - normalized: zero-width, bidi, tag, variation-selector and control characters removed, Unicode
 //    NFKC, whitespace runs collapsed (to one newline if the run has a line break, else one space);
+//  - homoglyph: the normalised text with Latin look-alikes (Cyrillic, Greek, Armenian, IPA letters
+//    that NFKC keeps) folded to ASCII Latin, in words that mix them with Latin letters or consist
+//    only of look-alikes — only when there are any (never for plain ASCII text);
 //  - hidden: the ASCII text carried by Unicode tag characters (ASCII smuggling), if any;
 //  - base64 / hex: up to MAX_BLOBS blobs per field (base64 runs of ≥ 24 characters with both
 //    cases, hex runs of ≥ 16 digits), each at most 64 KiB, decoded one level deep (UTF-8, or
@@ -19,6 +22,7 @@
 //    removed, `$IFS` / `${IFS}` read as a space — `c'u'rl … | s''h` reads `curl … | sh`.
 // Decoded variants are themselves normalised but never decoded again. No variant contains two
 // whitespace characters in a row (the literal prefilter's length bound relies on it).
+import { CONFUSABLE_LATIN } from './confusables';
 import type { KeywordHits, KeywordIndex } from './prefilter';
 import type { DecodedBlob, NormalizationReport, VariantKind } from './types';
 
@@ -47,16 +51,17 @@ export interface PreparedField {
 
 export interface MutableReport {
   zeroWidth: number; bidi: number; tagChars: number; variationSelectors: number; controlChars: number;
-  hiddenText: string; nfkcChanged: boolean; decoded: DecodedBlob[]; truncated: boolean;
+  homoglyphs: number; hiddenText: string; nfkcChanged: boolean; decoded: DecodedBlob[]; truncated: boolean;
 }
 
 export function emptyReport(): MutableReport {
-  return { zeroWidth: 0, bidi: 0, tagChars: 0, variationSelectors: 0, controlChars: 0, hiddenText: '', nfkcChanged: false, decoded: [], truncated: false };
+  return { zeroWidth: 0, bidi: 0, tagChars: 0, variationSelectors: 0, controlChars: 0, homoglyphs: 0, hiddenText: '', nfkcChanged: false, decoded: [], truncated: false };
 }
 
 export function mergeReport(into: MutableReport, from: MutableReport, field?: string): void {
   into.zeroWidth += from.zeroWidth; into.bidi += from.bidi; into.tagChars += from.tagChars;
   into.variationSelectors += from.variationSelectors; into.controlChars += from.controlChars;
+  into.homoglyphs += from.homoglyphs;
   if (from.hiddenText && into.hiddenText.length < 120) into.hiddenText = (into.hiddenText ? into.hiddenText + ' ' : '') + from.hiddenText;
   into.hiddenText = into.hiddenText.slice(0, 120);
   into.nfkcChanged ||= from.nfkcChanged;
@@ -112,6 +117,37 @@ function stripAndFold(text: string, report: MutableReport): { text: string; hidd
     return n;
   });
   return { text: out, hidden };
+}
+
+const CONFUSABLE_CLASS = `[${Object.keys(CONFUSABLE_LATIN).join('')}]`;
+const HAS_CONFUSABLE = new RegExp(CONFUSABLE_CLASS);
+const CONFUSABLE_ALL = new RegExp(CONFUSABLE_CLASS, 'g');
+const LETTER_RUN = /[\p{L}\p{M}]+/gu;
+const ASCII_LETTER = /[A-Za-z]/;
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Folds Latin look-alikes (CONFUSABLE_LATIN) to ASCII in each word that mixes them with ASCII
+ * letters (`ignore` spelled with a Cyrillic U+0456) or consists only of two or more look-alikes;
+ * a word with other non-Latin letters (Russian or Greek text) is left alone, so rules written for
+ * those languages still match the normalised text. Length-preserving. Returns null when nothing
+ * was folded (at once, without a word walk, when the text has no look-alike at all).
+ */
+export function foldHomoglyphs(text: string, report?: MutableReport): string | null {
+  if (!HAS_CONFUSABLE.test(text)) return null;
+  let count = 0;
+  const out = text.replace(LETTER_RUN, (word: string) => {
+    if (!HAS_CONFUSABLE.test(word)) return word;
+    let n = 0;
+    const folded = word.replace(CONFUSABLE_ALL, (c: string) => { n++; return CONFUSABLE_LATIN[c]!; });
+    // Only look-alikes: a spoofed word if longer than one letter (several one-letter Russian words are look-alikes).
+    if (!ASCII_LETTER.test(word) && (NON_ASCII.test(folded) || word.length < 2)) return word;
+    count += n;
+    return folded;
+  });
+  if (count === 0) return null;
+  if (report) report.homoglyphs += count;
+  return out;
 }
 
 /** Characters normalisation removed from a field (what `scan: raw` rules are about). */
@@ -250,8 +286,8 @@ const URL_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 const ESCAPE_ONE = /(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2})+|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}/g;
 const ESCAPE_RUN = /(?:\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}|\\u[0-9a-fA-F]{4}|\\u\{[0-9a-fA-F]{1,6}\}){2,}/g;
 
-/** Text around the first MAX_DECODE_RUNS matches of `run` (80 before, 200 after, merged), each decoded. */
-function decodeAround(text: string, run: RegExp, decode: (window: string) => string): string | null {
+/** Windows around the first MAX_DECODE_RUNS matches of `run` (80 before, 200 after, merged), each decoded, at most MAX_BLOB_CHARS in all. */
+function decodeWindows(text: string, run: RegExp, decode: (window: string) => string): { start: number; end: number; text: string }[] {
   const windows: [number, number][] = [];
   run.lastIndex = 0;
   for (let m = run.exec(text), k = 0; m && k < MAX_DECODE_RUNS; m = run.exec(text), k++) {
@@ -259,16 +295,22 @@ function decodeAround(text: string, run: RegExp, decode: (window: string) => str
     const prev = windows[windows.length - 1];
     if (prev && a <= prev[1]) prev[1] = Math.max(prev[1], b); else windows.push([a, b]);
   }
-  if (windows.length === 0) return null;
   let budget = MAX_BLOB_CHARS;
-  const out: string[] = [];
+  const out: { start: number; end: number; text: string }[] = [];
   for (const [a, b] of windows) {
     if (budget <= 0) break;
-    const w = text.slice(a, Math.min(b, a + budget));
+    const end = Math.min(b, a + budget);
+    const w = text.slice(a, end);
     budget -= w.length;
-    out.push(decode(w));
+    out.push({ start: a, end, text: decode(w) });
   }
-  return out.join('\n');
+  return out;
+}
+
+/** Text around the first MAX_DECODE_RUNS matches of `run`, decoded and joined (null when none). */
+function decodeAround(text: string, run: RegExp, decode: (window: string) => string): string | null {
+  const w = decodeWindows(text, run, decode);
+  return w.length === 0 ? null : w.map((x) => x.text).join('\n');
 }
 
 const urlDecodeWindow = (w: string): string => w.replace(URL_RUN, (r) => UTF8.decode(decodeHex(r.replace(/%/g, ''))));
@@ -311,9 +353,15 @@ export function prepareField(input: string, shell: boolean, index?: KeywordIndex
   const norm = normalizeText(text, report, index, hits, blobs, plain);
   const removed = removedCount(report);
   const variants: Variant[] = [{ kind: 'normalized', text: norm.text, ...(hits ? { hits } : {}) }];
+  if (!plain) {
+    const folded = foldHomoglyphs(norm.text, report);
+    if (folded !== null) variants.push({ kind: 'homoglyph', text: folded });
+  }
   const extra = (kind: VariantKind, t: string) => {
     const n = normalizeText(t, report);
     variants.push({ kind, text: n.text });
+    const folded = NOT_PLAIN.test(n.text) ? foldHomoglyphs(n.text, report) : null;
+    if (folded !== null) variants.push({ kind: 'homoglyph', text: folded });
     if (n.hidden) variants.push({ kind: 'hidden', text: normalizeText(n.hidden, report).text });
   };
   if (norm.hidden) {
@@ -354,4 +402,203 @@ export function prepareField(input: string, shell: boolean, index?: KeywordIndex
 export function normalizeForScan(text: string, opts: { shell?: boolean } = {}): { variants: string[]; report: NormalizationReport } {
   const p = prepareField(text, opts.shell ?? false);
   return { variants: p.variants.map((v) => v.text), report: p.report };
+}
+
+// ---- normalisation with an offset map (content inspection) ------------------------------------
+
+/** A scanned text and where each of its code units came from in the original input. */
+export interface MappedVariant {
+  readonly kind: VariantKind;
+  readonly text: string;
+  /** The span [start, end) of the original input (UTF-16 offsets) that produced text[a, b). */
+  span(a: number, b: number): [number, number];
+}
+
+/** Text built piece by piece, with the original span of every code unit (typed arrays, grown as needed). */
+class MapBuilder {
+  private parts: string[] = [];
+  length = 0;
+  starts: Int32Array;
+  ends: Int32Array;
+  constructor(capacity: number) { this.starts = new Int32Array(Math.max(16, capacity)); this.ends = new Int32Array(Math.max(16, capacity)); }
+  private reserve(n: number): void {
+    if (this.length + n <= this.starts.length) return;
+    const size = Math.max(this.length + n, this.starts.length * 2);
+    const s = new Int32Array(size); s.set(this.starts.subarray(0, this.length)); this.starts = s;
+    const e = new Int32Array(size); e.set(this.ends.subarray(0, this.length)); this.ends = e;
+  }
+  /** Code units [from, to) of `source`, each mapping to its own offset + `base`. */
+  copy(source: string, from: number, to: number, base = 0): void {
+    if (to <= from) return;
+    this.reserve(to - from);
+    this.parts.push(source.slice(from, to));
+    for (let i = from; i < to; i++) { this.starts[this.length] = base + i; this.ends[this.length] = base + i + 1; this.length++; }
+  }
+  /** `s`, every code unit of it mapping to [start, end). */
+  add(s: string, start: number, end: number): void {
+    this.reserve(s.length);
+    this.parts.push(s);
+    for (let i = 0; i < s.length; i++) { this.starts[this.length] = start; this.ends[this.length] = end; this.length++; }
+  }
+  text(): string { const t = this.parts.join(''); this.parts = [t]; return t; }
+}
+const COMBINING = /^\p{M}/u;
+
+/**
+ * The same steps as the `normalized` variant of prepareField — invisible characters removed (tag
+ * characters decoded to the hidden text), NFKC on the non-plain runs, whitespace collapsed — but
+ * with the origin of every output code unit. NFKC is applied per base character with its combining
+ * marks, so a fullwidth or composed letter maps to exactly its own span; when composition crosses
+ * those clusters (Hangul jamo) the whole run maps to the run's span.
+ */
+function normalizeWithMap(input: string, report: MutableReport): { main: MapBuilder; hidden: MapBuilder } {
+  const main = new MapBuilder(input.length);
+  const hidden = new MapBuilder(0);
+  let lastTagEnd = -1;
+  let pos = 0;
+  NOT_PLAIN_RUN.lastIndex = 0;
+  for (let m = NOT_PLAIN_RUN.exec(input); m; m = NOT_PLAIN_RUN.exec(input)) {
+    main.copy(input, pos, m.index);
+    const run = m[0];
+    const base = m.index;
+    // Kept code units of the run with their offsets; invisible ones removed (and counted).
+    let kept = '';
+    const keptAt: number[] = [];
+    INVISIBLE.lastIndex = 0;
+    let from = 0;
+    const keep = (to: number) => { for (let i = from; i < to; i++) { kept += run[i]; keptAt.push(base + i); } };
+    for (let v = INVISIBLE.exec(run); v; v = INVISIBLE.exec(run)) {
+      keep(v.index);
+      from = v.index + v[0].length;
+      const ch = v[0];
+      const offset = base + v.index;
+      const c = ch.charCodeAt(0);
+      if (ch.length === 2) {
+        const low = ch.charCodeAt(1);
+        if (low <= 0xDC7F) {
+          report.tagChars++;
+          const ascii = low - 0xDC00;
+          if (ascii >= 0x20 && ascii <= 0x7E) {
+            if (lastTagEnd >= 0 && lastTagEnd !== offset && hidden.length) hidden.add(' ', offset, offset);
+            hidden.add(String.fromCharCode(ascii), offset, offset + 2);
+          }
+          lastTagEnd = offset + 2;
+        } else report.variationSelectors++;
+      } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
+      else if (c >= 0xFE00 && c <= 0xFE0F) report.variationSelectors++;
+      else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) report.controlChars++;
+      else report.zeroWidth++;
+    }
+    keep(run.length);
+    pos = base + run.length;
+    if (kept.length === 0) continue;
+    if (NFKC_STABLE.test(kept)) { for (let i = 0; i < kept.length; i++) main.add(kept[i]!, keptAt[i]!, keptAt[i]! + 1); continue; }
+    const whole = kept.normalize('NFKC');
+    if (whole !== kept) report.nfkcChanged = true;
+    // Clusters: one code point and the combining marks after it.
+    const pieces: { text: string; start: number; end: number }[] = [];
+    for (let i = 0; i < kept.length;) {
+      let j = i + (kept.charCodeAt(i) >= 0xD800 && kept.charCodeAt(i) <= 0xDBFF && i + 1 < kept.length ? 2 : 1);
+      while (j < kept.length && COMBINING.test(kept.slice(j, j + 2))) j += kept.charCodeAt(j) >= 0xD800 && kept.charCodeAt(j) <= 0xDBFF ? 2 : 1;
+      pieces.push({ text: kept.slice(i, j).normalize('NFKC'), start: keptAt[i]!, end: keptAt[j - 1]! + 1 });
+      i = j;
+    }
+    if (pieces.map((p) => p.text).join('') === whole) for (const p of pieces) main.add(p.text, p.start, p.end);
+    else main.add(whole, keptAt[0]!, keptAt[kept.length - 1]! + 1);
+  }
+  main.copy(input, pos, input.length);
+  return { main: collapseMapped(main), hidden: collapseMapped(hidden) };
+}
+
+/** collapseWhitespace with the map carried along: a collapsed run maps to the whole run. */
+function collapseMapped(b: MapBuilder): MapBuilder {
+  const text = b.text();
+  if (!/\s{2,}|[^\S \n]/.test(text)) return b;
+  const r = new MapBuilder(b.length);
+  let i = 0;
+  WHITESPACE_TO_FIX.lastIndex = 0;
+  const copy = (to: number) => {
+    if (to <= i) return;
+    r.add(text.slice(i, to), 0, 0);
+    r.starts.set(b.starts.subarray(i, to), r.length - (to - i));
+    r.ends.set(b.ends.subarray(i, to), r.length - (to - i));
+  };
+  for (let m = WHITESPACE_TO_FIX.exec(text); m; m = WHITESPACE_TO_FIX.exec(text)) {
+    copy(m.index);
+    const end = m.index + m[0].length;
+    r.add(m[0].indexOf('\n') >= 0 ? '\n' : ' ', b.starts[m.index]!, b.ends[end - 1]!);
+    i = end;
+  }
+  copy(text.length);
+  return r;
+}
+
+function mapped(kind: VariantKind, text: string, starts: Int32Array, ends: Int32Array): MappedVariant {
+  return {
+    kind, text,
+    span: (a, b) => {
+      if (text.length === 0) return [0, 0];
+      const s = starts[Math.min(a, text.length - 1)]!;
+      return [s, Math.max(s, ends[Math.max(a, Math.min(b, text.length) - 1)]!)];
+    },
+  };
+}
+const fixed = (kind: VariantKind, text: string, start: number, end: number): MappedVariant => ({ kind, text, span: () => [start, end] });
+
+/**
+ * The variants prepareField scans (normalised, homoglyph-folded, hidden tag text, decoded base64,
+ * hex, URL and escape runs), each with a map back to the input: a match in the normalised or
+ * folded text maps to exactly the characters it came from (zero-width characters inside it
+ * included); a match in hidden tag text maps to the tag characters; a match in decoded text maps
+ * to the encoded blob (or the decoded window, for URL and escape runs). The whole input is
+ * scanned (callers bound its length); the shell view is not built (content is not a command).
+ */
+export function prepareMapped(input: string): { variants: MappedVariant[]; report: NormalizationReport } {
+  const report = emptyReport();
+  const { main, hidden } = normalizeWithMap(input, report);
+  const text = main.text();
+  const variants: MappedVariant[] = [mapped('normalized', text, main.starts, main.ends)];
+  const plain = !NOT_PLAIN.test(input);
+  if (!plain) {
+    const folded = foldHomoglyphs(text, report);
+    if (folded !== null) variants.push(mapped('homoglyph', folded, main.starts, main.ends));
+  }
+  if (hidden.length) {
+    const h = hidden.text();
+    report.hiddenText = h.slice(0, 120);
+    variants.push(mapped('hidden', h, hidden.starts, hidden.ends));
+    const folded = NOT_PLAIN.test(h) ? foldHomoglyphs(h, report) : null;
+    if (folded !== null) variants.push(mapped('homoglyph', folded, hidden.starts, hidden.ends));
+  }
+  const span = (a: number, b: number): [number, number] => variants[0]!.span(a, b);
+  const extra = (kind: VariantKind, decoded: string, at: [number, number]) => {
+    const n = normalizeText(decoded, report);
+    variants.push(fixed(kind, n.text, at[0], at[1]));
+    const folded = NOT_PLAIN.test(n.text) ? foldHomoglyphs(n.text, report) : null;
+    if (folded !== null) variants.push(fixed('homoglyph', folded, at[0], at[1]));
+    if (n.hidden) variants.push(fixed('hidden', normalizeText(n.hidden, report).text, at[0], at[1]));
+  };
+  if (text.indexOf('%') >= 0) {
+    for (const w of decodeWindows(text, URL_RUN, urlDecodeWindow)) {
+      if (mostlyPrintable(w.text)) { report.decoded.push({ kind: 'url', length: w.text.length }); extra('url', w.text, span(w.start, w.end)); }
+    }
+  }
+  if (text.indexOf('\\') >= 0) {
+    for (const w of decodeWindows(text, ESCAPE_RUN, escapeDecodeWindow)) {
+      if (mostlyPrintable(w.text)) { report.decoded.push({ kind: 'escape', length: w.text.length }); extra('escape', w.text, span(w.start, w.end)); }
+    }
+  }
+  const blobs: Blob[] = [];
+  findBlobs(text, blobs);
+  let accepted = 0;
+  for (const blob of blobs) {
+    if (accepted >= MAX_BLOBS) break;
+    const src = text.slice(blob.start, Math.min(blob.end, blob.start + MAX_BLOB_CHARS));
+    const decoded = bytesToText(blob.kind === 'base64' ? decodeBase64(src) : decodeHex(src));
+    if (!mostlyPrintable(decoded, 8)) continue;
+    accepted++;
+    report.decoded.push({ kind: blob.kind, length: decoded.length });
+    extra(blob.kind, decoded, span(blob.start, blob.end));
+  }
+  return { variants, report };
 }

@@ -12,7 +12,7 @@ import selfProtection from '../../../security/heuristics/self-protection.yaml';
 import editorConfig from '../../../security/heuristics/editor-config.yaml';
 import { KeywordIndex, analyzePattern } from './prefilter';
 import {
-  FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_PREFIX_CATEGORY, SEVERITIES,
+  FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_PREFIX_CATEGORY, PROMPT_RISKS, SEVERITIES,
   type FieldClass, type HeuristicRule, type HeuristicRuleFile, type RuleField,
 } from './types';
 
@@ -58,7 +58,7 @@ export interface CompiledRuleSet {
 }
 
 const ID = /^(XP|UX|WIN|PI|PT|DE|SD|EE|SP|ED)-\d{3}$/;
-const RULE_KEYS = new Set(['id', 'category', 'severity', 'action', 'always_block', 'fields', 'action_types', 'scan', 'pattern', 'description', 'examples']);
+const RULE_KEYS = new Set(['id', 'category', 'severity', 'action', 'always_block', 'fields', 'action_types', 'scan', 'risk', 'pattern', 'description', 'examples']);
 const RULE_FIELDS: readonly string[] = [...FIELD_CLASSES, 'all'];
 
 type Obj = Record<string, unknown>;
@@ -95,6 +95,7 @@ export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile
     if (!isStringList(rule.fields, 1) || !rule.fields.every((x) => RULE_FIELDS.includes(x))) where(`fields must be a list of ${RULE_FIELDS.join(', ')}`);
     if (rule.action_types !== undefined && !isStringList(rule.action_types, 1)) where('action_types must be a non-empty list of strings');
     if (rule.scan !== undefined && rule.scan !== 'normalized' && rule.scan !== 'raw') where('scan must be normalized or raw');
+    if (rule.category === 'prompt_injection' ? !PROMPT_RISKS.includes(rule.risk as never) : rule.risk !== undefined) where(`risk must be one of ${PROMPT_RISKS.join(', ')} for prompt_injection rules and absent otherwise`);
     if (typeof rule.pattern !== 'string' || rule.pattern.length === 0) where('pattern missing');
     if (typeof rule.description !== 'string' || rule.description.length < 10) where('description missing');
     // Examples are left out of the shipped bundles (see esbuild.mjs); when present they must be complete.

@@ -29,8 +29,18 @@ export type RuleField = FieldClass | 'all';
 export type HeuristicAction = 'block' | 'escalate';
 
 /**
+ * What a prompt-injection rule's text tries to do (required for category prompt_injection, used by
+ * content inspection's decision matrix): `instruction` — take over the model's instructions
+ * (overrides, role reassignment, tool-use coercion, hidden directives); `exfiltration` — get
+ * secrets, files or the system prompt out; `content` — forge the structure of the conversation
+ * (fake role markers, chat-template tokens, text addressed to AI readers).
+ */
+export const PROMPT_RISKS = ['instruction', 'exfiltration', 'content'] as const;
+export type PromptRisk = (typeof PROMPT_RISKS)[number];
+
+/**
  * Which text a rule sees. `normalized` (default): every normalised variant of a field (NFKC,
- * invisible characters removed, whitespace collapsed, decoded blobs, smuggled tag text, the
+ * invisible characters removed, whitespace collapsed, homoglyphs folded, decoded blobs, smuggled tag text, the
  * de-quoted shell view). `raw`: the field as given, before normalisation — for rules about the
  * characters that normalisation removes (zero-width, bidi, tag characters, variation selectors,
  * control bytes). Raw rules run only on fields from which normalisation removed something.
@@ -49,6 +59,8 @@ export interface HeuristicRule {
   /** Only for these action types; omitted = every action type. */
   readonly action_types?: readonly string[];
   readonly scan?: ScanMode;
+  /** Prompt-injection rules only: the kind of risk (content inspection's matrix). */
+  readonly risk?: PromptRisk;
   /** JavaScript RegExp source; a leading `(?i)`, `(?s)`, `(?m)` (or a combination) becomes flags. */
   readonly pattern: string;
   readonly description: string;
@@ -84,7 +96,7 @@ export interface HeuristicResult {
   readonly normalization: NormalizationReport;
 }
 
-export type VariantKind = 'normalized' | 'hidden' | 'base64' | 'hex' | 'url' | 'escape' | 'shell';
+export type VariantKind = 'normalized' | 'homoglyph' | 'hidden' | 'base64' | 'hex' | 'url' | 'escape' | 'shell';
 
 export interface DecodedBlob {
   readonly kind: 'base64' | 'hex' | 'url' | 'escape';
@@ -108,6 +120,8 @@ export interface NormalizationReport {
   readonly controlChars: number;
   /** ASCII text carried by tag characters (decoded and scanned as its own variant), first 120 characters. */
   readonly hiddenText: string;
+  /** Latin look-alike letters (Cyrillic, Greek, Armenian…) folded to ASCII in the `homoglyph` variant. */
+  readonly homoglyphs: number;
   /** NFKC changed the text (fullwidth letters, ligatures, compatibility forms…). */
   readonly nfkcChanged: boolean;
   readonly decoded: readonly DecodedBlob[];

@@ -1,0 +1,98 @@
+// Invisible text written into an agent instruction file (CLAUDE.md, AGENTS.md, .cursorrules,
+// copilot-instructions.md …) is blocked outright: agents read those files as instructions, people
+// review them by eye, and hidden characters are exactly the gap between the two (the "rules file
+// backdoor"). The protection table already knows these files (security/protection/editor.yaml,
+// rule editor.agent_instructions, level escalate_tier2); at that level only Tier 2 would look at
+// the content, and Tier 1's always-block rules cover tag characters only — bidi controls and
+// zero-width characters would reach a model that cannot see them either. So the engine checks
+// here, right after protection, independent of any policy or model.
+import { FIELD_CLASS_OF_KEY } from '../heuristics/evaluate';
+import { loadContentRules, matchSpans, type CompiledContentRule } from './rules';
+
+/**
+ * Protection rules (security/protection/*.yaml) whose files agents read as instructions or as
+ * their own context: editor instruction files (CLAUDE.md, .cursorrules, *.prompt.md …), the
+ * workspace's AGENTS.md and HEARTBEAT.md, and the agent's memory and user profile (hidden text
+ * there persists into every later session). The path finding names the rule that decided its
+ * level, so a file matched by a stricter rule is covered by that rule's own effect.
+ */
+export const INSTRUCTION_FILE_RULES: ReadonlySet<string> = new Set(['editor.agent_instructions', 'ws.agents', 'ws.heartbeat', 'ws.memory', 'ws.user']);
+export const INVISIBLE_IN_INSTRUCTIONS_RULE = 'content.invisible_text_in_instructions';
+
+interface PathFindingLike { readonly path: string; readonly resolved?: string; readonly access: string; readonly ruleId?: string }
+
+/** Only the added lines of a unified diff (`+…`, not the `+++` header). */
+const addedLines = (patch: string): string => patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1)).join('\n');
+
+const NAMES: Record<string, string> = { 'IT-001': 'Unicode tag characters', 'IT-002': 'bidirectional control characters', 'IT-003': 'zero-width characters', 'IT-004': 'a run of variation selectors' };
+
+const MAX_WALK_DEPTH = 12;
+const MAX_WALK_STRINGS = 100_000;
+
+const OWNER_KEYS = ['path', 'file', 'filepath', 'filename', 'target', 'destination', 'uri'];
+
+/**
+ * The strings a write puts into files: every string of the payload except paths, URLs and
+ * patterns (by key name, as Tier 1 classes them) and text being replaced (keys starting with
+ * `old`); of a `patch`/`diff` only the added lines. A string inside an object that names its own
+ * file (`{ path, newText }`, as in a multi-file patch) counts only when that file is one of
+ * `targets`. `complete` is false when the walk hit its limits.
+ */
+function writtenStrings(payload: Readonly<Record<string, unknown>>, targets: ReadonlySet<string>): { strings: { field: string; text: string }[]; complete: boolean } {
+  const strings: { field: string; text: string }[] = [];
+  let complete = true;
+  const visit = (value: unknown, field: string, key: string, owner: string | undefined, depth: number): void => {
+    if (typeof value === 'string') {
+      if (strings.length >= MAX_WALK_STRINGS) { complete = false; return; }
+      const cls = FIELD_CLASS_OF_KEY[key];
+      if (cls === 'path' || cls === 'url' || cls === 'pattern' || key.startsWith('old')) return;
+      if (owner !== undefined && !targets.has(owner)) return;
+      strings.push({ field, text: key === 'patch' || key === 'diff' ? addedLines(value) : value });
+      return;
+    }
+    if (typeof value !== 'object' || value === null) return;
+    if (depth >= MAX_WALK_DEPTH) { complete = false; return; }
+    if (Array.isArray(value)) { value.forEach((v, i) => visit(v, `${field}[${i}]`, key, owner, depth + 1)); return; }
+    const entries = Object.entries(value as Record<string, unknown>);
+    const own = depth === 0 ? undefined : entries.find(([k, v]) => typeof v === 'string' && OWNER_KEYS.includes(k.toLowerCase().replace(/[_-]/g, '')))?.[1] as string | undefined;
+    for (const [k, v] of entries) visit(v, field ? `${field}.${k}` : k, k.toLowerCase().replace(/[_-]/g, ''), own ?? owner, depth + 1);
+  };
+  visit(payload, '', '', undefined, 0);
+  return { strings, complete };
+}
+
+/**
+ * A block (rule ids and a reason) when the action writes to an agent instruction file and any
+ * text it writes contains invisible characters; undefined otherwise. Text being replaced
+ * (`old_string`, `oldText` …) and the removed lines of a patch are not checked, so an edit that
+ * removes hidden characters is allowed.
+ */
+export function invisibleTextInInstructionWrite(
+  findings: readonly PathFindingLike[], payload: Readonly<Record<string, unknown>>,
+  rules: readonly CompiledContentRule[] = loadContentRules(),
+): { rules: string[]; reason: string } | undefined {
+  const hits = findings.filter((f) => f.access === 'write' && f.ruleId !== undefined && INSTRUCTION_FILE_RULES.has(f.ruleId));
+  const target = hits[0];
+  if (!target) return undefined;
+  const targets = new Set(hits.map((f) => f.path));
+  const invisible = rules.filter((r) => r.rule.category === 'invisible_text');
+  const file = target.resolved ?? target.path;
+  const { strings, complete } = writtenStrings(payload, targets);
+  for (const s of strings) {
+    for (const r of invisible) {
+      const m = matchSpans(r.regex, s.text, 1)[0];
+      if (!m) continue;
+      return {
+        rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, `content.${r.rule.id}`],
+        reason: `Blocked: the write to ${file} puts ${NAMES[r.rule.id] ?? 'invisible characters'} (${r.rule.id}, at offset ${m[0]} of \`${s.field}\`) into an agent instruction file; agents read such characters, people reviewing the file cannot see them. Remove them and write the file again.`,
+      };
+    }
+  }
+  if (!complete) {
+    return {
+      rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, 'content.payload_too_complex'],
+      reason: `Blocked: the write to ${file} (an agent instruction file) is nested deeper than ${MAX_WALK_DEPTH} levels or holds more than ${MAX_WALK_STRINGS} strings, so it cannot be checked for invisible characters.`,
+    };
+  }
+  return undefined;
+}

@@ -1,0 +1,101 @@
+// Content inspection rules that are not prompt injection or secrets: credential references and
+// invisible text (security/content/*.yaml, compiled into the bundle). Validated when loaded;
+// malformed data throws (fail closed).
+import credentialReferences from '../../../security/content/credential-references.yaml';
+import invisibleText from '../../../security/content/invisible-text.yaml';
+import { compilePattern } from '../heuristics/rules';
+import { SEVERITIES, type Severity } from '../heuristics/types';
+
+export type ContentRuleCategory = 'credential_reference' | 'invisible_text';
+
+export interface ContentRule {
+  readonly id: string;
+  readonly category: ContentRuleCategory;
+  readonly severity: Severity;
+  readonly pattern: string;
+  readonly description: string;
+  readonly examples?: { readonly match: readonly string[]; readonly no_match: readonly string[] };
+}
+
+export interface CompiledContentRule {
+  readonly rule: ContentRule;
+  /** The pattern with the `g` flag. */
+  readonly regex: RegExp;
+}
+
+export class ContentRuleError extends Error {
+  override readonly name = 'ContentRuleError';
+}
+
+export const BUNDLED_CONTENT_FILES: Readonly<Record<string, unknown>> = {
+  'credential-references': credentialReferences,
+  'invisible-text': invisibleText,
+};
+
+const ID_PREFIX: Record<ContentRuleCategory, string> = { credential_reference: 'CR', invisible_text: 'IT' };
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
+
+/** Validates one rule file (the shape of security/content/schema.json) and returns its rules. */
+export function validateContentFile(data: unknown, name: string): ContentRule[] {
+  const fail = (msg: string): never => { throw new ContentRuleError(`content rules \`${name}\`: ${msg}`); };
+  if (!isObj(data)) fail('not an object');
+  const f = data as Obj;
+  for (const k of Object.keys(f)) if (!['version', 'category', 'description', 'rules'].includes(k)) fail(`unknown key \`${k}\``);
+  if (f.version !== 1) fail('version must be 1');
+  const category = f.category === 'credential_reference' || f.category === 'invisible_text' ? f.category : fail('category must be credential_reference or invisible_text');
+  if (typeof f.description !== 'string' || f.description.length < 10) fail('description missing');
+  if (!Array.isArray(f.rules) || f.rules.length === 0) fail('rules must be a non-empty list');
+  return (f.rules as unknown[]).map((r, i) => {
+    if (!isObj(r)) return fail(`rule ${i}: not an object`);
+    const id = typeof r.id === 'string' && new RegExp(`^${ID_PREFIX[category]}-\\d{3}$`).test(r.id) ? r.id : fail(`rule ${i}: id must look like ${ID_PREFIX[category]}-001`);
+    const where = (msg: string): never => fail(`rule \`${id}\`: ${msg}`);
+    for (const k of Object.keys(r)) if (!['id', 'severity', 'pattern', 'description', 'examples'].includes(k)) where(`unknown key \`${k}\``);
+    if (!SEVERITIES.includes(r.severity as never)) where('bad severity');
+    if (typeof r.pattern !== 'string' || r.pattern.length === 0) where('pattern missing');
+    if (typeof r.description !== 'string' || r.description.length < 10) where('description missing');
+    const ex = r.examples;
+    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
+    return { id, category, severity: r.severity as Severity, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as ContentRule['examples'] } : {}) };
+  });
+}
+
+/** Validates and compiles rule files (name → parsed YAML). Throws on any defect. */
+export function compileContentRules(files: Readonly<Record<string, unknown>>): CompiledContentRule[] {
+  const seen = new Set<string>();
+  const out: CompiledContentRule[] = [];
+  for (const [name, data] of Object.entries(files)) {
+    for (const rule of validateContentFile(data, name)) {
+      if (seen.has(rule.id)) throw new ContentRuleError(`content rules: duplicate rule id \`${rule.id}\``);
+      seen.add(rule.id);
+      let re: RegExp;
+      try { re = compilePattern(rule.pattern); } catch (e) { throw new ContentRuleError(`content rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
+      out.push({ rule, regex: new RegExp(re.source, re.flags + 'g') });
+    }
+  }
+  return out;
+}
+
+let bundled: CompiledContentRule[] | undefined;
+
+/** The bundled credential-reference and invisible-text rules (validated, compiled once). */
+export function loadContentRules(): readonly CompiledContentRule[] {
+  bundled ??= compileContentRules(BUNDLED_CONTENT_FILES);
+  return bundled;
+}
+
+/** Most findings one rule reports for one text (the rest would add nothing to the decision). */
+export const MAX_MATCHES_PER_RULE = 64;
+
+/** Every match of one rule in a text, as UTF-16 spans (at most MAX_MATCHES_PER_RULE). */
+export function matchSpans(regex: RegExp, text: string, limit = MAX_MATCHES_PER_RULE): [number, number][] {
+  const spans: [number, number][] = [];
+  regex.lastIndex = 0;
+  for (let m = regex.exec(text); m && spans.length < limit; m = regex.exec(text)) {
+    if (m[0].length === 0) { regex.lastIndex++; continue; }
+    spans.push([m.index, m.index + m[0].length]);
+  }
+  regex.lastIndex = 0;
+  return spans;
+}
