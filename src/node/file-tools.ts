@@ -17,6 +17,7 @@ import type { Platform } from '../engine';
 import { matchKey, normalizePath } from '../engine/paths';
 import { builtinTables, compileTables, matchingRules } from '../engine/protection/tables';
 import { loadSecretRules, redactSecrets, redactionPlaceholder, type SecretRuleSet } from '../engine/secrets';
+import { transformForPrompt, type ContentAction } from '../engine/content';
 import type { StateStore } from '../engine/shield/types';
 import {
   DEFAULT_PATCH_LIMITS, checkPathSyntax, decodeUtf8, fileStateKey, locateFile, planPatch, refusal,
@@ -220,6 +221,49 @@ export function readFileForAgent(p: unknown, opts: FileToolsOptions): ReadResult
     }
   }
   return { ok: true, path: p, canonical_path: canonical, text: red.text, redacted, text_authoritative: !redacted, findings, sha256: sha256Hex(bytes), bytes: bytes.length };
+}
+
+/** What content inspection (PrePrompt, untrusted) found in a file's text before it goes to the model. */
+export interface ContentSafety {
+  readonly action: ContentAction;
+  readonly findings: readonly { readonly category: string; readonly rule: string; readonly severity: string }[];
+}
+
+export interface PromptReadResult extends ReadResult {
+  /**
+   * `text` is the file's (redacted) text inside an untrusted-content block: a header line, a SAFETY
+   * NOTICE, an optional Findings line, a `---` line, the text, and the end marker. Offsets in
+   * `findings` count from the first character after the `---` line (unless look-alike markers in
+   * the text were neutralised, which changes its length).
+   */
+  readonly text_wrapped: boolean;
+  readonly content_safety: ContentSafety;
+}
+
+/**
+ * The read tool's answer for a model: readFileForAgent, then the text is inspected as untrusted
+ * content entering a prompt (a workspace may be someone else's repository). Text that inspection
+ * blocks or holds for approval is withheld and the refusal says which rules and why; anything else
+ * comes back wrapped in an untrusted-content block with look-alike markers neutralised.
+ */
+export function readFileForPrompt(p: unknown, opts: FileToolsOptions): PromptReadResult | (ToolRefusal & { readonly content_safety?: ContentSafety }) {
+  const r = readFileForAgent(p, opts);
+  if (!r.ok) return r;
+  let t: ReturnType<typeof transformForPrompt>;
+  try {
+    t = transformForPrompt(r.text, `file ${r.canonical_path}`, 'untrusted', opts.secretRules ? { secrets: opts.secretRules } : {});
+  } catch (e) {
+    return fail('read.inspection_failed', `the file's text could not be inspected (${errMsg(e)}), so it is not returned`, r.path);
+  }
+  const content_safety: ContentSafety = {
+    action: t.result.action,
+    findings: t.result.findings.map((f) => ({ category: f.category, rule: f.rule, severity: f.severity })),
+  };
+  if (t.withheld) {
+    const rules = [...new Set(t.result.findings.filter((f) => f.action === t.result.action).map((f) => f.rule))];
+    return { ...refusal([{ rule: `read.content_${t.result.action}`, reason: t.text, path: r.path }]), rules: [`read.content_${t.result.action}`, ...rules], content_safety };
+  }
+  return { ...r, text: t.text, text_wrapped: t.wrapped, content_safety };
 }
 
 export interface AppliedFile {

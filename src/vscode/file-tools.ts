@@ -9,7 +9,7 @@ import crypto from 'node:crypto';
 import { executionEvent } from '../engine/audit/events';
 import type { StateStore } from '../engine/shield/types';
 import { openStateStore } from '../node/extension-shield';
-import { applyPatch, readFileForAgent, type FileToolsOptions, type PatchFailure, type PatchResult } from '../node/file-tools';
+import { applyPatch, readFileForPrompt, type FileToolsOptions, type PatchFailure, type PatchResult } from '../node/file-tools';
 import { checkActionToRun, type CheckActionResult } from './check-action';
 import type { EngineHost } from './engine-host';
 import type { AuditHost } from './audit-host';
@@ -55,7 +55,7 @@ export function registerFileTools(context: vscode.ExtensionContext, host: Engine
       const id = crypto.randomUUID();
       const { result: decision, executed } = await checkActionToRun(host, { id, type: 'read_file', payload: { path: p }, sessionId: SESSION }, {}, audit);
       if (decision.decision !== 'allow') return textResult(blocked('read', decision));
-      const r = readFileForAgent(p, options());
+      const r = readFileForPrompt(p, options());
       if (r.ok) {
         // What was read now taints the session (IFC): if that cannot be recorded, the text is withheld.
         try { await executed(); } catch (e) {
@@ -63,7 +63,7 @@ export function registerFileTools(context: vscode.ExtensionContext, host: Engine
         }
       }
       try {
-        if (r.ok) await record(id, 'read_file', true, { path: r.canonical_path, sha256: r.sha256, redacted: r.redacted, findings: r.findings.map((f) => f.rule) });
+        if (r.ok) await record(id, 'read_file', true, { path: r.canonical_path, sha256: r.sha256, redacted: r.redacted, findings: r.findings.map((f) => f.rule), content_safety: r.content_safety });
         else await record(id, 'read_file', false, { rules: [...r.rules] }, r.reason);
       } catch (e) {
         return textResult(JSON.stringify({ ok: false, rules: ['audit.write_failed'], reason: `Refused: the audit log could not be written (${errMsg(e)}), so the file is not returned.` }));
