@@ -322,7 +322,7 @@ async function main() {
     });
     await check('the Summary column keeps room in a 1400 px window (narrow lists drop columns, not the summary)', async () => {
       const width = async (sel) => (await auditFrame().locator(sel).first().boundingBox())?.width ?? 0;
-      const summary = await width('#list .row.header .summary');
+      const summary = await width('.list-wrap > .row.header .summary');
       const list = await width('#list');
       if (summary < 150) throw new Error(`Summary column is ${summary.toFixed(0)} px wide in a ${list.toFixed(0)} px list`);
       return `Summary ${summary.toFixed(0)} px of a ${list.toFixed(0)} px list`;

@@ -114,7 +114,8 @@ suite('Bulwark file tools (language-model tools)', () => {
   test('what the read tool returned taints its session: sending out afterwards is blocked by IFC', async () => {
     const sheet = path.join(folder, 'salary-2026.csv');
     fs.writeFileSync(sheet, 'name,salary\nana,1\n');
-    const send = { type: 'http_request', payload: { url: 'https://example.com/upload', method: 'POST', body: 'x' }, sessionId: 'bulwark.fileTools' };
+    // A public address literal: no DNS is needed and the SSRF check passes it, so IFC is what decides.
+    const send = { type: 'http_request', payload: { url: 'https://93.184.215.14/upload', method: 'POST', body: 'x' }, sessionId: 'bulwark.fileTools' };
     const before = await vscode.commands.executeCommand<{ decision: string; rules: string[] }>('bulwark.checkAction', send);
     assert.ok(!before.rules.some((r) => r.startsWith('ifc.')), `before the read: ${JSON.stringify(before)}`);
     const read = await invoke('bulwark_read_file', { path: sheet });
