@@ -110,7 +110,8 @@ export class AuditLog {
       if (last.seq > anchored.seq) {
         // Written and fsynced but never acknowledged: the crash hit before the anchor update. Check the
         // whole chain (internal links + every anchored point) before taking them in.
-        const r = await verifyLogStream(opts.logFile, { anchor: readAnchor(db, opts.hmacKey, opts.witness) });
+        // One hashing thread: opening runs beside the UI that waits for the log (all cores are for Verify).
+        const r = await verifyLogStream(opts.logFile, { anchor: readAnchor(db, opts.hmacKey, opts.witness), workers: 1 });
         if (r.firstBroken?.kind !== 'unanchored' || r.lastSeq !== last.seq) throw new AuditIntegrityError(`${opts.logFile}: entries beyond the anchor do not continue the chain (${r.firstBroken?.kind ?? 'ok'}: ${r.firstBroken?.message ?? ''})`, r);
         recovery.unanchored = { from_seq: anchored.seq + 1, to_seq: last.seq };
         notes.push(`entries ${anchored.seq + 1}–${last.seq} were written but not acknowledged before a crash; they verify and are now anchored`);
