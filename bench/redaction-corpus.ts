@@ -10,6 +10,8 @@
 //     planted. This ground truth does not come from either tool.
 // Filler has decoys: UUIDs, commit hashes, base64 blobs, env references, documentation placeholders.
 import { findSecrets, secretRuleSubset, type SecretRuleSet } from '../src/engine/secrets';
+import { prng } from '../test/unit/helpers/prng';
+export { prng };
 
 export interface Planted {
   readonly start: number;
@@ -26,17 +28,6 @@ export interface CorpusFile {
   readonly planted: readonly Planted[];
 }
 
-/** mulberry32 */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 const LOWER = 'abcdefghijklmnopqrstuvwxyz';

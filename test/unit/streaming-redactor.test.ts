@@ -6,20 +6,10 @@ import assert from 'node:assert/strict';
 import {
   StreamingRedactor, findSecrets, loadSecretRules, redactSecrets, type FlushScheduler, type SecretRuleSet,
 } from '../../src/engine/secrets';
+import { prng } from './helpers/prng';
 
 const rules: SecretRuleSet = loadSecretRules();
 
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A scheduler whose clock only moves when the test says so. */
 class FakeScheduler implements FlushScheduler {

@@ -174,6 +174,20 @@ for (let c = 0; c < 128; c++) {
 
 export interface Blob { readonly kind: 'base64' | 'hex'; readonly start: number; readonly end: number }
 
+/** Decodes the first MAX_BLOBS blobs of `text` that decode to mostly printable text (one level deep), reporting each. */
+function decodeBlobs(text: string, blobs: readonly Blob[], report: MutableReport, found: (blob: Blob, decoded: string) => void): void {
+  let accepted = 0;
+  for (const blob of blobs) {
+    if (accepted >= MAX_BLOBS) break;
+    const src = text.slice(blob.start, Math.min(blob.end, blob.start + MAX_BLOB_CHARS));
+    const decoded = bytesToText(blob.kind === 'base64' ? decodeBase64(src) : decodeHex(src));
+    if (!mostlyPrintable(decoded, 8)) continue;
+    accepted++;
+    report.decoded.push({ kind: blob.kind, length: decoded.length });
+    found(blob, decoded);
+  }
+}
+
 /**
  * One pass over an already collapsed text: feeds the keyword automaton (if given) and finds base64
  * and hex blob candidates (runs of base64 characters; at the end of a run: all hex digits → hex
@@ -378,16 +392,7 @@ export function prepareField(input: string, shell: boolean, index?: KeywordIndex
     const e = decodeAround(base, ESCAPE_RUN, escapeDecodeWindow);
     if (e !== null && mostlyPrintable(e)) { report.decoded.push({ kind: 'escape', length: e.length }); extra('escape', e); }
   }
-  let accepted = 0;
-  for (const blob of blobs) {
-    if (accepted >= MAX_BLOBS) break;
-    const src = base.slice(blob.start, Math.min(blob.end, blob.start + MAX_BLOB_CHARS));
-    const decoded = bytesToText(blob.kind === 'base64' ? decodeBase64(src) : decodeHex(src));
-    if (!mostlyPrintable(decoded, 8)) continue;
-    accepted++;
-    report.decoded.push({ kind: blob.kind, length: decoded.length });
-    extra(blob.kind, decoded);
-  }
+  decodeBlobs(base, blobs, report, (blob, decoded) => extra(blob.kind, decoded));
   if (shell && SHELL_TRICK.test(base)) {
     const d = dequoteShell(base);
     if (d !== base) variants.push({ kind: 'shell', text: d });
@@ -590,15 +595,6 @@ export function prepareMapped(input: string): { variants: MappedVariant[]; repor
   }
   const blobs: Blob[] = [];
   findBlobs(text, blobs);
-  let accepted = 0;
-  for (const blob of blobs) {
-    if (accepted >= MAX_BLOBS) break;
-    const src = text.slice(blob.start, Math.min(blob.end, blob.start + MAX_BLOB_CHARS));
-    const decoded = bytesToText(blob.kind === 'base64' ? decodeBase64(src) : decodeHex(src));
-    if (!mostlyPrintable(decoded, 8)) continue;
-    accepted++;
-    report.decoded.push({ kind: blob.kind, length: decoded.length });
-    extra(blob.kind, decoded, span(blob.start, blob.end));
-  }
+  decodeBlobs(text, blobs, report, (blob, decoded) => extra(blob.kind, decoded, span(blob.start, blob.end)));
   return { variants, report };
 }
