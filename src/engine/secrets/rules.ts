@@ -17,6 +17,7 @@ import sourceHostingFile from '../../../security/secrets/source-hosting.yaml';
 import {
   RegexSyntaxError, maxLength, maxOffsetOfFirstGroup, minLength, parseRegex, prefixSource, regexFacts, secretStartSource,
 } from './regex-syntax';
+import { type StartFilter, leadLiterals, startFilter } from './start-filter';
 
 /**
  * Where a rule's keyword must sit in a match. `before_secret` (default): a keyword starts inside
@@ -57,6 +58,10 @@ export interface SecretRule {
   readonly lookbehind: number;
   /** Longest distance from a match's start to its anchoring keyword. */
   readonly reach: number;
+  /** Necessary conditions for a match at a position, checked before running the regex there. */
+  readonly filter: StartFilter;
+  /** Strings (lower-case) one of which every match starts with, case-insensitively; absent when unknown. */
+  readonly leads?: readonly string[];
   /** Whether the secret is the first capturing group (else the whole match). */
   readonly hasGroup: boolean;
   /** Examples with the YAML's split form already joined. */
@@ -75,14 +80,48 @@ export interface SecretRuleSet {
   readonly ruleKeywords: readonly (readonly number[])[];
   /** For each keyword, the positions in `rules` of the rules that use it. */
   readonly keywordRules: readonly (readonly number[])[];
-  /** Keyword indices by the char codes of their first two characters (`c0 << 8 | c1`). */
-  readonly keywordBuckets: ReadonlyMap<number, readonly number[]>;
-  readonly keywordBucketFlags: Uint8Array;
   /** Proper prefixes of keywords → keyword indices (to spot a keyword cut off at the end of a chunk). */
   readonly keywordPrefixes: ReadonlyMap<string, readonly number[]>;
   /** Char code → lengths of the keyword prefixes that end with that character. */
   readonly prefixLengthsByLastChar: ReadonlyMap<number, readonly number[]>;
   readonly maxKeywordLength: number;
+  /**
+   * Length of each string the automaton finds: the keywords (indices below `keywords.length`),
+   * then the rules' lead strings that are not keywords.
+   */
+  readonly keywordLengths: Uint8Array;
+  /**
+   * For each rule (by position), its keyword group: rules with the same keywords share one (the
+   * batch scan lists their positions once); `leadGroup`: the same for lead strings, -1 for none.
+   */
+  readonly keywordGroup: Uint32Array;
+  readonly leadGroup: Int32Array;
+  /** Aho-Corasick automaton over the keywords and lead strings (ASCII, A-Z folded to a-z): see KeywordAutomaton. */
+  readonly automaton: KeywordAutomaton;
+}
+
+/**
+ * A deterministic Aho-Corasick automaton over the keywords and the rules' lead strings (ids as in
+ * `keywordLengths`), on ASCII code units (upper-case letters fold to lower-case; a code unit >= 128
+ * is in no string and leads back to the root, state 0).
+ * Code units are grouped into classes (`classOf[c]`, class 0: in no keyword). `delta[(state << shift)
+ * | class]` is the next state `t`, stored as `t << shift`, or as `~(t << shift)` when keywords end
+ * in `t`: those are `outIds[outOff[t] .. outOff[t + 1])`.
+ */
+export interface KeywordAutomaton {
+  /**
+   * Per state `t`, what ends there for the batch scan: `targets[targetOff[t] .. targetOff[t + 1])`,
+   * each `g << 1` (a keyword of keyword group `g`) or `g << 1 | 1` (a lead string of lead group
+   * `g`), with the string's length at the same index of `targetLengths`.
+   */
+  readonly targetOff: Uint32Array;
+  readonly targets: Uint32Array;
+  readonly targetLengths: Uint8Array;
+  readonly classOf: Uint8Array;
+  readonly shift: number;
+  readonly delta: Int32Array;
+  readonly outOff: Uint32Array;
+  readonly outIds: Uint32Array;
 }
 
 export class SecretRuleError extends Error {
@@ -167,6 +206,13 @@ function examples(raw: unknown, where: string): SecretRule['examples'] {
   return { match: list('match'), no_match: list('no_match') };
 }
 
+/** Lead strings are worth indexing only when the rule's regex is tried over a window (reach > 0). */
+function leadsOf(tree: ReturnType<typeof parseRegex>, reach: number): { leads?: string[] } {
+  if (reach === 0) return {};
+  const leads = leadLiterals(tree);
+  return leads ? { leads } : {};
+}
+
 function compileRule(raw: unknown, family: string, where: string, index: number): SecretRule {
   if (!isObj(raw)) fail(where, 'must be a mapping');
   checkKeys(raw, RULE_KEYS, where);
@@ -231,7 +277,7 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
     id, description, family, keywords, anchor, source, caseInsensitive, regex, sticky, prefix, prefixSticky,
     ...(secretStart ? { secretStart } : {}),
     ...(entropyRaw !== undefined ? { entropy: entropyRaw as number } : {}),
-    allowlist, maxLength: max, lookahead: Math.max(1, facts.lookahead), lookbehind: facts.lookbehind, reach, hasGroup: facts.groups > 0,
+    allowlist, maxLength: max, lookahead: Math.max(1, facts.lookahead), lookbehind: facts.lookbehind, reach, filter: startFilter(tree, caseInsensitive), ...leadsOf(tree, reach), hasGroup: facts.groups > 0,
     examples: examples(raw['examples'], `${where}.examples`), index,
   };
 }
@@ -272,16 +318,9 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
   }));
   const keywordRules: number[][] = keywords.map(() => []);
   ruleKeywords.forEach((ids, slot) => { for (const id of ids) keywordRules[id]!.push(slot); });
-  const buckets = new Map<number, number[]>();
-  const flags = new Uint8Array(65536);
   const prefixes = new Map<string, number[]>();
   const byLastChar = new Map<number, Set<number>>();
   keywords.forEach((k, id) => {
-    const code = (k.charCodeAt(0) << 8) | k.charCodeAt(1);
-    flags[code] = 1;
-    const list = buckets.get(code);
-    if (list) list.push(id);
-    else buckets.set(code, [id]);
     for (let l = 1; l < k.length; l++) {
       const p = k.slice(0, l);
       const ids = prefixes.get(p);
@@ -294,17 +333,134 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
     }
   });
   const lookbehind = Math.max(1, ...rules.map((r) => r.lookbehind));
+  // The automaton also finds the rules' lead strings (so a rule is tried only where a match can start).
+  const words = [...keywords];
+  const wordIds = new Map(keywordIds);
+  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => {
+    let id = wordIds.get(w);
+    if (id === undefined) {
+      id = words.length;
+      words.push(w);
+      wordIds.set(w, id);
+    }
+    return id;
+  }));
+  const keywordGroups = groupsOf(ruleKeywords);
+  const leadGroups = groupsOf(ruleLeads);
   return {
     rules,
     contextChars: lookbehind + 1,
     keywords,
     ruleKeywords,
     keywordRules,
-    keywordBuckets: buckets,
-    keywordBucketFlags: flags,
     keywordPrefixes: prefixes,
     prefixLengthsByLastChar: new Map([...byLastChar].map(([c, set]) => [c, [...set].sort((a, b) => a - b)])),
     maxKeywordLength: Math.max(...keywords.map((k) => k.length)),
+    keywordLengths: Uint8Array.from(words, (k) => k.length),
+    keywordGroup: Uint32Array.from(keywordGroups.of),
+    leadGroup: Int32Array.from(leadGroups.of),
+    automaton: keywordAutomaton(words, keywordGroups.lists, leadGroups.lists),
+  };
+}
+
+/** Distinct id lists (`of[i]`: the group of list i; -1 for an empty list) and the group's ids. */
+function groupsOf(lists: readonly (readonly number[])[]): { of: number[]; lists: (readonly number[])[] } {
+  const byKey = new Map<string, number>();
+  const groups: (readonly number[])[] = [];
+  const of = lists.map((ids) => {
+    if (ids.length === 0) return -1;
+    const key = [...ids].sort((a, b) => a - b).join(',');
+    let g = byKey.get(key);
+    if (g === undefined) {
+      g = groups.length;
+      groups.push(ids);
+      byKey.set(key, g);
+    }
+    return g;
+  });
+  return { of, lists: groups };
+}
+
+/** `keywordGroups` / `leadGroups`: the word ids of each keyword group and lead group (the batch scan's targets). */
+function keywordAutomaton(keywords: readonly string[], keywordGroups: readonly (readonly number[])[], leadGroups: readonly (readonly number[])[]): KeywordAutomaton {
+  // Character classes: code units that occur in no keyword (class 0) all lead to the root; every
+  // other lower-case code unit is a class of its own, shared by its upper case.
+  const classOf = new Uint8Array(128);
+  let classes = 1;
+  const used = new Set(keywords.join(''));
+  for (let c = 1; c < 128; c++) {
+    if ((c >= 65 && c <= 90) || !used.has(String.fromCharCode(c))) continue;
+    classOf[c] = classes;
+    if (c >= 97 && c <= 122) classOf[c - 32] = classes;
+    classes++;
+  }
+  let shift = 0;
+  while (1 << shift < classes) shift++;
+  // Trie over classes.
+  const next: Map<number, number>[] = [new Map()];
+  const ends: number[][] = [[]];
+  keywords.forEach((k, id) => {
+    let s = 0;
+    for (let i = 0; i < k.length; i++) {
+      const c = classOf[k.charCodeAt(i)]!;
+      let t = next[s]!.get(c);
+      if (t === undefined) {
+        t = next.length;
+        next.push(new Map());
+        ends.push([]);
+        next[s]!.set(c, t);
+      }
+      s = t;
+    }
+    ends[s]!.push(id);
+  });
+  const states = next.length;
+  const delta = new Int32Array(states << shift);
+  const fail = new Uint32Array(states);
+  const out: number[][] = ends.map((e) => [...e]);
+  // Breadth-first: complete the transition function and collect the outputs along failure links.
+  const queue: number[] = [];
+  for (const [c, t] of next[0]!) {
+    delta[c] = t;
+    queue.push(t);
+  }
+  for (let qi = 0; qi < queue.length; qi++) {
+    const s = queue[qi]!;
+    const f = fail[s]!;
+    out[s]!.push(...out[f]!);
+    for (let c = 0; c < classes; c++) delta[(s << shift) | c] = delta[(f << shift) | c]!;
+    for (const [c, t] of next[s]!) {
+      fail[t] = delta[(f << shift) | c]!;
+      delta[(s << shift) | c] = t;
+      queue.push(t);
+    }
+  }
+  const outOff = new Uint32Array(states + 1);
+  for (let s = 0; s < states; s++) outOff[s + 1] = outOff[s]! + out[s]!.length;
+  const outIds = new Uint32Array(outOff[states]!);
+  for (let s = 0; s < states; s++) outIds.set(out[s]!, outOff[s]!);
+  for (let i = 0; i < delta.length; i++) {
+    const t = delta[i]!;
+    delta[i] = out[t]!.length > 0 ? ~(t << shift) : t << shift;
+  }
+  const wordTargets: number[][] = keywords.map(() => []);
+  keywordGroups.forEach((ids, g) => { for (const id of ids) wordTargets[id]!.push(g << 1); });
+  leadGroups.forEach((ids, g) => { for (const id of ids) wordTargets[id]!.push((g << 1) | 1); });
+  const targetOff = new Uint32Array(states + 1);
+  const targetList: number[] = [];
+  const lengthList: number[] = [];
+  for (let s = 0; s < states; s++) {
+    for (const id of out[s]!) {
+      for (const t of wordTargets[id]!) {
+        targetList.push(t);
+        lengthList.push(keywords[id]!.length);
+      }
+    }
+    targetOff[s + 1] = targetList.length;
+  }
+  return {
+    targetOff, targets: Uint32Array.from(targetList), targetLengths: Uint8Array.from(lengthList),
+    classOf, shift, delta, outOff, outIds,
   };
 }
 

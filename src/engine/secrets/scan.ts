@@ -8,7 +8,17 @@
 // at the next position. So accepted matches never depend on rejected ones, and positions that no
 // keyword is near can be skipped without changing the result. Across rules, overlapping findings
 // are merged into one, named after the longest (then the earlier, then the rule listed first).
+//
+// Skipping more positions the same way (none of them could hold a match, so the result is the
+// same; see start-filter.ts): one Aho-Corasick pass finds every keyword, and every lead string (a
+// literal each match of a rule starts with); a rule with lead strings is tried only where one
+// starts, near one of its keywords; at every other position tried, cheap necessary conditions
+// derived from the regex (characters at fixed or bounded offsets, a leading `\b`) are checked
+// first, and the scan skips ahead to where they can hold. The batch scan indexes the text itself
+// (folding case as lowerAscii does) and keeps each rule's keyword spans for the keyword check, so
+// it needs no lower-cased copy; the streaming redactor passes its lower-cased buffer instead.
 import type { SecretRule, SecretRuleSet } from './rules';
+import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
 
 export interface SecretFinding {
   readonly ruleId: string;
@@ -50,18 +60,23 @@ export function shannonEntropy(s: string): number {
     else (wide ??= new Map()).set(c, (wide.get(c) ?? 0) + 1);
   }
   let h = 0;
-  const add = (k: number): void => {
-    const p = k / n;
-    h -= p * Math.log2(p);
-  };
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c < 256 && byteCounts[c]! > 0) {
-      add(byteCounts[c]!);
-      byteCounts[c] = 0;
+    if (c < 256) {
+      const k = byteCounts[c]!;
+      if (k > 0) {
+        const p = k / n;
+        h -= p * Math.log2(p);
+        byteCounts[c] = 0;
+      }
     }
   }
-  if (wide) for (const k of wide.values()) add(k);
+  if (wide) {
+    for (const k of wide.values()) {
+      const p = k / n;
+      h -= p * Math.log2(p);
+    }
+  }
   return h;
 }
 
@@ -73,30 +88,138 @@ export type KeywordOccurrences = Map<number, number[]>;
  * `endsAfter` (so an index can be extended as text is appended without listing anything twice).
  */
 export function indexKeywords(set: SecretRuleSet, low: string, from: number, out: KeywordOccurrences = new Map(), endsAfter = 0): KeywordOccurrences {
-  const flags = set.keywordBucketFlags;
-  const n = low.length;
   if (from < 0) from = 0;
-  if (from >= n - 1) return out;
-  let c0 = low.charCodeAt(from);
-  for (let i = from; i < n - 1; i++) {
-    const c1 = low.charCodeAt(i + 1);
-    if (c0 < 256 && c1 < 256 && flags[(c0 << 8) | c1] === 1) {
-      for (const id of set.keywordBuckets.get((c0 << 8) | c1)!) {
-        const k = set.keywords[id]!;
-        if (i + k.length > endsAfter && low.startsWith(k, i)) {
-          const list = out.get(id);
-          if (list) list.push(i);
-          else out.set(id, [i]);
-        }
-      }
-    }
-    c0 = c1;
-  }
+  if (from >= low.length - 1) return out;
+  runAutomaton(set, low, from, out, endsAfter, set.keywords.length);
   return out;
 }
 
+/**
+ * Per keyword group (see `keywordGroup`), where its keywords occur in the whole text (batch
+ * scan): the sorted, distinct start offsets with, for each, the end of the shortest keyword
+ * starting there; per lead group, the sorted, distinct start offsets of its lead strings.
+ * Absent: none.
+ */
+export interface RuleIndex {
+  readonly starts: (number[] | undefined)[];
+  readonly ends: (number[] | undefined)[];
+  readonly leads: (number[] | undefined)[];
+}
+
+/** A rule's keyword spans, for the keyword check of a match in the batch scan. */
+export interface RuleKeywordSpans {
+  readonly starts: readonly number[];
+  readonly ends: readonly number[];
+}
+
+/**
+ * The rule index of `lowerAscii(text)`. With `raw`, it is computed on `text` itself: the
+ * automaton folds A-Z, and U+212A KELVIN SIGN (the one code unit outside ASCII that lower-cases
+ * to an ASCII letter) to `k`; it returns null when the text holds U+0130, whose lower case is two
+ * code units (lowerAscii then maps ASCII letters only): the caller indexes `lowerAscii(text)`.
+ */
+export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean): RuleIndex | null {
+  const { delta, classOf, shift, targetOff, targets, targetLengths } = set.automaton;
+  const starts: (number[] | undefined)[] = new Array(set.rules.length);
+  const ends: (number[] | undefined)[] = new Array(set.rules.length);
+  const leads: (number[] | undefined)[] = new Array(set.rules.length);
+  const n = s.length;
+  let state = 0;
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 128) {
+      if (!raw) { state = 0; continue; }
+      if (c === 0x212a) c = 107;
+      else if (c === 0x130) return null;
+      else { state = 0; continue; }
+    }
+    state = delta[state | classOf[c]!]!;
+    if (state >= 0) continue;
+    state = ~state;
+    const t = state >> shift;
+    const e = targetOff[t + 1]!;
+    for (let o = targetOff[t]!; o < e; o++) {
+      const target = targets[o]!;
+      const slot = target >> 1;
+      const end = i + 1;
+      const at = end - targetLengths[o]!;
+      if ((target & 1) === 1) {
+        const list = leads[slot];
+        if (!list) leads[slot] = [at];
+        else {
+          const last = list[list.length - 1]!;
+          if (last < at) list.push(at);
+          else if (last !== at) insertSorted(list, undefined, at, end);
+        }
+      } else {
+        const list = starts[slot];
+        if (!list) {
+          starts[slot] = [at];
+          ends[slot] = [end];
+        } else {
+          const last = list[list.length - 1]!;
+          if (last < at) {
+            list.push(at);
+            ends[slot]!.push(end);
+          } else insertSorted(list, ends[slot], at, end);
+        }
+      }
+    }
+  }
+  return { starts, ends, leads };
+}
+
+/** Inserts `at` into the sorted `list` (out of order by at most a keyword's length), keeping it distinct; `ends` keeps the smallest end per start. */
+function insertSorted(list: number[], ends: number[] | undefined, at: number, end: number): void {
+  let i = list.length;
+  while (i > 0 && list[i - 1]! > at) i--;
+  if (i > 0 && list[i - 1] === at) {
+    if (ends && ends[i - 1]! > end) ends[i - 1] = end;
+    return;
+  }
+  list.splice(i, 0, at);
+  if (ends) ends.splice(i, 0, end);
+}
+
+/** Lists the occurrences of the automaton's strings with ids below `words`. */
+function runAutomaton(set: SecretRuleSet, s: string, from: number, out: KeywordOccurrences, endsAfter: number, words: number): void {
+  const { delta, outOff, outIds, classOf, shift } = set.automaton;
+  const lengths = set.keywordLengths;
+  const lists: (number[] | undefined)[] = new Array(words);
+  const n = s.length;
+  let state = 0; // the current state << shift
+  for (let i = from; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 128) {
+      state = 0;
+      continue;
+    }
+    state = delta[state | classOf[c]!]!;
+    if (state >= 0) continue;
+    state = ~state;
+    const t = state >> shift;
+    const e = outOff[t + 1]!;
+    if (i + 1 <= endsAfter) continue;
+    for (let o = outOff[t]!; o < e; o++) {
+      const id = outIds[o]!;
+      if (id >= words) continue;
+      const at = i + 1 - lengths[id]!;
+      const list = lists[id];
+      if (list) list.push(at);
+      else lists[id] = [at];
+    }
+  }
+  for (let id = 0; id < lists.length; id++) {
+    const list = lists[id];
+    if (!list) continue;
+    const prev = out.get(id);
+    if (prev) for (const p of list) prev.push(p);
+    else out.set(id, list);
+  }
+}
+
 /** Index of the first value >= x in an ascending list (the list's length if none). */
-export function lowerBound(list: readonly number[], x: number): number {
+export function lowerBound(list: ArrayLike<number>, x: number): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
@@ -109,9 +232,13 @@ export function lowerBound(list: readonly number[], x: number): number {
 
 /** Sorted, de-duplicated keyword positions (>= from) of the rule at `slot` in `set.rules`. */
 export function rulePositions(set: SecretRuleSet, slot: number, occurrences: KeywordOccurrences, from: number): number[] {
+  return mergedPositions(set.ruleKeywords[slot]!, occurrences, from);
+}
+
+function mergedPositions(ids: readonly number[], occurrences: KeywordOccurrences, from: number): number[] {
   let merged: number[] | undefined;
   let lists = 0;
-  for (const id of set.ruleKeywords[slot]!) {
+  for (const id of ids) {
     const list = occurrences.get(id);
     if (!list) continue;
     const at = lowerBound(list, from);
@@ -141,14 +268,55 @@ function toRaw(rule: SecretRule, m: RegExpExecArray, offset: number): RawMatch |
   return { ms, me, ss: g[0] + offset, se: g[1] + offset };
 }
 
+/** Scratch for scanRule (not re-entered). */
+const jumpState = new JumpState();
+
 /** The first raw match starting in [ws, p], or null. */
-function firstAttempt(rule: SecretRule, text: string, ws: number, p: number, context: number): RawMatch | null {
-  if (p - ws <= 16 || rule.maxLength === Infinity) {
+function firstAttempt(rule: SecretRule, text: string, ws: number, p: number, context: number, leads: ArrayLike<number> | undefined, js: JumpState | undefined): RawMatch | null {
+  const f = rule.filter;
+  if (leads) {
+    // Every match starts at a lead string: try those in [ws, p] only.
     const re = rule.sticky;
-    for (let q = ws; q <= p; q++) {
+    for (let i = lowerBound(leads, ws); i < leads.length; i++) {
+      const q = leads[i]!;
+      if (q > p) break;
+      if (!mayStartAt(f, text, q)) continue;
       re.lastIndex = q;
       const m = re.exec(text);
       if (m) return toRaw(rule, m, 0);
+    }
+    return null;
+  }
+  const jump = f.jump;
+  if (js || p - ws <= 16 || rule.maxLength === Infinity) {
+    // Skip ahead over positions where a necessary condition fails; run the regex at the others.
+    const re = rule.sticky;
+    const n = text.length;
+    const nj = js ? jump.length : 0;
+    let q = ws;
+    outer: while (q <= p) {
+      for (let k = 0; k < nj; k++) {
+        const c = jump[k]!;
+        const h = nextJump(c, k, js!, text, q + c.lo, Math.min(n, p + c.hi + 1));
+        if (h > q + c.hi) {
+          if (h === NONE) return null;
+          q = h - c.hi;
+          continue outer;
+        }
+        // The text from the match start to h holds only characters the items before can consume
+        // (also for any later member: it holds the text up to h too).
+        const r = runStartBefore(c, k, js!, text, h);
+        if (q < r) {
+          q = r;
+          continue outer;
+        }
+      }
+      if (passesChecks(f, text, q)) {
+        re.lastIndex = q;
+        const m = re.exec(text);
+        if (m) return toRaw(rule, m, 0);
+      }
+      q++;
     }
     return null;
   }
@@ -162,13 +330,28 @@ function firstAttempt(rule: SecretRule, text: string, ws: number, p: number, con
   return toRaw(rule, m, s0);
 }
 
-function accepted(rule: SecretRule, text: string, low: string, m: RawMatch): boolean {
+/** `keywords` is the text's lower-cased copy (lowerAscii), or the rule's keyword spans in the whole text. */
+function accepted(rule: SecretRule, text: string, keywords: string | RuleKeywordSpans, m: RawMatch): boolean {
   if (m.ss < 0) return false;
-  const inMatch = low.slice(m.ms, m.me);
-  const anchored = rule.keywords.some((k) => {
-    const q = inMatch.indexOf(k);
-    return q >= 0 && (rule.anchor === 'in_match' || m.ms + q <= m.ss);
-  });
+  let anchored = false;
+  if (typeof keywords === 'string') {
+    const inMatch = keywords.slice(m.ms, m.me);
+    anchored = rule.keywords.some((k) => {
+      const q = inMatch.indexOf(k);
+      return q >= 0 && (rule.anchor === 'in_match' || m.ms + q <= m.ss);
+    });
+  } else {
+    // The spans of the rule's keywords, by start: one that starts in the match (before the secret
+    // for `before_secret`) and ends inside it. (Per start the shortest keyword is listed.)
+    const { starts, ends } = keywords;
+    const last = rule.anchor === 'in_match' ? m.me - 1 : m.ss;
+    for (let i = lowerBound(starts, m.ms); i < starts.length && starts[i]! <= last; i++) {
+      if (ends[i]! <= m.me) {
+        anchored = true;
+        break;
+      }
+    }
+  }
   if (!anchored) return false;
   const value = text.slice(m.ss, m.se);
   if (rule.entropy !== undefined && shannonEntropy(value) < rule.entropy) return false;
@@ -178,15 +361,24 @@ function accepted(rule: SecretRule, text: string, low: string, m: RawMatch): boo
 /**
  * Accepted matches of one rule starting at or after `from`, given the rule's keyword positions
  * (sorted, >= from). Only positions within `rule.reach` before a keyword are tried: a match
- * anywhere else cannot contain its anchoring keyword.
+ * anywhere else cannot contain its anchoring keyword. `low` is the lower-cased text (lowerAscii),
+ * or the rule's keyword spans in the whole text. `leads` (batch scan only): the sorted start
+ * offsets of the rule's lead strings in the whole text; only those positions are tried.
  */
-export function scanRule(set: SecretRuleSet, rule: SecretRule, text: string, low: string, from: number, positions: readonly number[], out: Candidate[]): void {
+export function scanRule(set: SecretRuleSet, rule: SecretRule, text: string, low: string | RuleKeywordSpans, from: number, positions: ArrayLike<number>, out: Candidate[], leads?: ArrayLike<number>): void {
+  if (rule.reach === 0) {
+    // A match starts at its keyword: try the keyword positions themselves.
+    scanAtKeywords(rule, text, low, from, positions, out);
+    return;
+  }
+  const js = !leads && rule.filter.jump.length > 0 ? jumpState.reset() : undefined;
   let next = from; // every position before `next` is settled
-  for (const p of positions) {
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i]!;
     if (p < next) continue;
     let ws = Math.max(next, p - rule.reach);
     while (ws <= p) {
-      const m = firstAttempt(rule, text, ws, p, set.contextChars);
+      const m = firstAttempt(rule, text, ws, p, set.contextChars, leads, js);
       if (!m) break;
       if (accepted(rule, text, low, m)) {
         out.push({ rule, ms: m.ms, me: m.me, ss: m.ss, se: m.se });
@@ -198,14 +390,38 @@ export function scanRule(set: SecretRuleSet, rule: SecretRule, text: string, low
   }
 }
 
+/** scanRule for a rule whose matches start at a keyword (`reach` 0): the windows are single positions. */
+function scanAtKeywords(rule: SecretRule, text: string, low: string | RuleKeywordSpans, from: number, positions: ArrayLike<number>, out: Candidate[]): void {
+  const f = rule.filter;
+  const re = rule.sticky;
+  let next = from;
+  for (let i = 0; i < positions.length; i++) {
+    const p = positions[i]!;
+    if (p < next || !mayStartAt(f, text, p)) continue;
+    re.lastIndex = p;
+    const m = re.exec(text);
+    if (!m) continue;
+    const raw = toRaw(rule, m, 0);
+    if (raw && accepted(rule, text, low, raw)) {
+      out.push({ rule, ms: raw.ms, me: raw.me, ss: raw.ss, se: raw.se });
+      next = raw.me;
+    }
+  }
+}
+
 /** Every accepted match of every rule in `text` (before overlap resolution). */
-export function allCandidates(set: SecretRuleSet, text: string, low = lowerAscii(text)): Candidate[] {
-  const occurrences = indexKeywords(set, low, 0);
+export function allCandidates(set: SecretRuleSet, text: string, low?: string): Candidate[] {
+  const index = (low === undefined ? indexRulesOf(set, text, true) : null) ?? indexRulesOf(set, low ?? lowerAscii(text), false)!;
   const out: Candidate[] = [];
-  set.rules.forEach((rule, slot) => {
-    const positions = rulePositions(set, slot, occurrences, 0);
-    if (positions.length > 0) scanRule(set, rule, text, low, 0, positions, out);
-  });
+  const rules = set.rules;
+  for (let slot = 0; slot < rules.length; slot++) {
+    const g = set.keywordGroup[slot]!;
+    const starts = index.starts[g];
+    if (!starts) continue;
+    const lg = set.leadGroup[slot]!;
+    const leads = lg >= 0 ? index.leads[lg] ?? [] : undefined;
+    scanRule(set, rules[slot]!, text, { starts, ends: index.ends[g]! }, 0, starts, out, leads);
+  }
   return out;
 }
 
