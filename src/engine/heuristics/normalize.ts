@@ -79,6 +79,29 @@ const HAS_INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u202A-\u202E\u206
 /** Characters NFKC leaves alone here: ASCII and the common punctuation, arrows and Latin-1 letters. */
 export const NFKC_STABLE = /^[\x00-\x7f\u00c0-\u00ff\u2010\u2012-\u2015\u2018-\u201f\u2020-\u2022\u2030\u2190-\u21ff\u2200-\u222b\u222e\u2231-\u22ff\u2500-\u257f]*$/;
 
+const NOT_A_TAG = -1;
+const SILENT_TAG = -2;
+/**
+ * Counts one removed invisible character (an INVISIBLE match) in `report`. For a Unicode tag
+ * character returns the printable ASCII code it carries, or SILENT_TAG; NOT_A_TAG otherwise.
+ */
+function countInvisible(ch: string, report: MutableReport): number {
+  const c = ch.charCodeAt(0);
+  if (ch.length === 2) {
+    const low = ch.charCodeAt(1);
+    if (low <= 0xDC7F) {
+      report.tagChars++;
+      const ascii = low - 0xDC00;
+      return ascii >= 0x20 && ascii <= 0x7E ? ascii : SILENT_TAG;
+    }
+    report.variationSelectors++;
+  } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
+  else if (c >= 0xFE00 && c <= 0xFE0F) report.variationSelectors++;
+  else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) report.controlChars++;
+  else report.zeroWidth++;
+  return NOT_A_TAG;
+}
+
 /**
  * Removes invisible characters (counting them and decoding tag characters to ASCII) and applies
  * Unicode NFKC, in one pass over the runs of non-plain characters; plain ASCII is skipped by the
@@ -92,22 +115,14 @@ function stripAndFold(text: string, report: MutableReport): { text: string; hidd
     if (HAS_INVISIBLE.test(run)) {
       r = run.replace(INVISIBLE, (ch: string, inner: number) => {
         const offset = runOffset + inner;
-        const c = ch.charCodeAt(0);
-        if (ch.length === 2) {
-          const low = ch.charCodeAt(1);
-          if (low <= 0xDC7F) {
-            report.tagChars++;
-            const ascii = low - 0xDC00;
-            if (ascii >= 0x20 && ascii <= 0x7E) {
-              if (lastTagEnd >= 0 && lastTagEnd !== offset && hidden) hidden += ' ';
-              hidden += String.fromCharCode(ascii);
-            }
-            lastTagEnd = offset + 2;
-          } else report.variationSelectors++;
-        } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
-        else if (c >= 0xFE00 && c <= 0xFE0F) report.variationSelectors++;
-        else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) report.controlChars++;
-        else report.zeroWidth++;
+        const tag = countInvisible(ch, report);
+        if (tag !== NOT_A_TAG) {
+          if (tag !== SILENT_TAG) {
+            if (lastTagEnd >= 0 && lastTagEnd !== offset && hidden) hidden += ' ';
+            hidden += String.fromCharCode(tag);
+          }
+          lastTagEnd = offset + 2;
+        }
         return '';
       });
     }
@@ -477,22 +492,14 @@ function normalizeWithMap(input: string, report: MutableReport): { main: MapBuil
       from = v.index + v[0].length;
       const ch = v[0];
       const offset = base + v.index;
-      const c = ch.charCodeAt(0);
-      if (ch.length === 2) {
-        const low = ch.charCodeAt(1);
-        if (low <= 0xDC7F) {
-          report.tagChars++;
-          const ascii = low - 0xDC00;
-          if (ascii >= 0x20 && ascii <= 0x7E) {
-            if (lastTagEnd >= 0 && lastTagEnd !== offset && hidden.length) hidden.add(' ', offset, offset);
-            hidden.add(String.fromCharCode(ascii), offset, offset + 2);
-          }
-          lastTagEnd = offset + 2;
-        } else report.variationSelectors++;
-      } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
-      else if (c >= 0xFE00 && c <= 0xFE0F) report.variationSelectors++;
-      else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) report.controlChars++;
-      else report.zeroWidth++;
+      const tag = countInvisible(ch, report);
+      if (tag !== NOT_A_TAG) {
+        if (tag !== SILENT_TAG) {
+          if (lastTagEnd >= 0 && lastTagEnd !== offset && hidden.length) hidden.add(' ', offset, offset);
+          hidden.add(String.fromCharCode(tag), offset, offset + 2);
+        }
+        lastTagEnd = offset + 2;
+      }
     }
     keep(run.length);
     pos = base + run.length;
