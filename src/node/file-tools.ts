@@ -203,7 +203,12 @@ export function readFileForAgent(p: unknown, opts: FileToolsOptions): ReadResult
   try { bytes = readRegular(ops, physical, limits.maxFileBytes).bytes; } catch (e) { return fail('read.io_error', `cannot read the file (${errMsg(e)})`, p); }
   const text = decodeUtf8(bytes);
   if (text === undefined) return fail('read.invalid_utf8', 'the file is not valid UTF-8 text', p);
-  const red = redactSecrets(opts.secretRules ?? loadSecretRules(), text);
+  let red: ReturnType<typeof redactSecrets>;
+  try {
+    red = redactSecrets(opts.secretRules ?? loadSecretRules(), text);
+  } catch (e) {
+    return fail('read.redaction_failed', `the file's text could not be checked for secrets (${errMsg(e)}), so it is not returned`, p);
+  }
   const findings: ReadFinding[] = [];
   let delta = 0;
   for (const f of red.findings) {

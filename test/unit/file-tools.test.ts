@@ -142,6 +142,17 @@ describe('file tools', () => {
       assert.match(r.reason, /withheld/i);
     });
 
+    it('a secret scanner or inspection that fails withholds the text (fail closed)', () => {
+      const p = write('c.ts', 'const a = 1;\n');
+      const broken = new Proxy({}, { get() { throw new Error('rule set unavailable'); } }) as never;
+      for (const read of [readFileForAgent, readFileForPrompt]) {
+        const r = read(p, { ...opts(), secretRules: broken });
+        assert.equal(r.ok, false);
+        assert.ok(!r.ok && r.rules.includes('read.redaction_failed'), JSON.stringify(r));
+        assert.ok(!JSON.stringify(r).includes('const a'), 'no text in the refusal');
+      }
+    });
+
     it('secrets stay redacted inside the wrapper', () => {
       const p = write('c.ts', `const token = "${GITHUB_PAT}";\n`);
       const r = readFileForPrompt(p, opts());
