@@ -304,18 +304,21 @@ export function compileSecretRules(files: readonly (readonly [string, unknown])[
   return indexRules(rules);
 }
 
+/** The id of `word` in `list` (added at the end if new). */
+function intern(word: string, list: string[], ids: Map<string, number>): number {
+  let id = ids.get(word);
+  if (id === undefined) {
+    id = list.length;
+    list.push(word);
+    ids.set(word, id);
+  }
+  return id;
+}
+
 function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
   const keywords: string[] = [];
   const keywordIds = new Map<string, number>();
-  const ruleKeywords = rules.map((r) => r.keywords.map((k) => {
-    let id = keywordIds.get(k);
-    if (id === undefined) {
-      id = keywords.length;
-      keywords.push(k);
-      keywordIds.set(k, id);
-    }
-    return id;
-  }));
+  const ruleKeywords = rules.map((r) => r.keywords.map((k) => intern(k, keywords, keywordIds)));
   const keywordRules: number[][] = keywords.map(() => []);
   ruleKeywords.forEach((ids, slot) => { for (const id of ids) keywordRules[id]!.push(slot); });
   const prefixes = new Map<string, number[]>();
@@ -336,15 +339,7 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
   // The automaton also finds the rules' lead strings (so a rule is tried only where a match can start).
   const words = [...keywords];
   const wordIds = new Map(keywordIds);
-  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => {
-    let id = wordIds.get(w);
-    if (id === undefined) {
-      id = words.length;
-      words.push(w);
-      wordIds.set(w, id);
-    }
-    return id;
-  }));
+  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => intern(w, words, wordIds)));
   const keywordGroups = groupsOf(ruleKeywords);
   const leadGroups = groupsOf(ruleLeads);
   return {

@@ -261,40 +261,34 @@ export function runStartBefore(c: CharCondition, k: number, st: JumpState, text:
   return r;
 }
 
-/** The boundary and `check` conditions at `q` (the `jump` ones are the caller's). */
-export function passesChecks(f: StartFilter, text: string, q: number): boolean {
-  const n = text.length;
-  if (f.boundary) {
-    const before = q > 0 && isWord(text.charCodeAt(q - 1));
-    const after = q < n && isWord(text.charCodeAt(q));
-    if (before === after) return false;
-  }
-  const check = f.check;
-  for (let k = 0; k < check.length; k++) {
-    const c = check[k]!;
+/** A `\b` at `q`: a word character on exactly one side. */
+function atWordBoundary(text: string, q: number): boolean {
+  const before = q > 0 && isWord(text.charCodeAt(q - 1));
+  const after = q < text.length && isWord(text.charCodeAt(q));
+  return before !== after;
+}
+
+/** Every character class in `list` holds at its fixed offset from `q`. */
+function classesHoldAt(list: readonly CharCondition[], text: string, q: number): boolean {
+  for (let k = 0; k < list.length; k++) {
+    const c = list[k]!;
     const j = q + c.lo;
-    if (j >= n) return false;
+    if (j >= text.length) return false;
     const x = text.charCodeAt(j);
     if (x < 128 ? c.table[x] === 0 : !c.wide) return false;
   }
   return true;
 }
 
+/** The boundary and `check` conditions at `q` (the `jump` ones are the caller's). */
+export function passesChecks(f: StartFilter, text: string, q: number): boolean {
+  return (!f.boundary || atWordBoundary(text, q)) && classesHoldAt(f.check, text, q);
+}
+
 /** False when the regex cannot match at `q` in `text` (true: it may). */
 export function mayStartAt(f: StartFilter, text: string, q: number): boolean {
   const n = text.length;
-  if (f.boundary) {
-    const before = q > 0 && isWord(text.charCodeAt(q - 1));
-    const after = q < n && isWord(text.charCodeAt(q));
-    if (before === after) return false;
-  }
-  for (let k = 0; k < f.fixed.length; k++) {
-    const c = f.fixed[k]!;
-    const j = q + c.lo;
-    if (j >= n) return false;
-    const x = text.charCodeAt(j);
-    if (x < 128 ? c.table[x] === 0 : !c.wide) return false;
-  }
+  if ((f.boundary && !atWordBoundary(text, q)) || !classesHoldAt(f.fixed, text, q)) return false;
   for (let k = 0; k < f.ranges.length; k++) {
     const c = f.ranges[k]!;
     const e = Math.min(n - 1, q + c.hi);
