@@ -112,6 +112,10 @@ async function explainThroughUi(fileName) {
     // Seen once in a fresh clone: no toast at all after the palette closed (the first .ts file opened
     // while the TypeScript extension started). Say what the window showed, then run the command once more.
     const toasts = (await page.locator('.notifications-toasts').innerText().catch(() => '')).replace(/\s+/g, ' ').trim();
+    await runCommand('Notifications: Show Notifications').catch(() => {});
+    const center = (await page.locator('.notifications-center').innerText({ timeout: 5000 }).catch(() => '')).replace(/\s+/g, ' ').trim();
+    await page.keyboard.press('Escape').catch(() => {});
+    log(`notification center: ${JSON.stringify(center.slice(0, 600))}`);
     const tab = (await page.locator('.tabs-container .tab.active').innerText().catch(() => '')).trim();
     log(`no Explain toast for ${fileName} after 15 s (active tab ${JSON.stringify(tab)}, toasts ${JSON.stringify(toasts)}); running the command again`);
     await runCommand(EXPLAIN_TITLE, 'Bulwark: Explain Protection');
