@@ -31,6 +31,25 @@ const yamlPlugin = (stripExamples) => ({
   },
 });
 
+// Our own WebAssembly (the keyword walk of the secret scanner) is written as WAT and assembled here
+// with wabt, so the repository holds the readable source and never a binary built elsewhere.
+let wabt;
+const watPlugin = {
+  name: 'wat',
+  setup(build) {
+    build.onLoad({ filter: /\.wat$/ }, async (a) => {
+      wabt ??= await (await import('wabt')).default();
+      const mod = wabt.parseWat(a.path, await fs.promises.readFile(a.path, 'utf8'));
+      try {
+        mod.validate();
+        return { contents: new Uint8Array(mod.toBinary({}).buffer), loader: 'binary' };
+      } finally {
+        mod.destroy();
+      }
+    });
+  },
+};
+
 // WebAssembly assets that the bundles load at run time, copied beside them.
 const wasmAssets = [
   ['node_modules/web-tree-sitter/web-tree-sitter.wasm', 'web-tree-sitter.wasm'],
@@ -76,7 +95,7 @@ const common = {
   sourcemap: production ? false : 'linked',
   minify: production,
   logLevel: 'warning',
-  plugins: [yamlPlugin(false)],
+  plugins: [yamlPlugin(false), watPlugin],
 };
 
 /** Shipped surfaces: one entry each. */
@@ -108,7 +127,7 @@ async function main() {
     copyAssets(`${OUT}/bench`);
   }
   if (!args.has('--tests') && !args.has('--bench')) {
-    await Promise.all(surfaces.map((s) => esbuild.build({ ...common, plugins: [yamlPlugin(true)], ...s })));
+    await Promise.all(surfaces.map((s) => esbuild.build({ ...common, plugins: [yamlPlugin(true), watPlugin], ...s })));
     // The audit webview's page script: runs in the browser sandbox of the webview, not in Node.
     if (fs.existsSync(path.join(root, 'src/webview/main.ts'))) {
       await esbuild.build({ entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: production ? false : 'linked', minify: production, logLevel: 'warning' });

@@ -18,6 +18,7 @@
 // (folding case as lowerAscii does) and keeps each rule's keyword spans for the keyword check, so
 // it needs no lower-cased copy; the streaming redactor passes its lower-cased buffer instead.
 import type { SecretRule, SecretRuleSet } from './rules';
+import { keywordWalker } from './keyword-walk';
 import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
 
 export interface SecretFinding {
@@ -117,31 +118,20 @@ export interface RuleKeywordSpans {
  * automaton folds A-Z, and U+212A KELVIN SIGN (the one code unit outside ASCII that lower-cases
  * to an ASCII letter) to `k`; it returns null when the text holds U+0130, whose lower case is two
  * code units (lowerAscii then maps ASCII letters only): the caller indexes `lowerAscii(text)`.
+ * In raw mode the automaton runs in WebAssembly (keyword-walk.ts) unless `wasm` is false or
+ * WebAssembly is unavailable; both walks give the same index.
  */
-export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean): RuleIndex | null {
+export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean, wasm = true): RuleIndex | null {
   const { delta, classOf, shift, targetOff, targets, targetLengths } = set.automaton;
   const starts: (number[] | undefined)[] = new Array(set.rules.length);
   const ends: (number[] | undefined)[] = new Array(set.rules.length);
   const leads: (number[] | undefined)[] = new Array(set.rules.length);
-  const n = s.length;
-  let state = 0;
-  for (let i = 0; i < n; i++) {
-    let c = s.charCodeAt(i);
-    if (c >= 128) {
-      if (!raw) { state = 0; continue; }
-      if (c === 0x212a) c = 107;
-      else if (c === 0x130) return null;
-      else { state = 0; continue; }
-    }
-    state = delta[state | classOf[c]!]!;
-    if (state >= 0) continue;
-    state = ~state;
-    const t = state >> shift;
+  // The strings that end in state t, just before `end`.
+  const record = (t: number, end: number): void => {
     const e = targetOff[t + 1]!;
     for (let o = targetOff[t]!; o < e; o++) {
       const target = targets[o]!;
       const slot = target >> 1;
-      const end = i + 1;
       const at = end - targetLengths[o]!;
       if ((target & 1) === 1) {
         const list = leads[slot];
@@ -165,6 +155,27 @@ export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean): RuleI
         }
       }
     }
+  };
+  const n = s.length;
+  if (raw) {
+    if (s.indexOf('\u0130') >= 0) return null;
+    const walker = wasm ? keywordWalker(set.automaton, set.keywordLengths) : null;
+    if (walker) {
+      walker.walk(s, record);
+      return { starts, ends, leads };
+    }
+  }
+  let state = 0;
+  for (let i = 0; i < n; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 128) {
+      if (raw && c === 0x212a) c = 107;
+      else { state = 0; continue; }
+    }
+    state = delta[state | classOf[c]!]!;
+    if (state >= 0) continue;
+    state = ~state;
+    record(state >> shift, i + 1);
   }
   return { starts, ends, leads };
 }
