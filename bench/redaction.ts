@@ -1,9 +1,11 @@
 // Redaction figures for `npm run bench`: Bulwark's batch redaction beside secretlint's recommended
 // preset (@secretlint/core + @secretlint/secretlint-rule-preset-recommend from npm) on the same
 // deterministic corpus (bench/redaction-corpus.ts), recall of both on the planted secrets, and the
-// added latency of the StreamingRedactor.
+// added latency of the StreamingRedactor. Extra information, not a target: throughput and findings
+// of both on real source and docs from node_modules (bench/real-code-corpus.ts, no planted secrets).
 import { StreamingRedactor, loadSecretRules, redactSecrets, type FlushScheduler, type SecretRuleSet } from '../src/engine/secrets';
 import { buildCorpus, prng, type CorpusFile, type Planted } from './redaction-corpus';
+import { buildRealCodeCorpus } from './real-code-corpus';
 
 type Range = readonly [number, number];
 
@@ -222,6 +224,59 @@ export interface RedactionFigures {
   secretlintMissedKinds: number;
   otherFindings: { bulwark: number; secretlint: number };
   streaming: StreamFigures[];
+  /** Real code (node_modules, no planted secrets): every finding is most likely a false positive or a fixture. */
+  realCode: RealCodeFigures;
+}
+
+export interface RealCodeFigures {
+  corpus: { files: number; MB: number; byExt: Record<string, { files: number; MB: number }> };
+  throughput: Array<{ engine: string; MBps: number; passes: number; findings: number }>;
+  ratio: number;
+  /** Bulwark's findings by rule id, most frequent first. */
+  bulwarkFindingsByRule: Record<string, number>;
+}
+
+/** Bulwark and secretlint on real files from node_modules (size: BULWARK_BENCH_REAL_MB, default 8). */
+async function realCodeFigures(rules: SecretRuleSet, lint: Lint, version: string): Promise<RealCodeFigures> {
+  const targetMB = Number(process.env.BULWARK_BENCH_REAL_MB ?? 8);
+  const real: CorpusFile[] = buildRealCodeCorpus({ targetBytes: (Number.isFinite(targetMB) && targetMB > 0 ? targetMB : 8) * 1e6 }).map((f) => ({ ...f, planted: [] }));
+  const MB = real.reduce((n, f) => n + Buffer.byteLength(f.content), 0) / 1e6;
+  const byExt: Record<string, { files: number; MB: number }> = {};
+  for (const f of real) {
+    const k = f.path.endsWith('.d.ts') ? '.d.ts' : f.path.endsWith('/package.json') ? 'package.json' : f.ext;
+    const e = (byExt[k] ??= { files: 0, MB: 0 });
+    e.files++;
+    e.MB += Buffer.byteLength(f.content) / 1e6;
+  }
+  for (const e of Object.values(byExt)) e.MB = +e.MB.toFixed(2);
+
+  // Bulwark batch redaction, as above: the first pass warms up and keeps the findings.
+  const findings = real.map((f) => redactSecrets(rules, f.content).findings);
+  const b = await timed(() => { for (const f of real) redactSecrets(rules, f.content); }, 3, 2000);
+  // secretlint, as above: a warm-up pass that keeps the findings, then the timed passes.
+  const slRanges: Range[][] = [];
+  for (const f of real) slRanges.push(await lint(f));
+  const sl = await timed(async () => { for (const f of real) await lint(f); }, 2, 2000);
+
+  const byRule: Record<string, number> = {};
+  for (const list of findings) for (const x of list) byRule[x.ruleId] = (byRule[x.ruleId] ?? 0) + 1;
+  if (process.env.BULWARK_BENCH_DEBUG) {
+    real.forEach((f, i) => {
+      for (const x of findings[i]!) console.log(`Bulwark finding in real code ${f.path} (${x.ruleId}): ${JSON.stringify(f.content.slice(Math.max(0, x.start - 40), x.end + 10))}`);
+      for (const [a, e] of slRanges[i]!) console.log(`secretlint finding in real code ${f.path}: ${JSON.stringify(f.content.slice(Math.max(0, a - 40), e + 10))}`);
+    });
+  }
+  const bMBps = MB / b.secondsPerPass;
+  const slMBps = MB / sl.secondsPerPass;
+  return {
+    corpus: { files: real.length, MB: +MB.toFixed(2), byExt },
+    throughput: [
+      { engine: 'Bulwark redactSecrets (batch, per file), real code', MBps: +bMBps.toFixed(1), passes: b.passes, findings: findings.reduce((n, r) => n + r.length, 0) },
+      { engine: `secretlint preset-recommend ${version} (lintSource per file), real code`, MBps: +slMBps.toFixed(2), passes: sl.passes, findings: slRanges.reduce((n, r) => n + r.length, 0) },
+    ],
+    ratio: +(bMBps / slMBps).toFixed(1),
+    bulwarkFindingsByRule: Object.fromEntries(Object.entries(byRule).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))),
+  };
 }
 
 export async function redactionFigures(): Promise<RedactionFigures> {
@@ -300,6 +355,8 @@ export async function redactionFigures(): Promise<RedactionFigures> {
     streamRun(rules, files, 'flush timer: 4 KB chunks, > 50 ms pause after each', () => 4096, 100, true, expected),
   ];
 
+  const realCode = await realCodeFigures(rules, lint, version);
+
   return {
     corpus: {
       files: files.length, MB: +MB.toFixed(2), planted: bAll.total,
@@ -321,6 +378,7 @@ export async function redactionFigures(): Promise<RedactionFigures> {
     secretlintMissedKinds: slMissedKinds,
     otherFindings: { bulwark: bAll.other, secretlint: slAll.other },
     streaming,
+    realCode,
   };
 }
 
@@ -346,4 +404,10 @@ export function printRedactionFigures(r: RedactionFigures): void {
   const fmt = r.recall.find((x) => x.planted === 'provider-format')!;
   console.log(`target: recall ≥ secretlint's: ${r.bulwarkRecall >= r.secretlintRecall ? 'met' : 'MISSED'} (all planted: ${(100 * r.bulwarkRecall).toFixed(1)}% vs ${(100 * r.secretlintRecall).toFixed(1)}%; provider-format only: ${fmt.bulwark} vs ${fmt.secretlint})`);
   console.log(`streaming output equals batch redaction in every mode: ${r.streaming.every((s) => s.equalsBatch) ? 'yes' : 'NO'}`);
+  const rc = r.realCode;
+  console.log(`redaction on real code (node_modules, no planted secrets; extra information, not a target) — corpus: ${rc.corpus.files} files, ${rc.corpus.MB} MB (${Object.entries(rc.corpus.byExt).map(([k, v]) => `${k} ${v.files} files ${v.MB} MB`).join(', ')})`);
+  console.table(rc.throughput);
+  console.log(`real code (node_modules, no planted secrets): Bulwark ${rc.ratio}× secretlint's throughput; findings (most likely false positives or fixtures): Bulwark ${rc.throughput[0]!.findings}, secretlint ${rc.throughput[1]!.findings}`);
+  const rules = Object.entries(rc.bulwarkFindingsByRule);
+  console.log(`real code (node_modules, no planted secrets): Bulwark findings by rule: ${rules.length ? rules.map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`);
 }
