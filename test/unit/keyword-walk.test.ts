@@ -1,10 +1,11 @@
 // The WebAssembly keyword walk (src/engine/secrets/keyword-scan.wat) gives the same index as the
 // JavaScript walk it speeds up: on random texts full of keywords and lead strings in mixed case,
-// with non-ASCII code units, and across the chunk and segment boundaries of long texts.
+// with non-ASCII code units, and across the chunk and segment boundaries of long texts. And
+// case-sensitive keywords (keyword_case: exact) are found only as written, in every walk.
 import assert from 'node:assert/strict';
-import { loadSecretRules } from '../../src/engine/secrets';
+import { StreamingRedactor, compileSecretRules, findSecrets, loadSecretRules, redactSecrets } from '../../src/engine/secrets';
 import { keywordWalker } from '../../src/engine/secrets/keyword-walk';
-import { indexRulesOf } from '../../src/engine/secrets/scan';
+import { indexKeywords, indexRulesOf, lowerAscii } from '../../src/engine/secrets/scan';
 import { prng } from './helpers/prng';
 
 const rules = loadSecretRules();
@@ -65,5 +66,68 @@ describe('secret scan: WebAssembly keyword walk', () => {
   it('U+0130 sends both walks to the lower-cased copy (null)', () => {
     assert.equal(indexRulesOf(rules, 'password=\u0130abc', true, true), null);
     assert.equal(indexRulesOf(rules, 'password=\u0130abc', true, false), null);
+  });
+});
+
+describe('secret scan: case-sensitive keywords (keyword_case: exact)', () => {
+  // Two rules with the same case-insensitive regex: one folds its keyword, one matches it exactly.
+  const demo = compileSecretRules([['t.yaml', {
+    version: 1, family: 'demo', description: 'demo rules', rules: [
+      { id: 'exact-demo', description: 'exact keyword', keywords: ['QX', 'Zk'], keyword_case: 'exact', regex: '(?i)\\b((?:qx|zk)[0-9]{6})\\b',
+        examples: { match: ['QX123456', 'Zk123456'], no_match: ['qx123456', 'ZK123456'] } },
+      { id: 'fold-demo', description: 'folded keyword', keywords: ['qx7'], regex: '(?i)\\b(qx7[0-9]{5})\\b',
+        examples: { match: ['qx712345', 'QX712345'], no_match: ['qx71234', 'zk712345'] } },
+      { id: 'fold-words', description: 'folded keywords sharing letters', keywords: ['token', 'zkey', 'nt'], regex: '(?i)(?:token|zkey|nt)=([a-z0-9]{8})',
+        examples: { match: ['token=abcd1234', 'NT=abcd1234'], no_match: ['token=abc', 'tok=abcd1234'] } },
+    ],
+  }]]);
+
+  it('finds a case-sensitive keyword only as written, beside folded keywords with the same letters', () => {
+    assert.deepEqual(findSecrets(demo, 'a QX123456 b').map((f) => f.ruleId), ['exact-demo']);
+    assert.deepEqual(findSecrets(demo, 'a qx123456 b Qx123456 zK123456'), []);
+    assert.deepEqual(findSecrets(demo, 'a Zk123456').map((f) => f.ruleId), ['exact-demo']);
+    // The folded rule still folds: qx7…, QX7…, Qx7… all count (and the exact rule sees QX7 too: one finding, merged).
+    for (const t of ['qx712345', 'QX712345', 'Qx712345']) assert.equal(findSecrets(demo, t).length, 1, t);
+    assert.deepEqual(findSecrets(demo, 'x TOKEN=abcd1234 ZKEY=abcd1234 nT=abcd1234').map((f) => f.ruleId), ['fold-words', 'fold-words', 'fold-words']);
+  });
+
+  it('the index lists exactly the occurrences a naive search finds, in both walks and in the streaming index', () => {
+    const rnd = prng(99);
+    const pieces = ['QX', 'qx', 'Qx', 'Zk', 'ZK', 'zk', 'qx7', 'QX7', 'token', 'TOKEN', 'zkey', 'ZkEy', 'nt', 'NT', '\u212a', 'Z\u212aey', ' ', '=', '1'];
+    for (let i = 0; i < 300; i++) {
+      let text = '';
+      const n = 1 + Math.floor(rnd() * 40);
+      for (let j = 0; j < n; j++) text += pieces[Math.floor(rnd() * pieces.length)];
+      const low = lowerAscii(text);
+      const occ = indexKeywords(demo, text, low, 0);
+      demo.keywords.forEach((k, id) => {
+        const hay = demo.keywordExact[id] === 1 ? text : low;
+        const want: number[] = [];
+        for (let p = hay.indexOf(k); p >= 0; p = hay.indexOf(k, p + 1)) want.push(p);
+        assert.deepEqual(occ.get(id) ?? [], want, `${JSON.stringify(text)} keyword ${k}`);
+      });
+      assert.deepEqual(indexRulesOf(demo, text, true, true), indexRulesOf(demo, text, true, false), JSON.stringify(text));
+    }
+  });
+
+  it('the streaming redactor gives the batch result for case-sensitive keywords at every cut', () => {
+    const text = 'a Qx123456 QX123456 b qx123456\nZk654321 zk654321 QX712345 end';
+    const batch = redactSecrets(demo, text).text;
+    assert.match(batch, /\[REDACTED:exact-demo\].*\[REDACTED:exact-demo\]/s);
+    for (let cut = 1; cut < text.length; cut++) {
+      let out = '';
+      const r = new StreamingRedactor(demo, (s) => { out += s; });
+      r.write(text.slice(0, cut));
+      r.write(text.slice(cut));
+      r.close();
+      assert.equal(out, batch, `cut at ${cut}`);
+    }
+  });
+
+  it('the bundled Discord token rule uses case-sensitive keywords: "content" and "and" are no keyword hits', () => {
+    const discord = rules.rules.find((r) => r.id === 'discord-bot-token')!;
+    assert.ok(discord.exactKeywords);
+    const occ = indexKeywords(rules, 'content and node', 'content and node', 0);
+    for (const k of discord.keywords) assert.equal(occ.get(rules.keywords.findIndex((w, id) => w === k && rules.keywordExact[id] === 1)), undefined, k);
   });
 });

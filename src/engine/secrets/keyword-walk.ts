@@ -49,15 +49,15 @@ export class KeywordWalker {
     const buffer = memory.buffer;
     const classes = new Uint8Array(buffer, this.classes, PAGE);
     classes.set(a.classOf); // every code unit >= 128 is class 0: back to the root
-    classes[0x212a] = a.classOf[107]!; // KELVIN SIGN lower-cases to `k`
+    classes[0x212a] = a.kelvinClass; // KELVIN SIGN lower-cases to `k`
     new Int32Array(buffer, this.delta, a.delta.length).set(a.delta);
     this.hits = new Int32Array(buffer, this.hitsAt, 4 * SEGMENT * 2);
     this.bytes = Buffer.from(buffer);
   }
 
   /**
-   * Visits every state where strings end while reading `text` (folding case as the JavaScript
-   * walk in raw mode does: A-Z and U+212A; the caller handles U+0130), in order of `end`.
+   * Visits every state where strings end while reading `text` (as the JavaScript walk in raw
+   * mode does: U+212A reads as a folded `k`; the caller handles U+0130), in order of `end`.
    */
   walk(text: string, visit: HitVisitor): void {
     const { exports: x, hits, shift } = this;

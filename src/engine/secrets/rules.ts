@@ -32,8 +32,17 @@ export interface SecretRule {
   readonly description: string;
   /** The YAML file (provider family) the rule comes from. */
   readonly family: string;
-  /** Lower-case literals; one must occur in the match (see `anchor`). */
+  /**
+   * Literals, one of which must occur in the match (see `anchor`): lower-case and compared
+   * case-insensitively, or, with `exactKeywords`, compared exactly as written.
+   */
   readonly keywords: readonly string[];
+  /**
+   * `keyword_case: exact` in the data: the keywords are matched case-sensitively. For rules whose
+   * matches start with a short case-sensitive literal (a Discord token's `MT`, `ND`…), which as a
+   * case-insensitive keyword would occur in nearly every word of prose and code ("content", "and").
+   */
+  readonly exactKeywords: boolean;
   readonly anchor: KeywordAnchor;
   /** The regex source as written in the data (a leading `(?i)` becomes the `i` flag). */
   readonly source: string;
@@ -76,11 +85,16 @@ export interface SecretRuleSet {
   readonly contextChars: number;
   /** All distinct keywords; rules refer to them by index. */
   readonly keywords: readonly string[];
+  /** Per keyword (by index): 1 when it is matched case-sensitively (see SecretRule.exactKeywords). */
+  readonly keywordExact: Uint8Array;
   /** For each rule (by position in `rules`), the indices of its keywords in `keywords`. */
   readonly ruleKeywords: readonly (readonly number[])[];
   /** For each keyword, the positions in `rules` of the rules that use it. */
   readonly keywordRules: readonly (readonly number[])[];
-  /** Proper prefixes of keywords → keyword indices (to spot a keyword cut off at the end of a chunk). */
+  /**
+   * Proper prefixes of keywords, lower-cased → keyword indices (to spot a keyword cut off at the
+   * end of a chunk; for a case-sensitive keyword this over-approximates, which only holds back more).
+   */
   readonly keywordPrefixes: ReadonlyMap<string, readonly number[]>;
   /** Char code → lengths of the keyword prefixes that end with that character. */
   readonly prefixLengthsByLastChar: ReadonlyMap<number, readonly number[]>;
@@ -96,16 +110,19 @@ export interface SecretRuleSet {
    */
   readonly keywordGroup: Uint32Array;
   readonly leadGroup: Int32Array;
-  /** Aho-Corasick automaton over the keywords and lead strings (ASCII, A-Z folded to a-z): see KeywordAutomaton. */
+  /** The automaton that finds the keywords and lead strings: see KeywordAutomaton. */
   readonly automaton: KeywordAutomaton;
 }
 
 /**
- * A deterministic Aho-Corasick automaton over the keywords and the rules' lead strings (ids as in
- * `keywordLengths`), on ASCII code units (upper-case letters fold to lower-case; a code unit >= 128
- * is in no string and leads back to the root, state 0).
- * Code units are grouped into classes (`classOf[c]`, class 0: in no keyword). `delta[(state << shift)
- * | class]` is the next state `t`, stored as `t << shift`, or as `~(t << shift)` when keywords end
+ * A deterministic automaton that finds the keywords and the rules' lead strings (ids as in
+ * `keywordLengths`) on ASCII code units: the product of two Aho-Corasick automata, one over the
+ * folded strings (upper-case letters fold to lower-case) and one over the case-sensitive keywords
+ * (see SecretRule.exactKeywords). A code unit >= 128 is in no string and leads back to the start,
+ * state 0; U+212A KELVIN SIGN, which lower-cases to `k`, has a class of its own (`kelvinClass`: a
+ * `k` for the folded strings, in no case-sensitive one).
+ * Code units are grouped into classes (`classOf[c]`, class 0: in no string). `delta[(state << shift)
+ * | class]` is the next state `t`, stored as `t << shift`, or as `~(t << shift)` when strings end
  * in `t`: those are `outIds[outOff[t] .. outOff[t + 1])`.
  */
 export interface KeywordAutomaton {
@@ -118,6 +135,7 @@ export interface KeywordAutomaton {
   readonly targets: Uint32Array;
   readonly targetLengths: Uint8Array;
   readonly classOf: Uint8Array;
+  readonly kelvinClass: number;
   readonly shift: number;
   readonly delta: Int32Array;
   readonly outOff: Uint32Array;
@@ -146,10 +164,11 @@ export const BUNDLED_SECRET_FILES: readonly (readonly [string, unknown])[] = [
 
 const ID = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const KEYWORD = /^[\x20-\x40\x5b-\x7e]{2,64}$/; // printable ASCII without upper-case letters
+const EXACT_KEYWORD = /^[\x20-\x7e]{2,64}$/; // printable ASCII
 const FAMILY = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_LOOKAROUND = 64;
 const FILE_KEYS = new Set(['version', 'family', 'description', 'rules']);
-const RULE_KEYS = new Set(['id', 'description', 'keywords', 'anchor', 'regex', 'entropy', 'allowlist', 'examples']);
+const RULE_KEYS = new Set(['id', 'description', 'keywords', 'keyword_case', 'anchor', 'regex', 'entropy', 'allowlist', 'examples']);
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -221,9 +240,16 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   if (!ID.test(id)) fail(where, 'id must be kebab-case');
   const description = str(raw, 'description', where);
 
+  const caseRaw = raw['keyword_case'] ?? 'fold';
+  if (caseRaw !== 'fold' && caseRaw !== 'exact') fail(where, '`keyword_case` must be fold or exact');
+  const exactKeywords = caseRaw === 'exact';
   const kw = raw['keywords'];
   if (!Array.isArray(kw) || kw.length === 0) fail(where, '`keywords` must be a non-empty list');
-  for (const k of kw) if (typeof k !== 'string' || !KEYWORD.test(k)) fail(where, `keyword \`${String(k)}\` must be 2-64 printable ASCII characters without upper-case letters`);
+  for (const k of kw) {
+    if (exactKeywords ? typeof k !== 'string' || !EXACT_KEYWORD.test(k) : typeof k !== 'string' || !KEYWORD.test(k)) {
+      fail(where, `keyword \`${String(k)}\` must be 2-64 printable ASCII characters${exactKeywords ? '' : ' without upper-case letters (or set `keyword_case: exact`)'}`);
+    }
+  }
   const keywords = [...new Set(kw as string[])];
 
   const anchorRaw = raw['anchor'] ?? 'before_secret';
@@ -274,7 +300,7 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   const allowlist = allowRaw.map((a, i) => compileAllowlist(a, `${where}.allowlist[${i}]`));
 
   return {
-    id, description, family, keywords, anchor, source, caseInsensitive, regex, sticky, prefix, prefixSticky,
+    id, description, family, keywords, exactKeywords, anchor, source, caseInsensitive, regex, sticky, prefix, prefixSticky,
     ...(secretStart ? { secretStart } : {}),
     ...(entropyRaw !== undefined ? { entropy: entropyRaw as number } : {}),
     allowlist, maxLength: max, lookahead: Math.max(1, facts.lookahead), lookbehind: facts.lookbehind, reach, filter: startFilter(tree, caseInsensitive), ...leadsOf(tree, reach), hasGroup: facts.groups > 0,
@@ -316,14 +342,18 @@ function intern(word: string, list: string[], ids: Map<string, number>): number 
 }
 
 function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
-  const keywords: string[] = [];
+  // Ids are per string and case mode: a case-sensitive `NT` and a folded `nt` are different keywords.
+  const keywordKeys: string[] = [];
   const keywordIds = new Map<string, number>();
-  const ruleKeywords = rules.map((r) => r.keywords.map((k) => intern(k, keywords, keywordIds)));
+  const ruleKeywords = rules.map((r) => r.keywords.map((k) => intern(`${r.exactKeywords ? '=' : '~'}${k}`, keywordKeys, keywordIds)));
+  const keywords = keywordKeys.map((k) => k.slice(1));
+  const keywordExact = Uint8Array.from(keywordKeys, (k) => (k[0] === '=' ? 1 : 0));
   const keywordRules: number[][] = keywords.map(() => []);
   ruleKeywords.forEach((ids, slot) => { for (const id of ids) keywordRules[id]!.push(slot); });
   const prefixes = new Map<string, number[]>();
   const byLastChar = new Map<number, Set<number>>();
-  keywords.forEach((k, id) => {
+  keywords.forEach((word, id) => {
+    const k = word.toLowerCase();
     for (let l = 1; l < k.length; l++) {
       const p = k.slice(0, l);
       const ids = prefixes.get(p);
@@ -337,15 +367,18 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
   });
   const lookbehind = Math.max(1, ...rules.map((r) => r.lookbehind));
   // The automaton also finds the rules' lead strings (so a rule is tried only where a match can start).
-  const words = [...keywords];
+  const wordKeys = [...keywordKeys];
   const wordIds = new Map(keywordIds);
-  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => intern(w, words, wordIds)));
+  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => intern(`~${w}`, wordKeys, wordIds)));
+  const words = wordKeys.map((k) => k.slice(1));
+  const wordExact = wordKeys.map((k) => k[0] === '=');
   const keywordGroups = groupsOf(ruleKeywords);
   const leadGroups = groupsOf(ruleLeads);
   return {
     rules,
     contextChars: lookbehind + 1,
     keywords,
+    keywordExact,
     ruleKeywords,
     keywordRules,
     keywordPrefixes: prefixes,
@@ -354,7 +387,7 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
     keywordLengths: Uint8Array.from(words, (k) => k.length),
     keywordGroup: Uint32Array.from(keywordGroups.of),
     leadGroup: Int32Array.from(leadGroups.of),
-    automaton: keywordAutomaton(words, keywordGroups.lists, leadGroups.lists),
+    automaton: keywordAutomaton(words, wordExact, keywordGroups.lists, leadGroups.lists),
   };
 }
 
@@ -376,69 +409,139 @@ function groupsOf(lists: readonly (readonly number[])[]): { of: number[]; lists:
   return { of, lists: groups };
 }
 
-/** `keywordGroups` / `leadGroups`: the word ids of each keyword group and lead group (the batch scan's targets). */
-function keywordAutomaton(keywords: readonly string[], keywordGroups: readonly (readonly number[])[], leadGroups: readonly (readonly number[])[]): KeywordAutomaton {
-  // Character classes: code units that occur in no keyword (class 0) all lead to the root; every
-  // other lower-case code unit is a class of its own, shared by its upper case.
+/** An Aho-Corasick automaton on ASCII code units: `next[state * classes + classOf[c]]`, and the string ids that end in each state. */
+interface AhoCorasick {
+  readonly classOf: Uint8Array;
+  readonly classes: number;
+  readonly next: Int32Array;
+  readonly out: readonly (readonly number[])[];
+}
+
+/** The automaton of `strings` (id → string); with `fold`, A-Z read as a-z (the strings are lower-case). */
+function ahoCorasick(strings: ReadonlyMap<number, string>, fold: boolean): AhoCorasick {
+  // Classes: code units that occur in no string (class 0) all lead to the root; every other code
+  // unit is a class of its own, shared by its upper case when folding.
   const classOf = new Uint8Array(128);
   let classes = 1;
-  const used = new Set(keywords.join(''));
+  const used = new Set([...strings.values()].join(''));
   for (let c = 1; c < 128; c++) {
-    if ((c >= 65 && c <= 90) || !used.has(String.fromCharCode(c))) continue;
+    if ((fold && c >= 65 && c <= 90) || !used.has(String.fromCharCode(c))) continue;
     classOf[c] = classes;
-    if (c >= 97 && c <= 122) classOf[c - 32] = classes;
+    if (fold && c >= 97 && c <= 122) classOf[c - 32] = classes;
     classes++;
   }
-  let shift = 0;
-  while (1 << shift < classes) shift++;
   // Trie over classes.
-  const next: Map<number, number>[] = [new Map()];
+  const children: Map<number, number>[] = [new Map()];
   const ends: number[][] = [[]];
-  keywords.forEach((k, id) => {
+  for (const [id, k] of strings) {
     let s = 0;
     for (let i = 0; i < k.length; i++) {
       const c = classOf[k.charCodeAt(i)]!;
-      let t = next[s]!.get(c);
+      let t = children[s]!.get(c);
       if (t === undefined) {
-        t = next.length;
-        next.push(new Map());
+        t = children.length;
+        children.push(new Map());
         ends.push([]);
-        next[s]!.set(c, t);
+        children[s]!.set(c, t);
       }
       s = t;
     }
     ends[s]!.push(id);
-  });
-  const states = next.length;
-  const delta = new Int32Array(states << shift);
+  }
+  const states = children.length;
+  const next = new Int32Array(states * classes);
   const fail = new Uint32Array(states);
   const out: number[][] = ends.map((e) => [...e]);
   // Breadth-first: complete the transition function and collect the outputs along failure links.
   const queue: number[] = [];
-  for (const [c, t] of next[0]!) {
-    delta[c] = t;
+  for (const [c, t] of children[0]!) {
+    next[c] = t;
     queue.push(t);
   }
   for (let qi = 0; qi < queue.length; qi++) {
     const s = queue[qi]!;
     const f = fail[s]!;
     out[s]!.push(...out[f]!);
-    for (let c = 0; c < classes; c++) delta[(s << shift) | c] = delta[(f << shift) | c]!;
-    for (const [c, t] of next[s]!) {
-      fail[t] = delta[(f << shift) | c]!;
-      delta[(s << shift) | c] = t;
+    for (let c = 0; c < classes; c++) next[s * classes + c] = next[f * classes + c]!;
+    for (const [c, t] of children[s]!) {
+      fail[t] = next[f * classes + c]!;
+      next[s * classes + c] = t;
       queue.push(t);
+    }
+  }
+  return { classOf, classes, next, out };
+}
+
+/**
+ * `words`: the keywords, then the lead strings; `exact[id]`: matched case-sensitively.
+ * `keywordGroups` / `leadGroups`: the word ids of each keyword group and lead group (the batch
+ * scan's targets).
+ */
+function keywordAutomaton(words: readonly string[], exact: readonly boolean[], keywordGroups: readonly (readonly number[])[], leadGroups: readonly (readonly number[])[]): KeywordAutomaton {
+  const folded = ahoCorasick(new Map(words.flatMap((w, id) => (exact[id] ? [] : [[id, w] as const]))), true);
+  const cased = ahoCorasick(new Map(words.flatMap((w, id) => (exact[id] ? [[id, w] as const] : []))), false);
+  // Classes of the product: code units that move both automata alike.
+  const pairClass = new Map<number, number>();
+  const pairs: [number, number][] = [];
+  const classFor = (f: number, e: number): number => {
+    const key = f * 256 + e;
+    let k = pairClass.get(key);
+    if (k === undefined) {
+      k = pairs.length;
+      pairs.push([f, e]);
+      pairClass.set(key, k);
+    }
+    return k;
+  };
+  classFor(0, 0); // class 0: in no string
+  const classOf = new Uint8Array(128);
+  for (let c = 0; c < 128; c++) classOf[c] = classFor(folded.classOf[c]!, cased.classOf[c]!);
+  const kelvinClass = classFor(folded.classOf[107]!, 0);
+  const classes = pairs.length;
+  if (classes > 256) throw new SecretRuleError('secret rules: keywords use too many distinct characters');
+  let shift = 0;
+  while (1 << shift < classes) shift++;
+  // Breadth-first over the reachable pairs of states.
+  const ids = new Map<number, number>([[0, 0]]);
+  const stateF: number[] = [0];
+  const stateE: number[] = [0];
+  const moves: number[] = [];
+  for (let s = 0; s < stateF.length; s++) {
+    const f = stateF[s]!;
+    const e = stateE[s]!;
+    for (let k = 0; k < classes; k++) {
+      const [fc, ec] = pairs[k]!;
+      const nf = folded.next[f * folded.classes + fc]!;
+      const ne = cased.next[e * cased.classes + ec]!;
+      const key = nf * cased.out.length + ne;
+      let t = ids.get(key);
+      if (t === undefined) {
+        t = stateF.length;
+        ids.set(key, t);
+        stateF.push(nf);
+        stateE.push(ne);
+      }
+      moves.push(t);
+    }
+  }
+  const states = stateF.length;
+  const out: (readonly number[])[] = stateF.map((f, s) => {
+    const a = folded.out[f]!;
+    const b = cased.out[stateE[s]!]!;
+    return b.length === 0 ? a : a.length === 0 ? b : [...a, ...b];
+  });
+  const delta = new Int32Array(states << shift);
+  for (let s = 0; s < states; s++) {
+    for (let k = 0; k < classes; k++) {
+      const t = moves[s * classes + k]!;
+      delta[(s << shift) | k] = out[t]!.length > 0 ? ~(t << shift) : t << shift;
     }
   }
   const outOff = new Uint32Array(states + 1);
   for (let s = 0; s < states; s++) outOff[s + 1] = outOff[s]! + out[s]!.length;
   const outIds = new Uint32Array(outOff[states]!);
   for (let s = 0; s < states; s++) outIds.set(out[s]!, outOff[s]!);
-  for (let i = 0; i < delta.length; i++) {
-    const t = delta[i]!;
-    delta[i] = out[t]!.length > 0 ? ~(t << shift) : t << shift;
-  }
-  const wordTargets: number[][] = keywords.map(() => []);
+  const wordTargets: number[][] = words.map(() => []);
   keywordGroups.forEach((ids, g) => { for (const id of ids) wordTargets[id]!.push(g << 1); });
   leadGroups.forEach((ids, g) => { for (const id of ids) wordTargets[id]!.push((g << 1) | 1); });
   const targetOff = new Uint32Array(states + 1);
@@ -448,14 +551,14 @@ function keywordAutomaton(keywords: readonly string[], keywordGroups: readonly (
     for (const id of out[s]!) {
       for (const t of wordTargets[id]!) {
         targetList.push(t);
-        lengthList.push(keywords[id]!.length);
+        lengthList.push(words[id]!.length);
       }
     }
     targetOff[s + 1] = targetList.length;
   }
   return {
     targetOff, targets: Uint32Array.from(targetList), targetLengths: Uint8Array.from(lengthList),
-    classOf, shift, delta, outOff, outIds,
+    classOf, kelvinClass, shift, delta, outOff, outIds,
   };
 }
 

@@ -10,13 +10,15 @@
 // are merged into one, named after the longest (then the earlier, then the rule listed first).
 //
 // Skipping more positions the same way (none of them could hold a match, so the result is the
-// same; see start-filter.ts): one Aho-Corasick pass finds every keyword, and every lead string (a
-// literal each match of a rule starts with); a rule with lead strings is tried only where one
-// starts, near one of its keywords; at every other position tried, cheap necessary conditions
-// derived from the regex (characters at fixed or bounded offsets, a leading `\b`) are checked
-// first, and the scan skips ahead to where they can hold. The batch scan indexes the text itself
-// (folding case as lowerAscii does) and keeps each rule's keyword spans for the keyword check, so
-// it needs no lower-cased copy; the streaming redactor passes its lower-cased buffer instead.
+// same; see start-filter.ts): one automaton pass (Aho-Corasick; in WebAssembly for the batch
+// scan) finds every keyword, and every lead string (a literal each match of a rule starts with); a
+// rule with lead strings is tried only where one starts, near one of its keywords; at every other
+// position tried, cheap necessary conditions derived from the regex (characters at fixed or
+// bounded offsets, a leading `\b`) are checked first, and the scan skips ahead to where they can
+// hold. Keywords are compared with case folded as lowerAscii folds it, except for rules with
+// case-sensitive keywords (`keyword_case: exact`). The batch scan indexes the text itself and
+// keeps each rule's keyword spans for the keyword check, so it needs no lower-cased copy; the
+// streaming redactor passes its lower-cased buffer too.
 import type { SecretRule, SecretRuleSet } from './rules';
 import { keywordWalker } from './keyword-walk';
 import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
@@ -85,13 +87,14 @@ export function shannonEntropy(s: string): number {
 export type KeywordOccurrences = Map<number, number[]>;
 
 /**
- * Adds to `out` every keyword occurrence in `low` that starts at or after `from` and ends after
+ * Adds to `out` every keyword occurrence in `text` that starts at or after `from` and ends after
  * `endsAfter` (so an index can be extended as text is appended without listing anything twice).
+ * `low` is `text` lower-cased chunk by chunk (lowerAscii): U+212A reads as `k` where it became one.
  */
-export function indexKeywords(set: SecretRuleSet, low: string, from: number, out: KeywordOccurrences = new Map(), endsAfter = 0): KeywordOccurrences {
+export function indexKeywords(set: SecretRuleSet, text: string, low: string, from: number, out: KeywordOccurrences = new Map(), endsAfter = 0): KeywordOccurrences {
   if (from < 0) from = 0;
-  if (from >= low.length - 1) return out;
-  runAutomaton(set, low, from, out, endsAfter, set.keywords.length);
+  if (from >= text.length - 1) return out;
+  runAutomaton(set, text, low, from, out, endsAfter, set.keywords.length);
   return out;
 }
 
@@ -114,15 +117,15 @@ export interface RuleKeywordSpans {
 }
 
 /**
- * The rule index of `lowerAscii(text)`. With `raw`, it is computed on `text` itself: the
- * automaton folds A-Z, and U+212A KELVIN SIGN (the one code unit outside ASCII that lower-cases
- * to an ASCII letter) to `k`; it returns null when the text holds U+0130, whose lower case is two
- * code units (lowerAscii then maps ASCII letters only): the caller indexes `lowerAscii(text)`.
+ * The rule index of `text`, with case folded as lowerAscii(text) folds it. With `raw`, U+212A
+ * KELVIN SIGN (the one code unit outside ASCII that lower-cases to an ASCII letter) reads as `k`,
+ * and the result is null when the text holds U+0130, whose lower case is two code units
+ * (lowerAscii then maps ASCII letters only): the caller indexes again without `raw`.
  * In raw mode the automaton runs in WebAssembly (keyword-walk.ts) unless `wasm` is false or
  * WebAssembly is unavailable; both walks give the same index.
  */
 export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean, wasm = true): RuleIndex | null {
-  const { delta, classOf, shift, targetOff, targets, targetLengths } = set.automaton;
+  const { delta, classOf, kelvinClass, shift, targetOff, targets, targetLengths } = set.automaton;
   const starts: (number[] | undefined)[] = new Array(set.rules.length);
   const ends: (number[] | undefined)[] = new Array(set.rules.length);
   const leads: (number[] | undefined)[] = new Array(set.rules.length);
@@ -167,12 +170,11 @@ export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean, wasm =
   }
   let state = 0;
   for (let i = 0; i < n; i++) {
-    let c = s.charCodeAt(i);
+    const c = s.charCodeAt(i);
     if (c >= 128) {
-      if (raw && c === 0x212a) c = 107;
+      if (raw && c === 0x212a) state = delta[state | kelvinClass]!;
       else { state = 0; continue; }
-    }
-    state = delta[state | classOf[c]!]!;
+    } else state = delta[state | classOf[c]!]!;
     if (state >= 0) continue;
     state = ~state;
     record(state >> shift, i + 1);
@@ -193,8 +195,8 @@ function insertSorted(list: number[], ends: number[] | undefined, at: number, en
 }
 
 /** Lists the occurrences of the automaton's strings with ids below `words`. */
-function runAutomaton(set: SecretRuleSet, s: string, from: number, out: KeywordOccurrences, endsAfter: number, words: number): void {
-  const { delta, outOff, outIds, classOf, shift } = set.automaton;
+function runAutomaton(set: SecretRuleSet, s: string, low: string, from: number, out: KeywordOccurrences, endsAfter: number, words: number): void {
+  const { delta, outOff, outIds, classOf, kelvinClass, shift } = set.automaton;
   const lengths = set.keywordLengths;
   const lists: (number[] | undefined)[] = new Array(words);
   const n = s.length;
@@ -202,10 +204,12 @@ function runAutomaton(set: SecretRuleSet, s: string, from: number, out: KeywordO
   for (let i = from; i < n; i++) {
     const c = s.charCodeAt(i);
     if (c >= 128) {
-      state = 0;
-      continue;
-    }
-    state = delta[state | classOf[c]!]!;
+      if (c === 0x212a && low.charCodeAt(i) === 107) state = delta[state | kelvinClass]!;
+      else {
+        state = 0;
+        continue;
+      }
+    } else state = delta[state | classOf[c]!]!;
     if (state >= 0) continue;
     state = ~state;
     const t = state >> shift;
@@ -346,7 +350,7 @@ function accepted(rule: SecretRule, text: string, keywords: string | RuleKeyword
   if (m.ss < 0) return false;
   let anchored = false;
   if (typeof keywords === 'string') {
-    const inMatch = keywords.slice(m.ms, m.me);
+    const inMatch = (rule.exactKeywords ? text : keywords).slice(m.ms, m.me);
     anchored = rule.keywords.some((k) => {
       const q = inMatch.indexOf(k);
       return q >= 0 && (rule.anchor === 'in_match' || m.ms + q <= m.ss);
@@ -421,8 +425,8 @@ function scanAtKeywords(rule: SecretRule, text: string, low: string | RuleKeywor
 }
 
 /** Every accepted match of every rule in `text` (before overlap resolution). */
-export function allCandidates(set: SecretRuleSet, text: string, low?: string): Candidate[] {
-  const index = (low === undefined ? indexRulesOf(set, text, true) : null) ?? indexRulesOf(set, low ?? lowerAscii(text), false)!;
+export function allCandidates(set: SecretRuleSet, text: string): Candidate[] {
+  const index = indexRulesOf(set, text, true) ?? indexRulesOf(set, text, false)!;
   const out: Candidate[] = [];
   const rules = set.rules;
   for (let slot = 0; slot < rules.length; slot++) {

@@ -86,7 +86,7 @@ export class StreamingRedactor {
     const before = this.buf.length;
     this.buf += chunk;
     this.low += lowerAscii(chunk);
-    indexKeywords(this.rules, this.low, before - this.rules.maxKeywordLength, this.occurrences, before);
+    indexKeywords(this.rules, this.buf, this.low, before - this.rules.maxKeywordLength, this.occurrences, before);
     this.cancelTimer();
     this.release(false);
     if (this.pendingLength > 0) {
