@@ -9,7 +9,7 @@ import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/anal
 import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf';
 import { levelRank } from './types';
 import { runShield, type ShieldParts } from './shield/pipeline';
-import { invisibleTextInInstructionWrite } from './content/instruction-files';
+import { invisibleTextCopiedIntoInstructions, invisibleTextInInstructionWrite } from './content/instruction-files';
 import type { TierVerdict } from './shield/types';
 import type { IfcDecision } from './ifc';
 
@@ -106,6 +106,14 @@ export class Engine {
     return { path: normalized, level: best.rule.level, rule: best.rule.id, reason: best.rule.reason };
   }
 
+  /** The absolute paths an action reads or moves from (copy and move sources, a command's reads and removals). */
+  private sourcesOf(touches: readonly PathTouch[], cwd: string | undefined): string[] {
+    const o = this.opts;
+    return touches.filter((t) => t.access === 'read' || t.access === 'delete').flatMap((t) => {
+      try { return [resolveActionPath(t.path, { cwd, home: o.home, platform: o.platform })]; } catch { return []; }
+    });
+  }
+
   private async decide(action: ActionRequest): Promise<Omit<CheckResult, 'id' | 'sessionId'>> {
     validateAction(action);
     const o = this.opts;
@@ -138,7 +146,8 @@ export class Engine {
     const protection = checkProtection(action.type, touches, { platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs });
     if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
     // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
-    const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload);
+    const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
+      ?? invisibleTextCopiedIntoInstructions(protection.findings, this.sourcesOf(touches, action.cwd), o.fs);
     if (hidden) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: [...hidden.rules, ...protection.rules], reason: hidden.reason };
 
     if (action.type === 'http_request') {

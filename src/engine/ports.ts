@@ -11,6 +11,13 @@ export interface FileSystemPort {
   resolvePhysical(rawAbsolutePath: string): string | undefined;
   /** Files and directories below `dir` (absolute paths, symlinks not followed), at most `limit`. `undefined` if `dir` is not a directory. */
   listTree(dir: string, limit: number): { entries: string[]; truncated: boolean } | undefined;
+  /**
+   * The text of the regular file at `absolutePath` (symlinks followed), decoded as UTF-8 (invalid
+   * sequences become U+FFFD); `undefined` when it is missing, not a regular file, unreadable or
+   * larger than `maxBytes`. A host without it makes every such read `undefined` (the engine then
+   * refuses what it cannot check).
+   */
+  readText?(absolutePath: string, maxBytes: number): string | undefined;
 }
 
 /** A file system with nothing on it: paths resolve to themselves. For pure callers and tests of lexical rules. */

@@ -24,6 +24,26 @@ export const nodeFileSystem: FileSystemPort = {
     }
     return undefined;
   },
+  readText(p: string, maxBytes: number): string | undefined {
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(p, 'r');
+      const st = fs.fstatSync(fd);
+      if (!st.isFile() || st.size > maxBytes) return undefined;
+      const bytes = Buffer.alloc(st.size);
+      let off = 0;
+      while (off < bytes.length) {
+        const n = fs.readSync(fd, bytes, off, bytes.length - off, off);
+        if (n === 0) break;
+        off += n;
+      }
+      return new TextDecoder('utf-8').decode(bytes.subarray(0, off));
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) try { fs.closeSync(fd); } catch { /* nothing to do */ }
+    }
+  },
   listTree(dir: string, limit: number) {
     try {
       if (!fs.lstatSync(dir).isDirectory()) return undefined;

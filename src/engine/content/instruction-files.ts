@@ -7,6 +7,7 @@
 // zero-width characters would reach a model that cannot see them either. So the engine checks
 // here, right after protection, independent of any policy or model.
 import { FIELD_CLASS_OF_KEY } from '../heuristics/evaluate';
+import type { FileSystemPort } from '../ports';
 import { loadContentRules, matchSpans, type CompiledContentRule } from './rules';
 
 /**
@@ -93,6 +94,54 @@ export function invisibleTextInInstructionWrite(
       rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, 'content.payload_too_complex'],
       reason: `Blocked: the write to ${file} (an agent instruction file) is nested deeper than ${MAX_WALK_DEPTH} levels or holds more than ${MAX_WALK_STRINGS} strings, so it cannot be checked for invisible characters.`,
     };
+  }
+  return undefined;
+}
+
+/** Largest file, and most files, that a copy or move into an instruction file may bring along (each is read and checked). */
+export const MAX_COPIED_BYTES = 4 * 1024 * 1024;
+export const MAX_COPIED_FILES = 500;
+
+/**
+ * A block when the action writes an agent instruction file from other files (copy_file /
+ * move_file / copy_dir / move_dir sources, the files a command reads or moves) and any of those
+ * files holds invisible characters, or cannot be read to be checked (missing, not a regular file,
+ * too large: fail closed). `sources`: absolute paths. Without this, hidden text written to a
+ * scratch file and then moved over CLAUDE.md would never be seen by the write check above.
+ */
+export function invisibleTextCopiedIntoInstructions(
+  findings: readonly PathFindingLike[], sources: readonly string[], fs: Pick<FileSystemPort, 'listTree' | 'readText'>,
+  rules: readonly CompiledContentRule[] = loadContentRules(),
+): { rules: string[]; reason: string } | undefined {
+  const target = findings.find((f) => f.access === 'write' && f.ruleId !== undefined && INSTRUCTION_FILE_RULES.has(f.ruleId));
+  if (!target || sources.length === 0) return undefined;
+  const file = target.resolved ?? target.path;
+  const refuse = (rule: string, why: string) => ({
+    rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, rule],
+    reason: `Blocked: ${file} is an agent instruction file and this action fills it from other files; ${why}`,
+  });
+  const files: string[] = [];
+  for (const src of sources) {
+    const tree = fs.listTree(src, MAX_COPIED_FILES);
+    if (!tree) files.push(src);
+    else if (tree.truncated) return refuse('content.copy_too_large', `${src} holds more than ${MAX_COPIED_FILES} entries, too many to check each for invisible characters.`);
+    else files.push(...tree.entries.filter((e) => fs.listTree(e, 0) === undefined));
+    if (files.length > MAX_COPIED_FILES) return refuse('content.copy_too_large', `it copies more than ${MAX_COPIED_FILES} files, too many to check each for invisible characters.`);
+  }
+  const invisible = rules.filter((r) => r.rule.category === 'invisible_text');
+  for (const path of files) {
+    const text = fs.readText?.(path, MAX_COPIED_BYTES);
+    if (text === undefined) {
+      return refuse('content.copy_unreadable', `${path} cannot be read to check it for invisible characters (missing, not a regular file, or larger than ${MAX_COPIED_BYTES / 1024 / 1024} MB). Write the content directly instead.`);
+    }
+    for (const r of invisible) {
+      const m = matchSpans(r.regex, text, 1)[0];
+      if (!m) continue;
+      return {
+        rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, `content.${r.rule.id}`],
+        reason: `Blocked: the action fills ${file} (an agent instruction file) from ${path}, which holds ${NAMES[r.rule.id] ?? 'invisible characters'} (${r.rule.id}, at offset ${m[0]}); agents read such characters, people reviewing the file cannot see them.`,
+      };
+    }
   }
   return undefined;
 }
