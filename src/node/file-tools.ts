@@ -17,7 +17,7 @@ import type { Platform } from '../engine';
 import { matchKey, normalizePath } from '../engine/paths';
 import { builtinTables, compileTables, matchingRules } from '../engine/protection/tables';
 import { loadSecretRules, redactSecrets, redactionPlaceholder, type SecretRuleSet } from '../engine/secrets';
-import { transformForPrompt, type ContentAction } from '../engine/content';
+import { transformForPrompt, type ContentAction, type InspectOptions } from '../engine/content';
 import type { StateStore } from '../engine/shield/types';
 import {
   DEFAULT_PATCH_LIMITS, checkPathSyntax, decodeUtf8, fileStateKey, locateFile, planPatch, refusal,
@@ -71,6 +71,8 @@ export interface FileToolsOptions {
   readonly platform?: Platform;
   readonly home?: string;
   readonly secretRules?: SecretRuleSet;
+  /** Prompt-injection and content rules for reads entering a prompt; defaults to the bundled sets. */
+  readonly inspection?: Omit<InspectOptions, 'secrets'>;
   readonly ops?: FileOps;
   readonly limits?: Partial<PatchLimits>;
 }
@@ -256,7 +258,7 @@ export function readFileForPrompt(p: unknown, opts: FileToolsOptions): PromptRea
   if (!r.ok) return r;
   let t: ReturnType<typeof transformForPrompt>;
   try {
-    t = transformForPrompt(r.text, `file ${r.canonical_path}`, 'untrusted', opts.secretRules ? { secrets: opts.secretRules } : {});
+    t = transformForPrompt(r.text, `file ${r.canonical_path}`, 'untrusted', { ...opts.inspection, ...(opts.secretRules ? { secrets: opts.secretRules } : {}) });
   } catch (e) {
     return fail('read.inspection_failed', `the file's text could not be inspected (${errMsg(e)}), so it is not returned`, r.path);
   }

@@ -153,6 +153,17 @@ describe('file tools', () => {
       }
     });
 
+    it('an inspection that fails after a clean secret scan withholds the text too (read.inspection_failed)', () => {
+      const p = write('d.ts', 'export const b = 2;\n');
+      const broken = new Proxy({}, { get() { throw new Error('heuristics unavailable'); } }) as never;
+      const r = readFileForPrompt(p, { ...opts(), inspection: { heuristics: broken } });
+      assert.equal(r.ok, false);
+      assert.ok(!r.ok && r.rules.includes('read.inspection_failed'), JSON.stringify(r));
+      assert.match(r.reason, /could not be inspected \(.*heuristics unavailable/);
+      assert.ok(!JSON.stringify(r).includes('export const b'), 'no text in the refusal');
+      assert.ok(readFileForAgent(p, { ...opts(), inspection: { heuristics: broken } }).ok, 'the plain read does not inspect');
+    });
+
     it('secrets stay redacted inside the wrapper', () => {
       const p = write('c.ts', `const token = "${GITHUB_PAT}";\n`);
       const r = readFileForPrompt(p, opts());
