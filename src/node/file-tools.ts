@@ -24,44 +24,12 @@ import {
   type EntryInfo, type FilePlan, type PatchContext, type PatchFsPort, type PatchLimits, type PatchProblem,
 } from '../engine/patch';
 import { currentPlatform } from './create-engine';
+import { O_NOFOLLOW, nodeFileOps, readRegular, type FileOps, type Identity } from './file-ops';
 
 /** StateStore namespace: canonical paths (fileStateKey) whose text an agent was given redacted. */
 export const REDACTED_READS_NAMESPACE = 'file_tools.redacted_read';
 
-/**
- * The system calls the file tools make: the edge, so tests can inject failures (a rename that fails,
- * a file swapped between two calls). Every method throws on error like its `fs.*Sync` namesake.
- */
-export interface FileOps {
-  lstat(p: string): fs.Stats;
-  realpath(p: string): string;
-  open(p: string, flags: number, mode?: number): number;
-  fstat(fd: number): fs.Stats;
-  read(fd: number, buf: Uint8Array, offset: number, length: number, position: number): number;
-  write(fd: number, buf: Uint8Array, offset: number, length: number): number;
-  fchmod(fd: number, mode: number): void;
-  fsync(fd: number): void;
-  close(fd: number): void;
-  rename(from: string, to: string): void;
-  unlink(p: string): void;
-}
-
-export const nodeFileOps: FileOps = {
-  lstat: (p) => fs.lstatSync(p),
-  realpath: (p) => fs.realpathSync.native(p),
-  open: (p, flags, mode) => fs.openSync(p, flags, mode),
-  fstat: (fd) => fs.fstatSync(fd),
-  read: (fd, buf, offset, length, position) => fs.readSync(fd, buf, offset, length, position),
-  write: (fd, buf, offset, length) => fs.writeSync(fd, buf, offset, length),
-  fchmod: (fd, mode) => fs.fchmodSync(fd, mode),
-  fsync: (fd) => fs.fsyncSync(fd),
-  close: (fd) => fs.closeSync(fd),
-  rename: (from, to) => fs.renameSync(from, to),
-  unlink: (p) => fs.unlinkSync(p),
-};
-
-const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
-const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
+export { nodeFileOps, type FileOps } from './file-ops';
 
 export interface FileToolsOptions {
   /** Absolute workspace folder roots: patches stay inside them. */
@@ -115,29 +83,6 @@ function resolvePhysical(ops: FileOps, raw: string): string | undefined {
 
 function entryOf(st: fs.Stats): EntryInfo {
   return { kind: st.isSymbolicLink() ? 'symlink' : st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size };
-}
-
-interface Identity { readonly dev: number; readonly ino: number; readonly mode: number }
-
-/** Reads a regular file without following a symlink and without blocking on a FIFO; at most maxBytes. */
-function readRegular(ops: FileOps, p: string, maxBytes: number): { bytes: Buffer; id: Identity } {
-  const fd = ops.open(p, fs.constants.O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-  try {
-    const st = ops.fstat(fd);
-    if (!st.isFile()) throw new Error(`${p} is not a regular file`);
-    if (st.size > maxBytes) throw new Error(`${p} has ${st.size} bytes, more than ${maxBytes}`);
-    const bytes = Buffer.alloc(st.size);
-    let off = 0;
-    while (off < bytes.length) {
-      const n = ops.read(fd, bytes, off, bytes.length - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    // A file that grew while read is read again by the caller's hash check; what we hold is consistent.
-    return { bytes: off === bytes.length ? bytes : bytes.subarray(0, off), id: { dev: st.dev, ino: st.ino, mode: st.mode & 0o7777 } };
-  } finally {
-    ops.close(fd);
-  }
 }
 
 /** The engine's PatchFsPort over FileOps; remembers the identity (dev, inode, mode) of every file it read. */

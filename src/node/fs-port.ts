@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FileSystemPort } from '../engine';
+import { nodeFileOps, readRegular } from './file-ops';
 
 /**
  * realpath(3) semantics, not Node's JS `realpathSync`: that one normalises `..` lexically first,
@@ -25,24 +26,8 @@ export const nodeFileSystem: FileSystemPort = {
     return undefined;
   },
   readText(p: string, maxBytes: number): string | undefined {
-    let fd: number | undefined;
-    try {
-      fd = fs.openSync(p, 'r');
-      const st = fs.fstatSync(fd);
-      if (!st.isFile() || st.size > maxBytes) return undefined;
-      const bytes = Buffer.alloc(st.size);
-      let off = 0;
-      while (off < bytes.length) {
-        const n = fs.readSync(fd, bytes, off, bytes.length - off, off);
-        if (n === 0) break;
-        off += n;
-      }
-      return new TextDecoder('utf-8').decode(bytes.subarray(0, off));
-    } catch {
-      return undefined;
-    } finally {
-      if (fd !== undefined) try { fs.closeSync(fd); } catch { /* nothing to do */ }
-    }
+    // Symlinks are followed (a copy reads what they point to); a FIFO does not block.
+    try { return new TextDecoder('utf-8').decode(readRegular(nodeFileOps, p, maxBytes, true).bytes); } catch { return undefined; }
   },
   listTree(dir: string, limit: number) {
     try {

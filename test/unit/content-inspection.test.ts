@@ -465,6 +465,11 @@ describe('content inspection: invisible text copied or moved into agent instruct
     assert.equal(missing.decision, 'block');
     assert.ok(missing.rules.includes('content.copy_unreadable'), missing.reason);
     assert.match(missing.reason, /cannot be read to check it/);
+    // A named pipe is refused at once: reading it would block until someone writes to it.
+    const fifo = path.join(ws, 'notes', 'pipe');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    const piped = await check('execute_command', { command: 'cp notes/pipe CLAUDE.md' });
+    assert.ok(piped.rules.includes('content.copy_unreadable'), piped.reason);
     // A host whose file system port cannot read files refuses too.
     const lexical = new Engine({ platform: 'linux', home: path.join(tmp, 'home'), workspaceRoots: [ws], fs: LEXICAL_FS });
     const d = await check('copy_file', { source: `${ws}/notes/clean.md`, destination: `${ws}/CLAUDE.md` }, lexical);
