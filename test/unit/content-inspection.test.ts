@@ -470,6 +470,14 @@ describe('content inspection: invisible text copied or moved into agent instruct
     assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
     const piped = await check('execute_command', { command: 'cp notes/pipe CLAUDE.md' });
     assert.ok(piped.rules.includes('content.copy_unreadable'), piped.reason);
+    // Sources larger than the budget in all are refused without reading them all.
+    const big = path.join(ws, 'big');
+    fs.mkdirSync(big);
+    fs.writeFileSync(path.join(big, 'CLAUDE.md'), 'clean');
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(big, `part-${i}.txt`), 'a'.repeat(3_500_000));
+    const bulk = await check('copy_dir', { source: big, destination: path.join(ws, 'dest') });
+    assert.ok(bulk.rules.includes('content.copy_too_large'), bulk.reason);
+    assert.match(bulk.reason, /more than 16 MB in all/);
     // A host whose file system port cannot read files refuses too.
     const lexical = new Engine({ platform: 'linux', home: path.join(tmp, 'home'), workspaceRoots: [ws], fs: LEXICAL_FS });
     const d = await check('copy_file', { source: `${ws}/notes/clean.md`, destination: `${ws}/CLAUDE.md` }, lexical);

@@ -98,9 +98,10 @@ export function invisibleTextInInstructionWrite(
   return undefined;
 }
 
-/** Largest file, and most files, that a copy or move into an instruction file may bring along (each is read and checked). */
+/** Largest file, most files and most bytes in all that a copy or move into an instruction file may bring along (each is read and checked, on the caller's thread). */
 export const MAX_COPIED_BYTES = 4 * 1024 * 1024;
 export const MAX_COPIED_FILES = 500;
+export const MAX_COPIED_TOTAL_BYTES = 16 * 1024 * 1024;
 
 /**
  * A block when the action writes an agent instruction file from other files (copy_file /
@@ -129,11 +130,15 @@ export function invisibleTextCopiedIntoInstructions(
     if (files.length > MAX_COPIED_FILES) return refuse('content.copy_too_large', `it copies more than ${MAX_COPIED_FILES} files, too many to check each for invisible characters.`);
   }
   const invisible = rules.filter((r) => r.rule.category === 'invisible_text');
+  let budget = MAX_COPIED_TOTAL_BYTES;
   for (const path of files) {
-    const text = fs.readText?.(path, MAX_COPIED_BYTES);
+    const limit = Math.min(MAX_COPIED_BYTES, budget);
+    const text = fs.readText?.(path, limit);
     if (text === undefined) {
+      if (limit < MAX_COPIED_BYTES) return refuse('content.copy_too_large', `the files it copies hold more than ${MAX_COPIED_TOTAL_BYTES / 1024 / 1024} MB in all, too much to check for invisible characters.`);
       return refuse('content.copy_unreadable', `${path} cannot be read to check it for invisible characters (missing, not a regular file, or larger than ${MAX_COPIED_BYTES / 1024 / 1024} MB). Write the content directly instead.`);
     }
+    budget -= text.length; // characters, near enough to bytes for a bound on the work
     for (const r of invisible) {
       const m = matchSpans(r.regex, text, 1)[0];
       if (!m) continue;
