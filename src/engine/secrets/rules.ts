@@ -245,8 +245,9 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   const exactKeywords = caseRaw === 'exact';
   const kw = raw['keywords'];
   if (!Array.isArray(kw) || kw.length === 0) fail(where, '`keywords` must be a non-empty list');
+  const pattern = exactKeywords ? EXACT_KEYWORD : KEYWORD;
   for (const k of kw) {
-    if (exactKeywords ? typeof k !== 'string' || !EXACT_KEYWORD.test(k) : typeof k !== 'string' || !KEYWORD.test(k)) {
+    if (typeof k !== 'string' || !pattern.test(k)) {
       fail(where, `keyword \`${String(k)}\` must be 2-64 printable ASCII characters${exactKeywords ? '' : ' without upper-case letters (or set `keyword_case: exact`)'}`);
     }
   }
