@@ -240,6 +240,23 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
     assert.match(out, /password = "\[REDACTED:generic-password-quoted\]"/);
   });
 
+  it('an unquoted value cut by a chunk is held from its start only (the hold-back search starts in the last run a secret can consist of)', () => {
+    const rule = rules.rules.find((x) => x.id === 'generic-token-unquoted')!;
+    assert.ok(rule.secretStart && Number.isFinite(rule.secretTail), 'a bounded secret tail');
+    assert.equal(rule.secretChars.table[32], 0, 'a space is not part of the value');
+    const clock = new FakeScheduler();
+    let out = '';
+    const r = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: clock });
+    const head = `${'log line '.repeat(200)}\nTOKEN=`;
+    r.write(head + 'Zq8vN2x');
+    clock.advance(100);
+    assert.equal(out, head, 'everything before the value is out, none of the value');
+    r.write('Lw4mR7tY1kP3s\n');
+    r.close();
+    assert.equal(out, redactSecrets(rules, `${head}Zq8vN2xLw4mR7tY1kP3s\n`).text);
+    assert.match(out, /TOKEN=\[REDACTED:generic-token-unquoted\]/);
+  });
+
   it('a PEM BEGIN holds everything until END; close() without END redacts to the end', () => {
     const clock = new FakeScheduler();
     let out = '';

@@ -307,8 +307,33 @@ export function prefixSource(root: RegexNode): string {
  * text from here to its end is a prefix of the group and what follows. Undefined otherwise.
  */
 export function secretStartSource(root: RegexNode): string | undefined {
-  const items = root.t === 'seq' ? root.items : [root];
-  const at = items.findIndex((item) => item.t === 'group' && item.capture);
-  if (at < 0 || items.slice(0, at).some((item) => regexFacts(item).groups > 0)) return undefined;
+  const at = secretItemIndex(root);
+  if (at < 0) return undefined;
+  const items = topItems(root);
   return `(?<=${items.slice(0, at).map(full).join('')})(?:${prefixOfSequence(items.slice(at))})$`;
+}
+
+/**
+ * The most characters a secretStartSource match consumes (the group and what follows it; the
+ * lookbehind consumes nothing): such a match, which ends at the end of the text, starts at most
+ * this far before it. Infinity when unbounded or when there is no such source.
+ */
+export function secretTailLength(root: RegexNode): number {
+  const at = secretItemIndex(root);
+  return at < 0 ? Infinity : secretTail(root).reduce((n, item) => n + maxLength(item), 0);
+}
+
+/** The items of the top-level sequence from the first capturing group on (none when secretStartSource is undefined). */
+export function secretTail(root: RegexNode): readonly RegexNode[] {
+  const at = secretItemIndex(root);
+  return at < 0 ? [] : topItems(root).slice(at);
+}
+
+const topItems = (root: RegexNode): readonly RegexNode[] => (root.t === 'seq' ? root.items : [root]);
+
+/** Index of the first capturing group in the top-level sequence when no group comes before it; -1 otherwise. */
+function secretItemIndex(root: RegexNode): number {
+  const items = topItems(root);
+  const at = items.findIndex((item) => item.t === 'group' && item.capture);
+  return at < 0 || items.slice(0, at).some((item) => regexFacts(item).groups > 0) ? -1 : at;
 }

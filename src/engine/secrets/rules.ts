@@ -15,9 +15,9 @@ import registriesFile from '../../../security/secrets/registries.yaml';
 import saasFile from '../../../security/secrets/saas.yaml';
 import sourceHostingFile from '../../../security/secrets/source-hosting.yaml';
 import {
-  RegexSyntaxError, maxLength, maxOffsetOfFirstGroup, minLength, parseRegex, prefixSource, regexFacts, secretStartSource,
+  RegexSyntaxError, maxLength, maxOffsetOfFirstGroup, minLength, parseRegex, prefixSource, regexFacts, secretStartSource, secretTail, secretTailLength,
 } from './regex-syntax';
-import { type StartFilter, leadLiterals, startFilter } from './start-filter';
+import { type CharSet, type StartFilter, consumable, leadLiterals, startFilter } from './start-filter';
 
 /**
  * Where a rule's keyword must sit in a match. `before_secret` (default): a keyword starts inside
@@ -57,6 +57,10 @@ export interface SecretRule {
   readonly prefixSticky: RegExp;
   /** Global, for a secret in a top-level group: earliest position where a secret of a match the text can still grow into could start. */
   readonly secretStart?: RegExp;
+  /** The most characters a `secretStart` match consumes (it ends at the end of the text): it starts no earlier than that before the end. */
+  readonly secretTail: number;
+  /** Every character a `secretStart` match can consume: it starts no earlier than the run of these that ends the text. */
+  readonly secretChars: CharSet;
   readonly entropy?: number;
   readonly allowlist: readonly RegExp[];
   /** Longest possible match (Infinity for a block that runs to its footer or the end of the text). */
@@ -302,7 +306,7 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
 
   return {
     id, description, family, keywords, exactKeywords, anchor, source, caseInsensitive, regex, sticky, prefix, prefixSticky,
-    ...(secretStart ? { secretStart } : {}),
+    ...(secretStart ? { secretStart } : {}), secretTail: secretTailLength(tree), secretChars: consumable(secretTail(tree), caseInsensitive),
     ...(entropyRaw !== undefined ? { entropy: entropyRaw as number } : {}),
     allowlist, maxLength: max, lookahead: Math.max(1, facts.lookahead), lookbehind: facts.lookbehind, reach, filter: startFilter(tree, caseInsensitive), ...leadsOf(tree, reach), hasGroup: facts.groups > 0,
     examples: examples(raw['examples'], `${where}.examples`), index,

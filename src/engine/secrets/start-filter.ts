@@ -113,6 +113,28 @@ function every(node: RegexNode, ci: boolean, acc: { table: Uint8Array; wide: boo
   }
 }
 
+/** A set of code units: per ASCII code unit 1 if in it; `wide`: whether code units >= 128 may be. */
+export interface CharSet { readonly table: Uint8Array; readonly wide: boolean }
+
+/** Every character the nodes can consume (lookaround bodies consume nothing). */
+export function consumable(nodes: readonly RegexNode[], ci: boolean): CharSet {
+  const acc = { table: new Uint8Array(128), wide: false };
+  for (const n of nodes) every(n, ci, acc);
+  return acc;
+}
+
+/** The start of the longest run of `set` characters that ends at `end`, looking back no further than `floor`. */
+export function runStart(set: CharSet, text: string, end: number, floor: number): number {
+  const { table, wide } = set;
+  let r = end;
+  while (r > floor) {
+    const x = text.charCodeAt(r - 1);
+    if (x < 128 ? table[x] === 0 : !wide) break;
+    r--;
+  }
+  return r;
+}
+
 export function startFilter(root: RegexNode, ci: boolean): StartFilter {
   let boundary = false;
   const fixed: CharCondition[] = [];

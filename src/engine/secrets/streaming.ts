@@ -25,6 +25,7 @@ import type { SecretRuleSet } from './rules';
 import {
   type Candidate, type KeywordOccurrences, applyRedactions, indexKeywords, lowerAscii, lowerBound, resolveOverlaps, rulePositions, scanRule,
 } from './scan';
+import { runStart } from './start-filter';
 
 export interface FlushScheduler {
   set(fn: () => void, ms: number): unknown;
@@ -177,7 +178,10 @@ export class StreamingRedactor {
         // Hold from where such a match's secret could start (its key and separator are released).
         // Like s_min, that position never moves back as text is appended.
         sMin[r] = lower;
-        rule.secretStart.lastIndex = Math.max(lower, this.gMin[r]!);
+        // A match ends at the end of the buffer and consumes only secretChars (at most secretTail
+        // of them): it starts inside the run of those characters that ends the buffer.
+        const from = Math.max(lower, this.gMin[r]!, len - rule.secretTail);
+        rule.secretStart.lastIndex = runStart(rule.secretChars, buf, len, from);
         const m = rule.secretStart.exec(buf);
         const g = m ? m.index : len;
         this.gMin[r] = g;
@@ -196,7 +200,8 @@ export class StreamingRedactor {
       // Appending text never makes a position viable again, so the last s_min is a lower bound.
       let s = len;
       if (lower < len) {
-        rule.prefix.lastIndex = lower;
+        // Likewise a match the text can still grow into ends at the end of the buffer.
+        rule.prefix.lastIndex = Math.max(lower, len - rule.maxLength);
         const m = rule.prefix.exec(buf);
         if (m) s = m.index;
       }
