@@ -335,13 +335,13 @@ export function compileSecretRules(files: readonly (readonly [string, unknown])[
   return indexRules(rules);
 }
 
-/** The id of `word` in `list` (added at the end if new). */
-function intern(word: string, list: string[], ids: Map<string, number>): number {
-  let id = ids.get(word);
+/** The id of `key` in `list` (added at the end if new). */
+function intern<K>(key: K, list: K[], ids: Map<K, number>): number {
+  let id = ids.get(key);
   if (id === undefined) {
     id = list.length;
-    list.push(word);
-    ids.set(word, id);
+    list.push(key);
+    ids.set(key, id);
   }
   return id;
 }
@@ -485,19 +485,10 @@ function ahoCorasick(strings: ReadonlyMap<number, string>, fold: boolean): AhoCo
 function keywordAutomaton(words: readonly string[], exact: readonly boolean[], keywordGroups: readonly (readonly number[])[], leadGroups: readonly (readonly number[])[]): KeywordAutomaton {
   const folded = ahoCorasick(new Map(words.flatMap((w, id) => (exact[id] ? [] : [[id, w] as const]))), true);
   const cased = ahoCorasick(new Map(words.flatMap((w, id) => (exact[id] ? [[id, w] as const] : []))), false);
-  // Classes of the product: code units that move both automata alike.
-  const pairClass = new Map<number, number>();
-  const pairs: [number, number][] = [];
-  const classFor = (f: number, e: number): number => {
-    const key = f * 256 + e;
-    let k = pairClass.get(key);
-    if (k === undefined) {
-      k = pairs.length;
-      pairs.push([f, e]);
-      pairClass.set(key, k);
-    }
-    return k;
-  };
+  // Classes of the product: code units that move both automata alike (a pair of classes, f * 256 + e).
+  const pairs: number[] = [];
+  const pairIds = new Map<number, number>();
+  const classFor = (f: number, e: number): number => intern(f * 256 + e, pairs, pairIds);
   classFor(0, 0); // class 0: in no string
   const classOf = new Uint8Array(128);
   for (let c = 0; c < 128; c++) classOf[c] = classFor(folded.classOf[c]!, cased.classOf[c]!);
@@ -506,33 +497,27 @@ function keywordAutomaton(words: readonly string[], exact: readonly boolean[], k
   if (classes > 256) throw new SecretRuleError('secret rules: keywords use too many distinct characters');
   let shift = 0;
   while (1 << shift < classes) shift++;
-  // Breadth-first over the reachable pairs of states.
-  const ids = new Map<number, number>([[0, 0]]);
-  const stateF: number[] = [0];
-  const stateE: number[] = [0];
+  // Breadth-first over the reachable pairs of states (f * E + e, E the cased automaton's state count).
+  const E = cased.out.length;
+  const stateKeys: number[] = [];
+  const stateIds = new Map<number, number>();
+  intern(0, stateKeys, stateIds);
   const moves: number[] = [];
-  for (let s = 0; s < stateF.length; s++) {
-    const f = stateF[s]!;
-    const e = stateE[s]!;
+  for (let s = 0; s < stateKeys.length; s++) {
+    const f = Math.floor(stateKeys[s]! / E);
+    const e = stateKeys[s]! % E;
     for (let k = 0; k < classes; k++) {
-      const [fc, ec] = pairs[k]!;
+      const fc = pairs[k]! >> 8;
+      const ec = pairs[k]! & 255;
       const nf = folded.next[f * folded.classes + fc]!;
       const ne = cased.next[e * cased.classes + ec]!;
-      const key = nf * cased.out.length + ne;
-      let t = ids.get(key);
-      if (t === undefined) {
-        t = stateF.length;
-        ids.set(key, t);
-        stateF.push(nf);
-        stateE.push(ne);
-      }
-      moves.push(t);
+      moves.push(intern(nf * E + ne, stateKeys, stateIds));
     }
   }
-  const states = stateF.length;
-  const out: (readonly number[])[] = stateF.map((f, s) => {
-    const a = folded.out[f]!;
-    const b = cased.out[stateE[s]!]!;
+  const states = stateKeys.length;
+  const out: (readonly number[])[] = stateKeys.map((key) => {
+    const a = folded.out[Math.floor(key / E)]!;
+    const b = cased.out[key % E]!;
     return b.length === 0 ? a : a.length === 0 ? b : [...a, ...b];
   });
   const delta = new Int32Array(states << shift);
