@@ -147,7 +147,7 @@ export class Engine {
     if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
     // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
     const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
-      ?? invisibleTextCopiedIntoInstructions(protection.findings, this.sourcesOf(touches, action.cwd), o.fs);
+      ?? invisibleTextCopiedIntoInstructions(protection.findings, () => this.sourcesOf(touches, action.cwd), o.fs);
     if (hidden) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: [...hidden.rules, ...protection.rules], reason: hidden.reason };
 
     if (action.type === 'http_request') {

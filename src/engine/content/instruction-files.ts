@@ -62,6 +62,20 @@ function writtenStrings(payload: Readonly<Record<string, unknown>>, targets: Rea
   return { strings, complete };
 }
 
+/** The action's writes to agent instruction files. */
+const instructionWrites = (findings: readonly PathFindingLike[]): PathFindingLike[] =>
+  findings.filter((f) => f.access === 'write' && f.ruleId !== undefined && INSTRUCTION_FILE_RULES.has(f.ruleId));
+
+/** The first invisible-text rule that matches `text`, with the offset of its first match. */
+function firstInvisible(rules: readonly CompiledContentRule[], text: string): { id: string; name: string; offset: number } | undefined {
+  for (const r of rules) {
+    if (r.rule.category !== 'invisible_text') continue;
+    const m = matchSpans(r.regex, text, 1)[0];
+    if (m) return { id: r.rule.id, name: NAMES[r.rule.id] ?? 'invisible characters', offset: m[0] };
+  }
+  return undefined;
+}
+
 /**
  * A block (rule ids and a reason) when the action writes to an agent instruction file and any
  * text it writes contains invisible characters; undefined otherwise. Text being replaced
@@ -72,22 +86,19 @@ export function invisibleTextInInstructionWrite(
   findings: readonly PathFindingLike[], payload: Readonly<Record<string, unknown>>,
   rules: readonly CompiledContentRule[] = loadContentRules(),
 ): { rules: string[]; reason: string } | undefined {
-  const hits = findings.filter((f) => f.access === 'write' && f.ruleId !== undefined && INSTRUCTION_FILE_RULES.has(f.ruleId));
+  const hits = instructionWrites(findings);
   const target = hits[0];
   if (!target) return undefined;
   const targets = new Set(hits.map((f) => f.path));
-  const invisible = rules.filter((r) => r.rule.category === 'invisible_text');
   const file = target.resolved ?? target.path;
   const { strings, complete } = writtenStrings(payload, targets);
   for (const s of strings) {
-    for (const r of invisible) {
-      const m = matchSpans(r.regex, s.text, 1)[0];
-      if (!m) continue;
-      return {
-        rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, `content.${r.rule.id}`],
-        reason: `Blocked: the write to ${file} puts ${NAMES[r.rule.id] ?? 'invisible characters'} (${r.rule.id}, at offset ${m[0]} of \`${s.field}\`) into an agent instruction file; agents read such characters, people reviewing the file cannot see them. Remove them and write the file again.`,
-      };
-    }
+    const hit = firstInvisible(rules, s.text);
+    if (!hit) continue;
+    return {
+      rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, `content.${hit.id}`],
+      reason: `Blocked: the write to ${file} puts ${hit.name} (${hit.id}, at offset ${hit.offset} of \`${s.field}\`) into an agent instruction file; agents read such characters, people reviewing the file cannot see them. Remove them and write the file again.`,
+    };
   }
   if (!complete) {
     return {
@@ -107,15 +118,18 @@ export const MAX_COPIED_TOTAL_BYTES = 16 * 1024 * 1024;
  * A block when the action writes an agent instruction file from other files (copy_file /
  * move_file / copy_dir / move_dir sources, the files a command reads or moves) and any of those
  * files holds invisible characters, or cannot be read to be checked (missing, not a regular file,
- * too large: fail closed). `sources`: absolute paths. Without this, hidden text written to a
- * scratch file and then moved over CLAUDE.md would never be seen by the write check above.
+ * too large: fail closed). `sourcesOf` gives their absolute paths (asked only when an instruction
+ * file is written). Without this, hidden text written to a scratch file and then moved over
+ * CLAUDE.md would never be seen by the write check above.
  */
 export function invisibleTextCopiedIntoInstructions(
-  findings: readonly PathFindingLike[], sources: readonly string[], fs: Pick<FileSystemPort, 'listTree' | 'readText'>,
+  findings: readonly PathFindingLike[], sourcesOf: () => readonly string[], fs: Pick<FileSystemPort, 'listTree' | 'readText'>,
   rules: readonly CompiledContentRule[] = loadContentRules(),
 ): { rules: string[]; reason: string } | undefined {
-  const target = findings.find((f) => f.access === 'write' && f.ruleId !== undefined && INSTRUCTION_FILE_RULES.has(f.ruleId));
-  if (!target || sources.length === 0) return undefined;
+  const target = instructionWrites(findings)[0];
+  if (!target) return undefined;
+  const sources = sourcesOf();
+  if (sources.length === 0) return undefined;
   const file = target.resolved ?? target.path;
   const refuse = (rule: string, why: string) => ({
     rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, rule],
@@ -129,7 +143,6 @@ export function invisibleTextCopiedIntoInstructions(
     else files.push(...tree.entries.filter((e) => fs.listTree(e, 0) === undefined));
     if (files.length > MAX_COPIED_FILES) return refuse('content.copy_too_large', `it copies more than ${MAX_COPIED_FILES} files, too many to check each for invisible characters.`);
   }
-  const invisible = rules.filter((r) => r.rule.category === 'invisible_text');
   let budget = MAX_COPIED_TOTAL_BYTES;
   for (const path of files) {
     const limit = Math.min(MAX_COPIED_BYTES, budget);
@@ -139,14 +152,12 @@ export function invisibleTextCopiedIntoInstructions(
       return refuse('content.copy_unreadable', `${path} cannot be read to check it for invisible characters (missing, not a regular file, or larger than ${MAX_COPIED_BYTES / 1024 / 1024} MB). Write the content directly instead.`);
     }
     budget -= text.length; // characters, near enough to bytes for a bound on the work
-    for (const r of invisible) {
-      const m = matchSpans(r.regex, text, 1)[0];
-      if (!m) continue;
-      return {
-        rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, `content.${r.rule.id}`],
-        reason: `Blocked: the action fills ${file} (an agent instruction file) from ${path}, which holds ${NAMES[r.rule.id] ?? 'invisible characters'} (${r.rule.id}, at offset ${m[0]}); agents read such characters, people reviewing the file cannot see them.`,
-      };
-    }
+    const hit = firstInvisible(rules, text);
+    if (!hit) continue;
+    return {
+      rules: [INVISIBLE_IN_INSTRUCTIONS_RULE, `content.${hit.id}`],
+      reason: `Blocked: the action fills ${file} (an agent instruction file) from ${path}, which holds ${hit.name} (${hit.id}, at offset ${hit.offset}); agents read such characters, people reviewing the file cannot see them.`,
+    };
   }
   return undefined;
 }
