@@ -1,0 +1,36 @@
+// The hook program ↔ extension protocol over the local socket: one JSON object per line each way,
+// one request per connection. Every request carries the per-start token from bridge.json; a request
+// without it (or with a wrong one) gets an error answer and nothing is decided or recorded.
+import type { AgentId } from '../../engine/agents/types';
+
+/** Largest request line the server reads (a tool input with a big file in it); longer is refused. */
+export const MAX_BRIDGE_LINE = 16 * 1024 * 1024;
+
+export interface BridgeAction {
+  readonly id?: string;
+  readonly type: string;
+  readonly payload: Record<string, unknown>;
+  readonly sessionId: string;
+  readonly cwd?: string;
+}
+
+export type BridgeRequest =
+  /** Decide one action (Tier 3 through the editor's modal), record it in the audit log, and answer by `deadlineMs` (epoch ms). */
+  | { readonly v: 1; readonly token: string; readonly kind: 'decide'; readonly agent: AgentId; readonly action: BridgeAction; readonly deadlineMs: number }
+  /** Record what the hook found in a tool's output (post-tool inspection) in the audit log. Details are already redacted. */
+  | { readonly v: 1; readonly token: string; readonly kind: 'record'; readonly agent: AgentId; readonly sessionId: string; readonly event: 'tool_output_inspected'; readonly details: Record<string, unknown> }
+  | { readonly v: 1; readonly token: string; readonly kind: 'ping' };
+
+/** The decision as the extension's check API returns it (see src/vscode/check-action.ts CheckActionResult). */
+export interface BridgeDecision {
+  readonly decision: 'allow' | 'block' | 'escalate';
+  readonly tier: number;
+  readonly minTier: number;
+  readonly level: string;
+  readonly rules: readonly string[];
+  readonly reason: string;
+}
+
+export type BridgeResponse =
+  | { readonly v: 1; readonly ok: true; readonly decision?: BridgeDecision }
+  | { readonly v: 1; readonly ok: false; readonly error: string };
