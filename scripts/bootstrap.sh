@@ -11,7 +11,8 @@
 #   - code-server (VS Code in a browser, from npm) in .e2e/cs
 #
 # Only the npm registry and Debian apt are needed. Sourcing it sets no shell options; on failure it returns 1.
-# Also defines helpers shared by the test and demo scripts: bw_log, bw_cs_*, bw_package_vsix, bw_kill_tagged.
+# Also defines helpers shared by the test and demo scripts: bw_log, bw_cs_*, bw_package_vsix, bw_kill_tagged,
+# and bw_ensure_agent_clients (the agent CLIs for test/agents, installed on demand).
 
 BW_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BW_E2E=${BW_E2E:-$BW_ROOT/.e2e}
@@ -128,6 +129,34 @@ bw_ensure_code_server() {
   bw_install code-server-install 900 npm install --prefix "$BW_E2E/cs" --no-audit --no-fund "code-server@$BW_CS_VERSION" || return 1
   [ -x "$BW_CS" ] || { bw_log "code-server installed but $BW_CS is missing"; return 1; }
   touch "$marker"
+}
+
+# --- 6. the four agent CLIs that test/agents runs with Bulwark's hooks (not part of bw_bootstrap: only the ---------
+#         agents stage of scripts/test.sh needs them, and it calls bw_ensure_agent_clients itself)
+# The one place their versions are pinned. Install scripts must run: Claude Code's postinstall links its native
+# binary over bin/claude.exe, Gemini CLI's optional node-pty/keytar compile addons for this Node's ABI.
+BW_AGENTS_DIR=$BW_E2E/agents
+BW_AGENT_CLIENT_SPECS=(
+  claude=@anthropic-ai/claude-code@2.1.332
+  gemini=@google/gemini-cli@0.61.0
+  copilot=@github/copilot@1.0.102
+  codex=@openai/codex@0.169.0
+)
+bw_ensure_agent_clients() { # bw_ensure_agent_clients [claude|gemini|copilot|codex ...]   (default: all four)
+  local entry name spec dir marker
+  for entry in "${BW_AGENT_CLIENT_SPECS[@]}"; do
+    name=${entry%%=*} spec=${entry#*=}
+    if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+    dir=$BW_AGENTS_DIR/$name
+    marker="$dir/.installed-$(printf '%s' "$spec" | tr '@/' '__')-abi-$BW_ABI"
+    [ -f "$marker" ] && continue
+    bw_log "install $spec into .e2e/agents/$name"
+    rm -rf "$dir"; mkdir -p "$dir"
+    echo '{ "private": true }' >"$dir/package.json"
+    bw_install "agent-$name-install" 600 npm install --prefix "$dir" --save-exact --no-audit --no-fund "$spec" || return 1
+    [ -x "$dir/node_modules/.bin/$name" ] || { bw_log "$spec installed but $dir/node_modules/.bin/$name is missing"; return 1; }
+    touch "$marker"
+  done
 }
 
 # --- helpers shared by the e2e suite and the demo ----------------------------------------------------------
