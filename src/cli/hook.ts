@@ -1,0 +1,178 @@
+// `bulwark hook --agent claude|codex|gemini|copilot-cli|vscode`: the program every guarded agent
+// calls before (and after) each tool call. It reads the client's hook JSON on stdin, maps the tool
+// call to Bulwark actions (security/agents/), has them decided — by the running extension over its
+// socket (Tier 3 in the editor's modal, one audit chain, shared taint), or in-process when no
+// extension runs (nobody to ask: what needs a human is denied) — and answers in the client's own
+// dialect. Whatever goes wrong ends as a deny with a reason: never an allow because something failed.
+import type { AgentId, HookAnswer, HookCall, MappedAction } from '../engine/agents';
+import { AGENT_IDS, BUILTIN_TOOL_MAPS, HookInputError, denyWithoutPayload, isAgentId, mapToolCall, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText } from '../engine/agents';
+import type { BridgeDecision } from '../node/hooks/bridge-protocol';
+
+/** Oldest Node the hook runs on (better-sqlite3 13 crashes older ones). */
+export const MIN_NODE_MAJOR = 22;
+/** Largest hook payload read; a bigger one is denied (a tool input carrying a huge file). */
+export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
+/** Answer before this, whatever is still pending (the client's own hook timeout must be longer). */
+export const DEFAULT_DEADLINE_MS = 25_000;
+/** Tool output scanned after the tool ran (more is not scanned, and the context says so). */
+const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
+
+const USAGE = 'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE]';
+
+interface HookFlags {
+  agent: AgentId;
+  event?: string;
+  stateDir?: string;
+  deadlineMs: number;
+  policy: string;
+  ifc: string;
+}
+
+export interface HookIo {
+  readonly stdin: AsyncIterable<Buffer | string>;
+  write(answer: HookAnswer): void;
+}
+
+/** Runs one hook call; resolves to the exit code. Never throws. */
+export async function runHook(argv: string[], io: HookIo = processIo()): Promise<number> {
+  const started = Date.now();
+  const agentGuess = guessAgent(argv);
+  let answered = false;
+  const answer = (a: HookAnswer): number => {
+    if (!answered) { answered = true; io.write(a); }
+    return a.exitCode;
+  };
+  const failClosed = (why: string) => answer(denyWithoutPayload(agentGuess, `Bulwark denied this tool call because its hook could not decide: ${why}. Nothing was run.`));
+
+  const major = Number(process.versions.node.split('.')[0]);
+  if (!(major >= MIN_NODE_MAJOR)) return failClosed(`it needs Node.js ${MIN_NODE_MAJOR} or newer and found ${process.version} (install Node ${MIN_NODE_MAJOR}+ and run \`bulwark hooks install\` again so the hook uses it)`);
+
+  let flags: HookFlags;
+  try {
+    flags = parseHookFlags(argv);
+  } catch (e) {
+    return failClosed(`${e instanceof Error ? e.message : String(e)} (${USAGE})`);
+  }
+
+  let call: HookCall | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => { timer = setTimeout(() => resolve('deadline'), Math.max(0, flags.deadlineMs - (Date.now() - started))); });
+  try {
+    const work = decideCall(flags, io, started + flags.deadlineMs, (c) => { call = c; });
+    const outcome = await Promise.race([work, deadline]);
+    if (outcome === 'deadline') {
+      const why = `no decision within ${Math.round(flags.deadlineMs / 1000)} s (a review or an approval took too long), so the call is denied; approve sooner, or reinstall the hooks with a longer --timeout`;
+      if (call?.phase === 'post_tool' || call?.phase === 'other') return answer({ stdout: '', stderr: '', exitCode: 0 });
+      if (call) return answer(preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${why}.` }));
+      return failClosed(why);
+    }
+    return answer(outcome);
+  } catch (e) {
+    const why = e instanceof HookInputError ? e.message : `an internal error (${e instanceof Error ? e.message : String(e)})`;
+    if (call && call.phase === 'pre_tool') return answer(preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call because its hook could not decide: ${why}. Nothing was run.` }));
+    if (call) return answer({ stdout: '', stderr: '', exitCode: 0 });
+    return failClosed(why);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function parseHookFlags(argv: string[]): HookFlags {
+  const values = new Map<string, string>();
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const eq = a.indexOf('=');
+    const [name, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    if (!['--agent', '--event', '--state-dir', '--deadline-ms', '--policy', '--ifc'].includes(name)) throw new Error(`unknown option \`${a}\``);
+    const v = inline ?? argv[++i];
+    if (v === undefined) throw new Error(`${name} needs a value`);
+    values.set(name, v);
+  }
+  const agent = values.get('--agent');
+  if (!isAgentId(agent)) throw new Error(`--agent must be one of ${AGENT_IDS.join(', ')}${agent === undefined ? '' : `, got \`${agent}\``}`);
+  const deadlineRaw = values.get('--deadline-ms');
+  const deadlineMs = deadlineRaw === undefined ? DEFAULT_DEADLINE_MS : Number(deadlineRaw);
+  if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 3_600_000) throw new Error(`--deadline-ms must be an integer from 100 to 3600000, got \`${deadlineRaw}\``);
+  return { agent, event: values.get('--event'), stateDir: values.get('--state-dir'), deadlineMs, policy: values.get('--policy') ?? 'default', ifc: values.get('--ifc') ?? 'default' };
+}
+
+/** The agent named on the command line, for answering even when the flags are otherwise wrong. */
+function guessAgent(argv: string[]): AgentId {
+  const i = argv.indexOf('--agent');
+  const v = i >= 0 ? argv[i + 1] : argv.find((a) => a.startsWith('--agent='))?.slice(8);
+  return isAgentId(v) ? v : 'claude';
+}
+
+async function readInput(stdin: AsyncIterable<Buffer | string>): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of stdin) {
+    const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
+    size += b.length;
+    if (size > MAX_HOOK_INPUT_BYTES) throw new HookInputError(`the hook input is larger than ${MAX_HOOK_INPUT_BYTES / (1024 * 1024)} MiB`);
+    chunks.push(b);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks));
+  } catch {
+    throw new HookInputError('the hook input is not valid UTF-8');
+  }
+  if (text.trim() === '') throw new HookInputError('the hook input is empty');
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new HookInputError(`the hook input is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCall: (c: HookCall) => void): Promise<HookAnswer> {
+  const call = parseHookCall(await readInput(io.stdin), flags.agent, flags.event);
+  onCall(call);
+  if (call.phase === 'other') return { stdout: '', stderr: '', exitCode: 0 };
+  const { deciders } = await import('./hook-deciders');
+  const decider = await deciders(flags, call, deadlineAt);
+  if (call.phase === 'post_tool') {
+    const findings = await decider.inspectOutput(call, outputText(call.toolOutput));
+    return postToolAnswer(call.dialect, call.event, postToolContext(call.toolName!, findings));
+  }
+  const mapping = mapToolCall(BUILTIN_TOOL_MAPS[call.agent], call.toolName!, call.toolInput, call.cwd);
+  let worst: { action: MappedAction; d: BridgeDecision } | undefined;
+  for (const action of mapping.actions) {
+    const d = await decider.decide(call, action, mapping.via);
+    if (!worst || rank(d) > rank(worst.d)) worst = { action, d };
+    if (d.decision === 'block') break; // one refusal refuses the call; the rest need not be asked
+  }
+  if (!worst || worst.d.decision === 'allow') return preToolAnswer(call.dialect, call.event, { allow: true, reason: '' });
+  const reason = refusalText({
+    tool: call.toolName!, decision: worst.d.decision, tier: worst.d.tier, rules: worst.d.rules, reason: decider.redact(worst.d.reason),
+    noReviewer: worst.d.decision === 'escalate' ? decider.noReviewer : undefined,
+  });
+  return preToolAnswer(call.dialect, call.event, { allow: false, reason });
+}
+
+const rank = (d: BridgeDecision) => (d.decision === 'block' ? 2 : d.decision === 'escalate' ? 1 : 0);
+
+/** Every string in a tool's output, joined (a shell tool's stdout/stderr, a file's text…), bounded. */
+export function outputText(output: unknown): string {
+  const parts: string[] = [];
+  let size = 0;
+  const walk = (v: unknown, depth: number) => {
+    if (size >= MAX_OUTPUT_CHARS || depth > 32) return;
+    if (typeof v === 'string') { parts.push(v.slice(0, MAX_OUTPUT_CHARS - size)); size += v.length; return; }
+    if (Array.isArray(v)) { for (const x of v) walk(x, depth + 1); return; }
+    if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  walk(output, 0);
+  return parts.join('\n');
+}
+
+function processIo(): HookIo {
+  return {
+    stdin: process.stdin,
+    write: (a) => {
+      if (a.stdout) process.stdout.write(a.stdout);
+      if (a.stderr) process.stderr.write(a.stderr);
+    },
+  };
+}
