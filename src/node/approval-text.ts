@@ -41,14 +41,15 @@ export function redactedArguments(payload: unknown): string {
   return cut(visible(json), MAX_ARGUMENT_CHARS, 'arguments');
 }
 
-export function approvalText(request: ApprovalRequest): ApprovalText {
+/** `requester`: who asks, when known (e.g. "Claude Code" through its hook). */
+export function approvalText(request: ApprovalRequest, requester?: string): ApprovalText {
   const reasons = request.reasons.length
     ? request.reasons.map((r) => `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}: ${cut(visible(r.reason), MAX_REASON_CHARS, 'reason')}`).join('\n')
     : '(no tier gave a reason)';
   return {
-    title: `Bulwark: approve ${visible(request.actionType).slice(0, 100)}?`,
+    title: `Bulwark: approve ${visible(request.actionType).slice(0, 100)}?${requester ? ` (asked by ${visible(requester).slice(0, 100)})` : ''}`,
     detail: [
-      'An agent wants to run this action. Approve it only if you expect it; the approval applies to this exact action only.',
+      `${requester ? `${visible(requester).slice(0, 100)} wants` : 'An agent wants'} to run this action. Approve it only if you expect it; the approval applies to this exact action only.`,
       '',
       'Arguments:',
       redactedArguments(request.payload),

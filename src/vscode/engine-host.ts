@@ -18,6 +18,7 @@ import {
 } from '../node/extension-shield';
 import { loadOnnxClassifier } from '../node/classifier/onnx-classifier';
 import { ModalApprovalSurface } from './approval-modal';
+import { PendingBridgeActions } from '../node/hooks/bridge-service';
 import { LmChatBackend, parseLmSelector } from './lm-backend';
 
 /** SecretStorage key of the OpenAI-compatible evaluator's API key. */
@@ -70,12 +71,14 @@ export class EngineHost implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly subscriptions: vscode.Disposable[] = [this.changed];
   private readonly surface: ModalApprovalSurface;
+  /** Actions an agent's hook is waiting on (the approval dialog names the agent and gives up at the hook's deadline). */
+  readonly pendingBridgeActions = new PendingBridgeActions();
   /** Fires when the engine was rebuilt or the settings changed (the status bar listens). */
   readonly onDidChange = this.changed.event;
 
   /** `extraSelfPaths`: more Bulwark state outside the storage folders (a custom audit log location), FullBlock to agents. */
   constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly extraSelfPaths: () => string[] = () => []) {
-    this.surface = new ModalApprovalSurface(log);
+    this.surface = new ModalApprovalSurface(log, this.pendingBridgeActions);
     const refresh = () => this.refresh();
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(refresh),

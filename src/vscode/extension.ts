@@ -11,6 +11,8 @@ import { AuditHost } from './audit-host';
 import { registerAuditPanel } from './audit-panel';
 import { registerVerifyAudit } from './verify-audit';
 import { registerFileTools } from './file-tools';
+import { registerHookBridge } from './hook-bridge';
+import { stateDirSelfPaths } from '../node/hooks/state-dir';
 
 /** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
 export interface BulwarkTestApi {
@@ -21,7 +23,7 @@ export interface BulwarkTestApi {
 export function activate(context: vscode.ExtensionContext): BulwarkTestApi | undefined {
   const log = vscode.window.createOutputChannel('Bulwark', { log: true });
   const audit = new AuditHost(context, log);
-  const host = new EngineHost(context, log, () => audit.selfPaths());
+  const host = new EngineHost(context, log, () => [...audit.selfPaths(), ...stateDirSelfPaths()]);
   context.subscriptions.push(log, host, audit);
   registerExplainProtection(context, host);
   registerCheckAction(context, host, audit);
@@ -32,6 +34,7 @@ export function activate(context: vscode.ExtensionContext): BulwarkTestApi | und
   registerAuditPanel(context, audit);
   registerVerifyAudit(context, audit);
   registerFileTools(context, host, audit);
+  registerHookBridge(context, host, audit, log);
   if (context.extensionMode === vscode.ExtensionMode.Test) {
     return { setTier2ApiKey: (key) => storeTier2ApiKey(context, host, key) };
   }

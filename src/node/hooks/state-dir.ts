@@ -17,6 +17,22 @@ export function bulwarkStateDir(explicit?: string, env: NodeJS.ProcessEnv = proc
   return path.join(home, '.bulwark');
 }
 
+/**
+ * The state to hand the engine as self paths (full_block to agents): the directory in use and the
+ * default ~/.bulwark, where the hooks may have been installed before; a relative BULWARK_STATE_DIR
+ * (which bulwarkStateDir refuses) still leaves the default protected.
+ */
+export function stateDirSelfPaths(env: NodeJS.ProcessEnv = process.env, home: string = os.homedir()): string[] {
+  const fallback = path.join(home, '.bulwark');
+  let chosen: string | undefined;
+  try {
+    chosen = bulwarkStateDir(undefined, env, home);
+  } catch {
+    chosen = undefined;
+  }
+  return chosen !== undefined && chosen !== fallback ? [chosen, fallback] : [fallback];
+}
+
 /** What the running extension publishes in <stateDir>/bridge.json (mode 0600, directory 0700). */
 export interface BridgeInfo {
   readonly version: 1;
