@@ -2,8 +2,9 @@
 # THE test command (`npm test`, also what CI runs through .ci/run). Works on a fresh clone: the bootstrap installs
 # the toolchain (Node 24, apt packages, node_modules, code-server) first.
 # Stages, all run even if an earlier one fails:
-#   build (node esbuild.mjs) | type check (tsc --noEmit) | unit tests (mocha) | e2e (test/e2e/test-e2e.sh)
-# The last line is the summary `tests: N passed, M failed` (mocha unit + e2e counts; a stage that fails without
+#   build (node esbuild.mjs) | type check (tsc --noEmit) | unit tests (mocha) | agents (test/agents/run.sh: the real
+#   agent CLIs with Bulwark's hooks) | e2e (test/e2e/test-e2e.sh)
+# The last line is the summary `tests: N passed, M failed` (mocha unit + agents + e2e counts; a stage that fails without
 # reporting test counts, e.g. the build or the type check, counts as one failure). Exit status is non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -54,6 +55,20 @@ p=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ passing' | 
 f=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ failing' | grep -oE '[0-9]+' | tail -n1)
 stage_result "unit tests" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
 if [ -z "$p$f" ]; then cat "$LOGS/unit.txt"; fi   # e.g. a compile error before mocha ran
+
+# --- agents: the four real agent CLIs (pinned, from npm) with Bulwark's hooks, against a scripted model server -----
+say "agents: bash test/agents/run.sh"
+t=$SECONDS
+if [ "$build_rc" = 0 ]; then
+  BULWARK_AGENTS_SKIP_BUILD=1 bash test/agents/run.sh 2>&1 | tee "$LOGS/agents.txt"
+  rc=${PIPESTATUS[0]}
+else
+  echo "agents: skipped, the build failed" | tee "$LOGS/agents.txt"; rc=1
+fi
+line=$(grep -E '^agents: [0-9]+ passed, [0-9]+ failed$' "$LOGS/agents.txt" | tail -n1)
+p=$(sed -E 's/^agents: ([0-9]+) passed.*/\1/' <<<"$line")
+f=$(sed -E 's/.*, ([0-9]+) failed$/\1/' <<<"$line")
+stage_result agents "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
 
 # --- e2e: the extension in code-server (extension-host suite + UI through the installed .vsix) ---------------------
 say "e2e: bash test/e2e/test-e2e.sh"

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The real agent CLIs guarded by Bulwark's hooks (the `agents` stage of npm test; also `bash test/agents/run.sh`).
+# Installs the pinned clients into .e2e/agents on first use, builds dist/ unless BULWARK_AGENTS_SKIP_BUILD=1
+# (scripts/test.sh has just built it), then runs test/agents/run.js with the given arguments.
+# Prints one closing line `agents: N passed, M failed`; exit status non-zero on any failure.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+
+summary() { echo "agents: $1 passed, $2 failed"; }
+# shellcheck source=../../scripts/bootstrap.sh
+source scripts/bootstrap.sh || { summary 0 1; exit 1; }
+bw_ensure_agent_clients || { echo "agents: the agent CLIs could not be installed (see .e2e/logs/agent-*-install.log)"; summary 0 1; exit 1; }
+if [ "${BULWARK_AGENTS_SKIP_BUILD:-}" != 1 ]; then
+  node esbuild.mjs >/dev/null || { echo "agents: build failed (node esbuild.mjs)"; summary 0 1; exit 1; }
+fi
+exec node test/agents/run.js "$@"
