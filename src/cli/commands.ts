@@ -30,6 +30,11 @@ export const USAGE = `usage:
       (audit HMAC key: BULWARK_AUDIT_KEY, else FILE.key beside the --db/--audit-db file, created 0600)
   bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--state-dir DIR] [--deadline-ms N] [--policy P] [--ifc P]
       (an agent's pre/post-tool hook: the client's hook JSON on stdin, the answer in its own format on stdout)
+  bulwark hooks install [--agent claude|codex|gemini|copilot-cli|vscode]... [--scope user|workspace] [--workspace DIR]
+                        [--home DIR] [--state-dir DIR] [--timeout SECONDS] [--yes] [--dry-run]
+  bulwark hooks uninstall [--agent A]... [--home DIR] [--state-dir DIR] [--yes] [--dry-run]
+  bulwark hooks status [--home DIR] [--workspace DIR] [--state-dir DIR]
+      (puts Bulwark's hook wrapper into each client's hook configuration, shows the plan first; status: guarded, not installed, tampered)
   bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
   bulwark policy validate FILE
   bulwark policy test FILE [--home DIR]

@@ -11,6 +11,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     switch (cmd) {
       case 'hook': return await (await import('./hook')).runHook(rest);
+      case 'hooks': return await (await import('./hooks')).runHooks(rest);
       case 'check': return await (await import('./commands')).runCheck(rest);
       case 'shell': return await (await import('./commands')).runShell(rest);
       case 'policy': return await (await import('./commands')).runPolicy(rest);
