@@ -96,6 +96,8 @@ const common = {
   minify: production,
   logLevel: 'warning',
   plugins: [yamlPlugin(false), watPlugin],
+  // jsonc-parser's `main` is a UMD wrapper whose requires esbuild cannot follow; its ES module build bundles cleanly.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
 };
 
 /** Shipped surfaces: one entry each. */
