@@ -106,7 +106,7 @@ const CLIENTS = {
     name: 'OpenAI Codex CLI',
     package: '@openai/codex',
     bin: path.join(AGENTS_DIR, 'codex/node_modules/.bin/codex'),
-    setup({ home, serverUrl, mcpServer }) {
+    setup({ home, project, serverUrl, mcpServer }) {
       const toml = (s) => JSON.stringify(s);   // a JSON string is a valid TOML basic string
       const lines = [
         // gpt-5.5 is offered the freeform apply_patch tool (gpt-5.4 only has exec_command).
@@ -120,6 +120,8 @@ const CLIENTS = {
         '[model_providers.scripted]', 'name = "scripted"', `base_url = ${toml(`${serverUrl}/v1`)}`, 'env_key = "SCRIPTED_API_KEY"',
         'wire_api = "responses"', 'request_max_retries = 0', 'stream_max_retries = 0',
       ];
+      // The user trusts the project, as Codex asks on first start: only then does it read the project's .codex/ (hooks.json).
+      lines.push(`[projects.${toml(project)}]`, 'trust_level = "trusted"');
       if (mcpServer) lines.push('[mcp_servers.notes]', `command = ${toml(mcpServer.command)}`, `args = [${mcpServer.args.map(toml).join(', ')}]`);
       fs.mkdirSync(path.join(home, '.codex'), { recursive: true });
       fs.writeFileSync(path.join(home, '.codex/config.toml'), lines.join('\n') + '\n');
@@ -127,8 +129,6 @@ const CLIENTS = {
       const args = ['exec', '--skip-git-repo-check', '--json', '--dangerously-bypass-approvals-and-sandbox'];
       return { args, env: { CODEX_HOME: path.join(home, '.codex'), SCRIPTED_API_KEY: 'codex-test-dummy' }, trailingArgs: ['do the task'] };
     },
-    /** Codex reads hooks from CODEX_HOME only (a project's .codex/hooks.json was not run, measured with 0.169.0). */
-    scopes: ['user'],
     /** Codex runs hooks only once trusted; this invocation-scoped flag trusts them for the run. */
     hookTrustArgs: ['--dangerously-bypass-hook-trust'],
     hookFile: ({ home, project, scope }) => (scope === 'user' ? path.join(home, '.codex/hooks.json') : path.join(project, '.codex/hooks.json')),

@@ -55,8 +55,7 @@ async function main() {
       const label = `${client} ${runName}`;
       let ev;
       try {
-        // Both install locations are exercised: attacks with workspace hooks, the work runs with user hooks
-        // (a client that reads only one location, like Codex, gets that one; --scope overrides).
+        // Both install locations are exercised: attacks with workspace hooks, the work runs with user hooks (--scope overrides).
         ev = await runClient({ client, ...spec, hook, scope: scope || spec.scope, tag: `${client}-${runName}` });
       } catch (e) {
         console.log(`FAIL - ${label}: the run could not start: ${e.message}`);
