@@ -13,6 +13,7 @@ import { writeTinyClassifier } from '../test/unit/helpers/tiny-classifier';
 import { createHash, randomBytes } from 'node:crypto';
 import { AuditLog } from '../src/node/audit/audit-log';
 import { printRedactionFigures, redactionFigures } from './redaction';
+import { hookFigures, printHookFigures } from './hooks';
 
 const N_ACTIONS = 10_000;
 
@@ -147,6 +148,8 @@ async function measure<T>(name: string, items: readonly T[], run: (item: T) => u
 async function main(): Promise<void> {
   // BULWARK_BENCH_ONLY=redaction: only the redaction figures (bench/redaction.ts).
   if (process.env.BULWARK_BENCH_ONLY === 'redaction') return printRedactionFigures(await redactionFigures());
+  // BULWARK_BENCH_ONLY=hooks: only the hook figures (bench/hooks.ts; needs dist/cli.js).
+  if (process.env.BULWARK_BENCH_ONLY === 'hooks') return printHookFigures(await hookFigures());
   const { root, ws, home } = makeTree();
   const parser = await loadShellParser();
   const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
@@ -179,7 +182,9 @@ async function main(): Promise<void> {
     console.log(`target: verify ≥ 30% of raw SHA-256 speed: ${audit.verifyVsRawSha256 >= 0.3 ? 'met' : 'MISSED'}`);
     const redaction = await redactionFigures();
     printRedactionFigures(redaction);
-    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction }));
+    const hooks = await hookFigures();
+    printHookFigures(hooks);
+    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
