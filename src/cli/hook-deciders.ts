@@ -8,14 +8,13 @@ import { isAgentId } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 import { askBridge } from '../node/hooks/bridge-client';
-import { loadSecretRules, redactSecrets } from '../engine/secrets';
-import { inspect } from '../engine/content';
 
 export interface HookDecider {
   decide(call: HookCall, action: MappedAction, via: string): Promise<BridgeDecision>;
   /** Findings in a tool's output (rule ids only), recorded in the audit log. */
   inspectOutput(call: HookCall, text: string): Promise<OutputFinding[]>;
-  redact(text: string): string;
+  /** Secrets out of a reason before it goes to the agent (the extension's answers are redacted there, where the rules are already compiled). */
+  redact(text: string): Promise<string>;
   /** Why an escalation could not be put to anyone (in-process: no extension running). */
   readonly noReviewer?: string;
 }
@@ -35,7 +34,10 @@ export const agentSession = (call: HookCall) => `${call.agent}:${call.sessionId}
 export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: number): Promise<HookDecider> {
   if (!isAgentId(flags.agent)) throw new Error(`unknown agent ${flags.agent}`);
   const stateDir = bulwarkStateDir(flags.stateDir);
-  const redact = (text: string) => redactSecrets(loadSecretRules(), text).text;
+  const redact = async (text: string) => {
+    const { loadSecretRules, redactSecrets } = await import('../engine/secrets');
+    return redactSecrets(loadSecretRules(), text).text;
+  };
   const timeoutMs = () => Math.max(50, deadlineAt - Date.now() - 250);
 
   // Ask the extension first; its answer decides whether this process decides anything itself.
@@ -45,12 +47,12 @@ export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: 
     return {
       redact,
       decide: async () => blockDecision('hook.bridge_unreachable', `Blocked: ${why}, and a hook never decides without it while it runs. Restart VS Code's extension host (Developer: Restart Extension Host) if this persists.`),
-      inspectOutput: async (c, text) => inspectLocally(c, text),
+      inspectOutput: (c, text) => inspectLocally(c, text),
     };
   }
   if (probe.kind === 'answer') {
     return {
-      redact,
+      redact: async (text) => text,
       decide: async (c, action) => {
         const r = await askBridge(stateDir, {
           v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500,
@@ -61,7 +63,7 @@ export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: 
         return r.response.decision ?? blockDecision('hook.bridge_error', 'Blocked: the Bulwark extension answered without a decision.');
       },
       inspectOutput: async (c, text) => {
-        const findings = inspectLocally(c, text);
+        const findings = await inspectLocally(c, text);
         const r = await askBridge(stateDir, { v: 1, kind: 'record', agent: c.agent, sessionId: agentSession(c), event: 'tool_output_inspected', details: outputDetails(c, findings) }, { timeoutMs: timeoutMs() });
         if (r.kind !== 'answer' || !r.response.ok) process.stderr.write('Bulwark: the tool output inspection could not be recorded in the audit log\n');
         return findings;
@@ -77,7 +79,7 @@ export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: 
     noReviewer: 'No one can approve it right now: the Bulwark extension is not running, so this hook decided on its own and never asks.',
     decide: async (c, action, via) => engine.decide(c, action, via),
     inspectOutput: async (c, text) => {
-      const findings = inspectLocally(c, text);
+      const findings = await inspectLocally(c, text);
       await engine.record(c, outputDetails(c, findings));
       return findings;
     },
@@ -92,8 +94,9 @@ function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
 }
 export { cwdOf };
 
-function inspectLocally(call: HookCall, text: string): OutputFinding[] {
+async function inspectLocally(call: HookCall, text: string): Promise<OutputFinding[]> {
   if (!text) return [];
+  const { inspect } = await import('../engine/content');
   const r = inspect(text, 'pre_prompt', `${call.agent}:${call.toolName}`, 'untrusted');
   return r.findings.map((f) => ({ category: f.category, rule: f.rule }));
 }

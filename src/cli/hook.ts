@@ -145,7 +145,7 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
   }
   if (!worst || worst.d.decision === 'allow') return preToolAnswer(call.dialect, call.event, { allow: true, reason: '' });
   const reason = refusalText({
-    tool: call.toolName!, decision: worst.d.decision, tier: worst.d.tier, rules: worst.d.rules, reason: decider.redact(worst.d.reason),
+    tool: call.toolName!, decision: worst.d.decision, tier: worst.d.tier, rules: worst.d.rules, reason: await decider.redact(worst.d.reason),
     noReviewer: worst.d.decision === 'escalate' ? decider.noReviewer : undefined,
   });
   return preToolAnswer(call.dialect, call.event, { allow: false, reason });
