@@ -23,44 +23,43 @@ function bulwark(args, opts = {}) {
   return { status: r.status, stdout: r.stdout || '', stderr: (r.stderr || '') + (r.error ? String(r.error) : '') };
 }
 
-let hooksInstallSupport;
-/** Whether dist/cli.js has `hooks install` yet (it is being built in parallel; until then the harness writes the config). */
-function cliHasHooksInstall() {
-  if (hooksInstallSupport === undefined) {
-    const r = bulwark(['hooks', 'install', '--help']);
-    hooksInstallSupport = r.status === 0 && /install/.test(r.stdout + r.stderr);
-  }
-  return hooksInstallSupport;
-}
-
 /**
- * Installs the hooks of one run. `hook`: 'bulwark' (Bulwark's hook program: through `bulwark hooks install`
- * when the CLI has it, else the same config written here with `bulwark hook` as the command), or a
- * probe (probe-deny | probe-noop | probe-fail, test/agents/probe-hook.js) that checks the harness itself.
+ * Installs the hooks of one run. `hook`: 'bulwark' (the way a user does: `bulwark hooks install`, which writes
+ * the wrapper <stateDir>/bin/bulwark-hook and the client's configuration), 'none', or a probe (probe-deny |
+ * probe-noop | probe-fail, test/agents/probe-hook.js, written here in the same places) that checks the harness.
+ * `policy`: the installer has no policy option, so a non-default policy is added to the installed wrapper's
+ * `bulwark hook` line (the hook program's own --policy flag).
  */
-function installHooks({ client, hook, scope, home, project, stateDir, policy, logs }) {
+function installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS = HOOK_TIMEOUT_S }) {
   const c = CLIENTS[client];
   if (hook === 'none') return { via: 'none (no hooks)' };
-  if (hook === 'bulwark' && cliHasHooksInstall()) {
+  if (hook === 'bulwark') {
     const args = ['hooks', 'install', '--agent', c.agent, '--scope', scope, '--home', home, '--workspace', project,
-      '--state-dir', stateDir, '--timeout', String(HOOK_TIMEOUT_S), '--yes'];
-    if (policy) args.push('--policy', policy);
-    const r = bulwark(args, { env: { ...process.env, HOME: home } });
+      '--state-dir', stateDir, '--timeout', String(hookTimeoutS), '--yes'];
+    // The user's shell: the client homes as the clients themselves will see them.
+    const env = { PATH: process.env.PATH, HOME: home, CODEX_HOME: path.join(home, '.codex'), COPILOT_HOME: path.join(home, '.copilot') };
+    const r = bulwark(args, { env });
     fs.writeFileSync(path.join(logs, 'hooks-install.txt'), `$ bulwark ${args.join(' ')}\nexit ${r.status}\n${r.stdout}\n${r.stderr}`);
     if (r.status !== 0) throw new Error(`bulwark hooks install failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`);
-    return { via: 'hooks install' };
+    if (policy && policy !== 'default') editWrapper(stateDir, /(hook --agent "\$agent" --state-dir "\$STATE_DIR" --deadline-ms "\$deadline_ms")/, `$1 --policy ${policy}`);
+    return { via: `hooks install${policy && policy !== 'default' ? ` (wrapper given --policy ${policy})` : ''}` };
   }
-  const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
-  let commandFor;
-  if (hook === 'bulwark') {
-    commandFor = (event) => [process.execPath, CLI, 'hook', '--agent', c.agent, '--state-dir', stateDir,
-      ...(policy ? ['--policy', policy] : []), ...(client === 'copilot' ? ['--event', event] : [])].map(q).join(' ');
-  } else {
-    const mode = hook.replace(/^probe-/, '');
-    commandFor = (event) => [process.execPath, path.join(__dirname, 'probe-hook.js'), c.agent, mode, path.join(logs, 'hook-payloads.jsonl'), event].map(q).join(' ');
-  }
+  const q = (x) => `'${x.replace(/'/g, `'\\''`)}'`;
+  const mode = hook.replace(/^probe-/, '');
+  const commandFor = (event) => [process.execPath, path.join(__dirname, 'probe-hook.js'), c.agent, mode, path.join(logs, 'hook-payloads.jsonl'), event].map(q).join(' ');
   c.writeHooks(c.hookFile({ home, project, scope }), commandFor);
   return { via: 'written by the harness' };
+}
+
+/** The installed hook wrapper (written by `bulwark hooks install`). */
+const wrapperPath = (stateDir) => path.join(stateDir, 'bin', 'bulwark-hook');
+
+/** Replaces `pattern` in the installed wrapper; throws if it is not there (the wrapper's format changed). */
+function editWrapper(stateDir, pattern, replacement) {
+  const file = wrapperPath(stateDir);
+  const text = fs.readFileSync(file, 'utf8');
+  if (!pattern.test(text)) throw new Error(`${file} has no match for ${pattern}: update test/agents to the wrapper's format`);
+  fs.writeFileSync(file, text.replace(pattern, replacement));
 }
 
 /** Runs a process in its own process group; on timeout the whole group is killed. */
@@ -139,7 +138,7 @@ async function runClient(opts) {
   for (const d of [home, project, logs]) fs.mkdirSync(d, { recursive: true });
 
   const world = plantWorld({ home, project });
-  const run = { client, scenario: scenarioId, policy: policy || 'default', hook, scope, broken: Boolean(breakHook), tag, dir };
+  const run = { client, scenario: scenarioId, policy: policy || 'default', hook, scope, broken: Boolean(breakHook), breakHow: breakHook && breakHook.how, tag, dir };
   // The model's turns: each scenario step is its call under test, after any client-side turns it needs.
   const steps = [];
   const stepTurn = scenario.steps.map((s) => {
@@ -156,7 +155,7 @@ async function runClient(opts) {
   try {
     const mcpServer = scenario.mcp ? { command: process.execPath, args: [path.join(__dirname, 'mcp-server.js'), mcpLog] } : undefined;
     const setup = c.setup({ home, project, serverUrl: server.url, mcpServer });
-    install = installHooks({ client, hook, scope, home, project, stateDir, policy: policy, logs });
+    install = installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS: opts.hookTimeoutS });
     if (breakHook) breakHook({ stateDir, home, project, client, logs });
     if (opts.timing && wrapInstalledHooks({ client, home, project, timingLog }) === 0) throw new Error('timing: no installed hook command to wrap');
     const env = clientEnv(home, setup.env);
@@ -229,8 +228,10 @@ function evaluate(ev) {
         checks.push(check('the model was told what to do instead', /do not retry|ask the user|tell the user|instead/i.test(told), `tool result: ${short(told)}`));
         if (step.rule) checks.push(check(`the deciding rule is the expected one (${step.rule})`, d.rules.some((r) => step.rule.test(r)), `rules ${d.rules.join(', ')}`));
       }
+    } else if (run.broken && run.breakHow !== 'wrapper-missing') {
+      checks.push(check('the model was told the hook failed and what to do', /Bulwark: the hook program failed/.test(told) && /Do not retry/.test(told), `tool result: ${short(told)}`));
     } else if (expect === 'deny') {
-      checks.push(check('the model was told it was denied', /denied|blocked|bulwark|rule/i.test(told), `tool result: ${short(told)}`));
+      checks.push(check('the model was told it was denied', /denied|blocked|bulwark|rule|hook/i.test(told), `tool result: ${short(told)}`));
     }
     checks.push(...step.checks(ev, told, run));
     out.push({ id: step.id, title: step.title, expect, checks });
@@ -260,4 +261,4 @@ function evaluate(ev) {
   return out;
 }
 
-module.exports = { runClient, evaluate, installHooks, bulwark, cliHasHooksInstall, RUNS_DIR, CLI, filesUnder };
+module.exports = { runClient, evaluate, installHooks, editWrapper, wrapperPath, bulwark, RUNS_DIR, CLI, filesUnder };

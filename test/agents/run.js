@@ -12,7 +12,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { runClient, evaluate, RUNS_DIR, CLI } = require('./harness');
 const { CLIENTS, installedVersion } = require('./clients');
-const { breakHookProgram } = require('./break-hook');
+const { breakHook } = require('./break-hook');
 const { summary } = require('./timing');
 
 const argv = process.argv.slice(2);
@@ -25,13 +25,17 @@ const hook = opt('hook', 'bulwark');
 const scope = opt('scope', undefined);
 
 /** The runs per client. `work` twice: under the default policy (writes and shell need Tier 2, which the
- *  in-process hook does not have: denied with a reason) and the permissive one (they really run); `broken`
- *  repeats the permissive run with the hook program failing on purpose: nothing may run. */
+ *  in-process hook does not have: denied with a reason) and the permissive one (they really run); `broken-*`
+ *  repeat permissive work with the installed hook broken on purpose in four ways: nothing may run. */
 const RUNS = {
   attacks: { scenario: 'attacks', scope: 'workspace' },
   work: { scenario: 'work', scope: 'user' },
   permissive: { scenario: 'work', policy: 'permissive', scope: 'user', timing: true },
-  broken: { scenario: 'work', policy: 'permissive', scope: 'user', breakHook: breakHookProgram },
+  'broken-node': { scenario: 'work', policy: 'permissive', scope: 'user', breakHook: breakHook('node-missing') },
+  'broken-crash': { scenario: 'note', policy: 'permissive', scope: 'workspace', breakHook: breakHook('program-crash') },
+  // The smallest hook timeout the installer accepts (10 s), so the wrapper's watchdog fires after 7 s.
+  'broken-hang': { scenario: 'note', policy: 'permissive', scope: 'user', hookTimeoutS: 10, breakHook: breakHook('program-hang') },
+  'broken-wrapper': { scenario: 'note', policy: 'permissive', scope: 'workspace', breakHook: breakHook('wrapper-missing') },
 };
 const runs = opt('runs', Object.keys(RUNS).join(',')).split(',');
 
