@@ -4,6 +4,7 @@
 // Env: CS_URL, CS_FOLDER (workspace folder), E2E_SHOTS (screenshots), E2E_RESULTS (JSON results).
 'use strict';
 const { launchBrowser, closeBrowser } = require('./browser');
+const { hookBridgeChecks } = require('./hook-bridge');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -309,6 +310,8 @@ async function main() {
     if (fs.existsSync(settingsFile) && fs.readFileSync(settingsFile, 'utf8') === '{}') throw new Error('the check executed the write');
     return JSON.stringify(text);
   });
+  // ---- an agent's hook (bulwark hook --agent vscode) decided by this window over the local socket ----------
+  await hookBridgeChecks({ page, check, shot, log, sleep, approvalDialog, folder: FOLDER, home: path.join(path.dirname(FOLDER), 'home'), auditLog: uiLog });
   // ---- the audit log webview (the two Check Action runs above were recorded) ----------------------------
   let logFile = '';
   const auditOpen = await check('Show Audit Log opens the webview with the recorded entries', async () => {

@@ -60,7 +60,7 @@ export interface BridgeServer {
 
 /** A connection must deliver its request line within this time (a 16 MB line takes milliseconds locally). */
 export const REQUEST_READ_TIMEOUT_MS = 10_000;
-/** Connections served at once; more wait in the kernel's backlog. */
+/** Connections served at once; Node refuses more (that hook gets no answer and denies: fail closed). */
 const MAX_CONNECTIONS = 64;
 
 const isWindows = process.platform === 'win32';
