@@ -12,6 +12,7 @@ import { registerAuditPanel } from './audit-panel';
 import { registerVerifyAudit } from './verify-audit';
 import { registerFileTools } from './file-tools';
 import { registerHookBridge } from './hook-bridge';
+import { registerInstallHooks } from './install-hooks';
 import { stateDirSelfPaths } from '../node/hooks/state-dir';
 
 /** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
@@ -35,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): BulwarkTestApi | und
   registerVerifyAudit(context, audit);
   registerFileTools(context, host, audit);
   registerHookBridge(context, host, audit, log);
+  registerInstallHooks(context, host, log);
   if (context.extensionMode === vscode.ExtensionMode.Test) {
     return { setTier2ApiKey: (key) => storeTier2ApiKey(context, host, key) };
   }

@@ -2,6 +2,7 @@
 // Clicking it runs "Bulwark: Show Status" (everything the tooltip says, in a dialog).
 import * as vscode from 'vscode';
 import type { EngineHost, HostStatus } from './engine-host';
+import { agentHookStatusLines } from './install-hooks';
 
 export const SHOW_STATUS_COMMAND = 'bulwark.showStatus';
 
@@ -48,7 +49,8 @@ export function registerStatusBar(context: vscode.ExtensionContext, host: Engine
     vscode.commands.registerCommand(SHOW_STATUS_COMMAND, async (): Promise<void> => {
       update();
       const s = host.status();
-      await vscode.window.showInformationMessage(statusText(s).replace('$(shield) ', ''), { modal: true, detail: statusLines(s).join('\n\n') });
+      const detail = [statusLines(s).join('\n\n'), agentHookStatusLines().join('\n')].join('\n\n');
+      await vscode.window.showInformationMessage(statusText(s).replace('$(shield) ', ''), { modal: true, detail });
     }),
   );
 }

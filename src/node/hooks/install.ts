@@ -17,12 +17,22 @@ import {
   addPropertyIfAbsent, appendElement, ConfigFileError, elementsAt, isEmptyObject, parseConfig, removeElements, removeIfEmpty, removeProperty,
   sameJson, undoInsertions, type Insertion, type JsonPath,
 } from './json-edit';
-import { DEFAULT_CLIENT_TIMEOUT_S, checkClientTimeout, renderWrapper, wrapperCommand, wrapperFileName, type WrapperPlatform } from './wrapper';
+import { DEFAULT_CLIENT_TIMEOUT_S, MAX_CLIENT_TIMEOUT_S, checkClientTimeout, renderWrapper, wrapperCommand, wrapperFileName, wrapperTiming, type WrapperPlatform } from './wrapper';
 
 export { DEFAULT_CLIENT_TIMEOUT_S };
 export type { HookScope };
 
 export const MANIFEST_FILE = 'hooks-installed.json';
+
+/**
+ * The client hook timeout that leaves a Tier 3 approval its whole time: the hook program must
+ * outlast the approval dialog, and the wrapper and client margins come on top (at least the default).
+ */
+export function clientTimeoutForApprovals(tier3TimeoutSeconds: number): number {
+  const margin = DEFAULT_CLIENT_TIMEOUT_S - wrapperTiming(DEFAULT_CLIENT_TIMEOUT_S).programDeadlineMs / 1000;
+  const wanted = Math.ceil(tier3TimeoutSeconds) + margin + 5;
+  return Math.min(MAX_CLIENT_TIMEOUT_S, Math.max(DEFAULT_CLIENT_TIMEOUT_S, wanted));
+}
 /** Client configuration files larger than this are refused (a settings file is a few KB). */
 const MAX_CONFIG_BYTES = 4 * 1024 * 1024;
 
