@@ -231,7 +231,8 @@ function evaluate(ev) {
     } else if (run.broken && run.breakHow !== 'wrapper-missing') {
       checks.push(check('the model was told the hook failed and what to do', /Bulwark: the hook program failed/.test(told) && /Do not retry/.test(told), `tool result: ${short(told)}`));
     } else if (expect === 'deny') {
-      checks.push(check('the model was told it was denied', /denied|blocked|bulwark|rule|hook/i.test(told), `tool result: ${short(told)}`));
+      // The clients' own words for a hook's refusal (Claude "hook error", Gemini "blocked", Copilot "Denied", Codex "blocked").
+      checks.push(check('the model was told it was denied', /\b(denied|blocked)\b|hook error/i.test(told), `tool result: ${short(told)}`));
     }
     checks.push(...step.checks(ev, told, run));
     out.push({ id: step.id, title: step.title, expect, checks });

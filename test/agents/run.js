@@ -84,9 +84,19 @@ async function main() {
       results.push({ client, version, run: runName, scope: ev.run.scope, ms: Math.round(ev.proc.ms), timings: spec.timing ? { pre: summary(ev.timings.pre), post: summary(ev.timings.post) } : undefined, groups });
     }
   }
+  // Self-check: the same checks, with a hook that lets every call run, must see each local attack happen
+  // (proof that they can fail). Codex runs every attack itself when its hook says nothing.
+  if (hook === 'bulwark' && clients.includes('codex') && !argv.includes('--runs')) {
+    const ev = await runClient({ client: 'codex', scenario: 'attacks-local', hook: 'probe-noop', scope: 'user', tag: 'codex-self-check' });
+    for (const g of evaluate(ev).filter((x) => x.id !== 'run')) {
+      const seen = g.checks.filter((x) => !x.ok).map((x) => x.name);
+      if (seen.length) passed++; else failed++;
+      console.log(`${seen.length ? 'ok' : 'FAIL'} - harness self-check (codex, hook allows all): ${g.title} is seen to run${seen.length ? ` (${seen.join('; ')})` : ': no check failed'}`);
+    }
+  }
   fs.mkdirSync(RUNS_DIR, { recursive: true });
   fs.writeFileSync(path.join(RUNS_DIR, 'results.json'), JSON.stringify({ hook, results }, null, 2));
-  console.log(`agents: total ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+  console.log(`agents: total ${((Date.now() - t0) / 1000).toFixed(1)}s; network: ${process.env.BULWARK_AGENTS_NETNS === '1' ? 'loopback only (bubblewrap network namespace)' : 'the machine\'s (no network namespace)'}`);
   console.log(`agents: ${passed} passed, ${failed} failed`);
   process.exitCode = failed === 0 ? 0 : 1;
 }

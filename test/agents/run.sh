@@ -13,4 +13,10 @@ bw_ensure_agent_clients || { echo "agents: the agent CLIs could not be installed
 if [ "${BULWARK_AGENTS_SKIP_BUILD:-}" != 1 ]; then
   node esbuild.mjs >/dev/null || { echo "agents: build failed (node esbuild.mjs)"; summary 0 1; exit 1; }
 fi
+# Everything (driver, model server, clients, hooks) runs in a network namespace with loopback only, so no
+# client, hook or tool can reach another host whatever it tries (bubblewrap comes with the bootstrap).
+if bwrap --dev-bind / / --unshare-net -- true 2>/dev/null; then
+  BULWARK_AGENTS_NETNS=1 exec bwrap --dev-bind / / --unshare-net -- node test/agents/run.js "$@"
+fi
+echo "agents: note: bubblewrap cannot create a network namespace here; the clients run with this machine's network (offline settings only)"
 exec node test/agents/run.js "$@"
