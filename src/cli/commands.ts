@@ -31,7 +31,7 @@ export const USAGE = `usage:
   bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--state-dir DIR] [--deadline-ms N] [--policy P] [--ifc P]
       (an agent's pre/post-tool hook: the client's hook JSON on stdin, the answer in its own format on stdout)
   bulwark hooks install [--agent claude|codex|gemini|copilot-cli|vscode]... [--scope user|workspace] [--workspace DIR]
-                        [--home DIR] [--state-dir DIR] [--timeout SECONDS] [--yes] [--dry-run]
+                        [--home DIR] [--state-dir DIR] [--timeout SECONDS] [--policy default|permissive|strict] [--yes] [--dry-run]
   bulwark hooks uninstall [--agent A]... [--home DIR] [--state-dir DIR] [--yes] [--dry-run]
   bulwark hooks status [--home DIR] [--workspace DIR] [--state-dir DIR]
       (puts Bulwark's hook wrapper into each client's hook configuration, shows the plan first; status: guarded, not installed, tampered)

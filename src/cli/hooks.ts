@@ -10,7 +10,7 @@ import {
   DEFAULT_CLIENT_TIMEOUT_S, applyPlan, describePlan, describeStatus, detectClients, hooksStatus, planChangesAnything, planInstall, planUninstall,
   type HooksContext, type HooksPlan,
 } from '../node/hooks/install';
-import type { WrapperPlatform } from '../node/hooks/wrapper';
+import { HOOK_POLICIES, type HookPolicy, type WrapperPlatform } from '../node/hooks/wrapper';
 import { UsageError } from './usage-error';
 
 export interface HooksIo {
@@ -118,11 +118,13 @@ export async function runHooks(argv: string[], io: HooksIo = defaultIo()): Promi
   const out = (s: string) => io.stdout.write(s + '\n');
   switch (sub) {
     case 'install': {
-      const p = parse(rest, ['--agent', '--scope', '--workspace', '--home', '--state-dir', '--timeout'], ['--yes', '--dry-run']);
+      const p = parse(rest, ['--agent', '--scope', '--workspace', '--home', '--state-dir', '--timeout', '--policy'], ['--yes', '--dry-run']);
       const ctx = context(p, io);
       const scope = last(p, '--scope') ?? 'user';
       if (scope !== 'user' && scope !== 'workspace') throw new UsageError(`--scope must be user or workspace, got \`${scope}\``);
       const workspace = absolute('--workspace', last(p, '--workspace')) ?? (scope === 'workspace' ? process.cwd() : undefined);
+      const policy = last(p, '--policy');
+      if (policy !== undefined && !(HOOK_POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${HOOK_POLICIES.join(', ')}, got \`${policy}\``);
       const timeoutRaw = last(p, '--timeout');
       const timeoutSeconds = timeoutRaw === undefined ? DEFAULT_CLIENT_TIMEOUT_S : Number(timeoutRaw);
       let agents = agentsOf(p);
@@ -133,7 +135,7 @@ export async function runHooks(argv: string[], io: HooksIo = defaultIo()): Promi
       }
       let plan: HooksPlan;
       try {
-        plan = planInstall({ ...ctx, agents, scope, ...(workspace ? { workspace } : {}), timeoutSeconds, node: io.node, cli: io.cli });
+        plan = planInstall({ ...ctx, agents, scope, ...(workspace ? { workspace } : {}), timeoutSeconds, node: io.node, cli: io.cli, ...(policy ? { policy: policy as HookPolicy } : {}) });
       } catch (e) {
         if (/timeout must be/.test((e as Error).message)) throw new UsageError((e as Error).message.replace('the hook timeout', '--timeout'));
         throw e;

@@ -360,6 +360,9 @@ describe('hooks install / uninstall / status', function () {
       await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--timeout', '2'], io().io), /--timeout must be a whole number/);
       await assert.rejects(runHooks(['install', '--home', home], io().io), /no agent client found/);
       await assert.rejects(runHooks(['frobnicate'], io().io), /usage: bulwark hooks/);
+      await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'none'], io().io), /--policy must be one of default, permissive, strict/);
+      assert.equal(await runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'permissive', '--yes'], io().io), 0);
+      assert.match(json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command, / claude 60 permissive \|\| exit 2$/);
     });
   });
 

@@ -76,6 +76,19 @@ describe('hook wrapper (sh)', function () {
     assert.equal(got.electron, '1', 'an Electron binary chosen as node must act as Node');
   });
 
+  it('passes a named policy on to the program, and refuses one it does not know', async () => {
+    const seen = path.join(tmp, 'seen-policy.json');
+    const w = wrapperFor(`require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(process.argv.slice(2)))`);
+    const r = await runShell(`${shQuote(w)} vscode 60 permissive || exit 2`, '{}');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(fs.readFileSync(seen, 'utf8')).slice(-2), ['--policy', 'permissive']);
+    const bad = await runShell(`${shQuote(w)} vscode 60 /tmp/my-policy.yaml || exit 2`, '{}');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /names no known policy/);
+    assert.throws(() => wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', 'lax' as never), /must be one of default, permissive, strict/);
+    assert.equal(wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', 'strict'), `'/s/bin/bulwark-hook' claude 60 strict || exit 2`);
+  });
+
   it('passes a deny on exit 2 through with its reason', async () => {
     const w = wrapperFor(`process.stdin.resume();process.stdin.on('end',()=>{process.stderr.write('Blocked: ~/.ssh is fully blocked (rule deny.home.ssh)\\n');process.exit(2);});`);
     const r = await runShell(call(w, 'claude'), '{}');
@@ -196,11 +209,12 @@ describe('hook wrapper (sh)', function () {
   it('removes its temporary files and leaves no process behind on the happy path', async () => {
     const tmpdir = fs.mkdtempSync(path.join(tmp, 'tmpdir-'));
     const w = wrapperFor(`process.stdin.resume();process.stdin.on('end',()=>process.stdout.write('{}'))`);
-    const r = await runShell(call(w, 'claude'), '{}', { ...process.env, TMPDIR: tmpdir });
+    // An unusual timeout, so that its watchdog's `sleep 38` is told apart from other runs on this machine.
+    const r = await runShell(call(w, 'claude', 41), '{}', { ...process.env, TMPDIR: tmpdir });
     assert.equal(r.code, 0);
     assert.deepEqual(fs.readdirSync(tmpdir), []);
-    // The watchdog's sleep is killed with it: no `sleep 57` is left holding anything.
-    const sleepers = spawnSync('pgrep', ['-f', '-x', 'sleep 57'], { encoding: 'utf8' }).stdout.trim();
+    // The watchdog's sleep is killed with it: none is left holding anything.
+    const sleepers = spawnSync('pgrep', ['-f', '-x', 'sleep 38'], { encoding: 'utf8' }).stdout.trim();
     assert.equal(sleepers, '', 'no watchdog sleep left behind');
   });
 

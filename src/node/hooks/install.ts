@@ -17,7 +17,7 @@ import {
   addPropertyIfAbsent, appendElement, ConfigFileError, elementsAt, isEmptyObject, parseConfig, removeElements, removeIfEmpty, removeProperty,
   sameJson, undoInsertions, type Insertion, type JsonPath,
 } from './json-edit';
-import { DEFAULT_CLIENT_TIMEOUT_S, MAX_CLIENT_TIMEOUT_S, checkClientTimeout, renderWrapper, wrapperCommand, wrapperFileName, wrapperTiming, type WrapperPlatform } from './wrapper';
+import { DEFAULT_CLIENT_TIMEOUT_S, MAX_CLIENT_TIMEOUT_S, checkClientTimeout, renderWrapper, wrapperCommand, wrapperFileName, wrapperTiming, type HookPolicy, type WrapperPlatform } from './wrapper';
 
 export { DEFAULT_CLIENT_TIMEOUT_S };
 export type { HookScope };
@@ -49,6 +49,8 @@ export interface InstallOptions extends HooksContext {
   /** The Node (or Electron) executable and dist/cli.js the wrapper runs. */
   readonly node: string;
   readonly cli: string;
+  /** A built-in policy for the hook program (default: its own default). */
+  readonly policy?: HookPolicy;
 }
 
 /** One addition Bulwark made to a client file. */
@@ -274,7 +276,7 @@ export function planInstall(o: InstallOptions): HooksPlan {
   const byFile = new Map<string, Desired[]>();
   for (const client of o.agents) {
     const file = hookFile(client, o.scope, o, o.workspace);
-    const command = wrapperCommand(client, o.timeoutSeconds, wrapperFile, o.platform);
+    const command = wrapperCommand(client, o.timeoutSeconds, wrapperFile, o.platform, o.policy);
     byFile.set(file, [...(byFile.get(file) ?? []), { client, entries: hookEntries(client, command, o.timeoutSeconds, o.platform) }]);
   }
 
