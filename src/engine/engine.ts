@@ -4,7 +4,9 @@ import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from '.
 import type { FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
-import { checkProtection, pathTouchesOf, patternPath, type PathTouch } from './protection/check';
+import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathTouch } from './protection/check';
+import { actionSpec, isKnownActionType } from './actions';
+import { payloadTargetsOf } from './payload';
 import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/analyze';
 import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf';
 import { levelRank } from './types';
@@ -46,11 +48,6 @@ export interface PathExplanation {
   readonly rule?: string;
   readonly reason: string;
 }
-
-/** Lowest tier each action type needs even when nothing else applies (the original's actionTypeMinTier). */
-const ACTION_TYPE_FLOOR: Readonly<Record<string, Tier>> = {
-  execute_command: 1, send_email: 1, send_message: 1, http_request: 1, memory_write: 1,
-};
 
 export class Engine {
   private readonly rules: CompiledRule[];
@@ -117,11 +114,23 @@ export class Engine {
   private async decide(action: ActionRequest): Promise<Omit<CheckResult, 'id' | 'sessionId'>> {
     validateAction(action);
     const o = this.opts;
-    const touches: PathTouch[] = pathTouchesOf(action);
-    let floor: Tier = ACTION_TYPE_FLOOR[action.type] ?? 0;
-    let network: string[] = [];
+    const spec = actionSpec(action.type);
+    const targets = payloadTargetsOf(action, o.platform);
+    const touches: PathTouch[] = targets.touches;
+    let floor: Tier = spec.floor;
+    const network: string[] = targets.urls.map((u) => u.url);
     const floorRules: string[] = [];
     const floorReasons: string[] = [];
+    if (!isKnownActionType(action.type)) {
+      floorRules.push(UNKNOWN_TYPE_RULE);
+      floorReasons.push(`\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`);
+    }
+    if (targets.unclear.length) {
+      floor = Math.max(floor, 2) as Tier;
+      floorRules.push(PAYLOAD_UNCLEAR_RULE);
+      const parts = targets.unclear.slice(0, 3).map((u) => `\`${u.field || 'payload'}\` ${u.why}`);
+      floorReasons.push(`the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`);
+    }
 
     if (action.type === 'execute_command') {
       const command = action.payload.command;
@@ -132,12 +141,13 @@ export class Engine {
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
       for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
+      for (const s of a.searches) touches.push({ path: s.path, access: 'read', source: 'command', below: s.mode, ...(s.names ? { belowNames: s.names } : {}) });
       if (a.opaque) {
         floor = 2;
         floorRules.push('shell.opaque');
         floorReasons.push(`the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`);
       }
-      network = a.urls;
+      network.push(...a.urls);
       const logins = new Set(a.logins);
       for (const url of a.urls) {
         const v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
@@ -164,6 +174,12 @@ export class Engine {
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);
       if (ssrf) return { ...ssrf, level: protection.level };
+    }
+    // Every other http(s) URL in the payload is a request the tool may make: checked the same way.
+    for (const u of targets.urls) {
+      if (!u.http || (action.type === 'http_request' && u.field === 'url')) continue;
+      const ssrf = await this.checkRequestUrl(u.url);
+      if (ssrf) return { ...ssrf, level: protection.level, reason: ssrf.reason.replace(/^Blocked: /, `Blocked: the payload field \`${u.field}\` names `) };
     }
 
     if (o.shield) {
@@ -222,6 +238,11 @@ function loopbackHint(rule: string | undefined): string {
     ? '. To let agents reach a server of yours on this machine, allow its port (allowLoopbackPorts: the bulwark.ssrf.allowLoopbackPorts setting, or --allow-loopback-port for the CLI)'
     : '';
 }
+
+/** Rule of the floor every action type outside the table gets (actions.ts, UNKNOWN_ACTION). */
+export const UNKNOWN_TYPE_RULE = 'action_type.unknown';
+
+const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
 
 function block(rules: string[], why: string): Decision {
   return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules, reason: `Blocked: ${why}.` };

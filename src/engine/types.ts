@@ -1,12 +1,8 @@
 // The action model and the shape of every decision. Pure types: no I/O, no `vscode`.
 
-/** Action types Bulwark knows by name. Tools from other agents may use any other string. */
-export const KNOWN_ACTION_TYPES = [
-  'read_file', 'write_file', 'delete_file', 'move_file', 'copy_file', 'copy_dir', 'move_dir',
-  'create_directory', 'list_directory', 'search_files', 'grep_files', 'execute_command',
-  'http_request', 'memory_write', 'memory_search', 'send_email', 'send_message',
-] as const;
-export type KnownActionType = (typeof KNOWN_ACTION_TYPES)[number];
+/** Action types Bulwark knows by name (the table in actions.ts). Tools from other agents may use any other string. */
+export { KNOWN_ACTION_TYPES, PATH_FIELDS, type KnownActionType } from './actions';
+import type { KnownActionType } from './actions';
 /** A known type, or any other tool's name (kept as given). */
 export type ActionType = KnownActionType | (string & {});
 
@@ -20,9 +16,6 @@ export interface ActionRequest {
   /** Absolute working directory of the invocation, when the caller knows it. */
   readonly cwd?: string;
 }
-
-/** Payload fields that carry file-system paths (a string or an array of strings). */
-export const PATH_FIELDS = ['path', 'source', 'destination', 'dir', 'file', 'target', 'paths', 'files'] as const;
 
 export type Platform = 'linux' | 'darwin' | 'win32';
 

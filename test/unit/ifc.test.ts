@@ -258,7 +258,7 @@ describe('IFC classification', () => {
     assert.deepEqual(cls(strict, '/home/u/clinic/patient-intake-2024.pdf'), { sensitivity: 'restricted', source: 'medical_records' });
   });
 
-  it('sinkOf maps each action type to its category; unknown types have none', () => {
+  it('sinkOf maps each action type to its category; a type the policy does not name has none (the engine then asks the action table)', () => {
     assert.equal(sinkOf(def, 'send_email'), 'external');
     assert.equal(sinkOf(def, 'memory_write'), 'memory');
     assert.equal(sinkOf(def, 'memory_search'), 'workspace_read');
@@ -422,14 +422,17 @@ describe('IFC engine', () => {
     assert.equal(run(e, 'a', 'send_email').decision, 'block');
   });
 
-  it('unknown action types are allowed, whatever the taint', () => {
+  it('an unknown action type is a possible external sink: allowed while the session is clean, blocked once it is tainted', () => {
     const e = new IfcEngine(def, new MemoryStateStore());
+    const clean = run(e, 'u', 'mcp__slack__post_message', {}, false);
+    assert.deepEqual([clean.decision, clean.rule, clean.sink], ['allow', 'ifc.public.external', 'external']);
     e.commitRead('u', 'critical');
-    const d = run(e, 'u', 'mcp__slack__post', { reads: [`${W}/.env`] }, false);
-    assert.equal(d.decision, 'allow');
-    assert.equal(d.rule, 'ifc.no_sink');
-    assert.equal(d.sink, undefined);
+    const d = run(e, 'u', 'mcp__slack__post_message', { reads: [`${W}/.env`] }, false);
+    assert.equal(d.decision, 'block');
+    assert.equal(d.rule, 'ifc.critical.external');
+    assert.equal(d.sink, 'external');
     assert.equal(d.sensitivity, 'critical');
+    assert.match(d.reason, /mcp__slack__post_message is a tool Bulwark does not know, so it may send data out/);
   });
 
   describe('audit mode', () => {

@@ -81,7 +81,8 @@ describe('Shield pipeline', () => {
       assert.equal(calls.length, 1, 'Tier 2 was asked');
     });
     it('no policy match goes to Tier 1, which allows when the minimum tier is 1', async () => {
-      const d = await engine().check(act('mcp_weather', { city: 'Oslo' }));
+      // git_commit is a known type the default policy does not name (an unknown type needs Tier 2: action-model.test.ts).
+      const d = await engine().check(act('git_commit', { message: 'fix typo' }));
       assert.deepEqual([d.decision, d.tier], ['allow', 1]);
       assert.ok(d.rules.includes('policy.no_match'));
     });
@@ -217,9 +218,9 @@ describe('Shield pipeline', () => {
     });
     it('the classifier threshold from settings is used: at or above blocks, below escalates', async () => {
       const score = (s: number): InjectionClassifier => ({ id: `fixed-${s}`, injectionScore: async () => s });
-      assert.deepEqual(pick(await engine({ classifier: score(0.9) }).check(act('mcp_weather', { city: 'x' }))), ['block', 1]);
-      assert.deepEqual(pick(await engine({ classifier: score(0.9), threshold: 0.95, tier2: model('ALLOW') }).check(act('mcp_weather', { city: 'x' }))), ['allow', 2]);
-      assert.deepEqual(pick(await engine({ classifier: score(0.1) }).check(act('mcp_weather', { city: 'x' }))), ['allow', 1]);
+      assert.deepEqual(pick(await engine({ classifier: score(0.9) }).check(act('git_commit', { message: 'x' }))), ['block', 1]);
+      assert.deepEqual(pick(await engine({ classifier: score(0.9), threshold: 0.95, tier2: model('ALLOW') }).check(act('git_commit', { message: 'x' }))), ['allow', 2]);
+      assert.deepEqual(pick(await engine({ classifier: score(0.1) }).check(act('git_commit', { message: 'x' }))), ['allow', 1]);
     });
     it('skip-list types bypass the classifier and go to Tier 2', async () => {
       let called = false;

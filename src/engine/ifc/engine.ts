@@ -3,7 +3,8 @@
 // Data sensitivity of an action = max(session taint, every path it touches — reads and writes:
 // writing `.env` is a flow into a critical file). Decision = rules[sensitivity][sink of the
 // action type]; a shell command that reaches the network is also judged as a flow into the sink
-// of `http_request`, and the stricter verdict wins. Action types in no sink are allowed.
+// of `http_request`, and the stricter verdict wins. A type the policy does not name is judged by its
+// sink kind in the action table (actions.ts); an unknown tool as a possible external sink.
 //
 // Session taint = the highest sensitivity the session has READ. It only rises, and it lives in
 // the StateStore (namespace `ifc.taint`, key = session id), so it survives a restart of the
@@ -17,6 +18,7 @@
 // (rule `ifc.store_error`), in audit mode too; any other exception blocks with `ifc.error`.
 import type { StateStore } from '../shield/types';
 import { classifyPath, sinkOf } from './classify';
+import { SINK_REPRESENTATIVES, actionSpec, isKnownActionType } from '../actions';
 import {
   SENSITIVITIES, maxSensitivity, sensitivityRank,
   type ClassifiedPath, type IfcDecision, type IfcMode, type IfcPolicy, type IfcTouched, type IfcVerdict, type ReadTaint, type Sensitivity,
@@ -32,6 +34,24 @@ export class IfcStoreError extends Error {
 export interface IfcEngineOptions {
   /** The user's setting; wins over the policy file's `mode`. */
   readonly modeOverride?: IfcMode;
+}
+
+/**
+ * The sink categories an action type flows into: the one the policy names it in; otherwise those
+ * of the representatives of its sink kind in the action table (an unknown tool: every way out,
+ * since a tool that sends data out is a sink whatever it is called).
+ */
+function ownSinks(policy: IfcPolicy, actionType: string): { sink: string; how: string }[] {
+  const named = sinkOf(policy, actionType);
+  if (named !== undefined) return [{ sink: named, how: `${actionType} is ${article(named)} ${named} sink` }];
+  const spec = actionSpec(actionType);
+  const like = isKnownActionType(actionType) ? `${actionType} is not named in the policy; it sends data like` : `${actionType} is a tool Bulwark does not know, so it may send data out, like`;
+  const out: { sink: string; how: string }[] = [];
+  for (const rep of SINK_REPRESENTATIVES[spec.sink]) {
+    const sink = sinkOf(policy, rep);
+    if (sink !== undefined && !out.some((o) => o.sink === sink)) out.push({ sink, how: `${like} ${rep}, ${article(sink)} ${sink} sink` });
+  }
+  return out;
 }
 
 const SEVERITY: Readonly<Record<IfcVerdict, number>> = { allow: 0, escalate: 1, block: 2 };
@@ -150,18 +170,18 @@ export class IfcEngine {
     // The sinks this action flows into: its type's, and the network sink for a shell command that reaches the network.
     // On equal verdicts the network flow is named: `cat .env | curl …` is reported as critical → external.
     const flows: { sink: string; how: string }[] = [];
-    const own = sinkOf(this.policy, actionType);
+    const own = ownSinks(this.policy, actionType);
     const network = (touched.network ?? []).filter((n) => typeof n === 'string' && n.length > 0);
     if (network.length) {
       const net = sinkOf(this.policy, 'http_request');
-      if (net !== undefined && net !== own) flows.push({ sink: net, how: `${actionType} reaches the network (${network[0]}${network.length > 1 ? ` and ${network.length - 1} more` : ''}), ${article(net)} ${net} sink` });
+      if (net !== undefined && !own.some((o) => o.sink === net)) flows.push({ sink: net, how: `${actionType} reaches the network (${network[0]}${network.length > 1 ? ` and ${network.length - 1} more` : ''}), ${article(net)} ${net} sink` });
     }
-    if (own !== undefined) flows.push({ sink: own, how: `${actionType} is ${article(own)} ${own} sink` });
+    flows.push(...own);
 
     if (flows.length === 0) {
       return {
         ...base, decision: 'allow', enforced: this.mode === 'enforce', wouldBlock: false, rule: 'ifc.no_sink',
-        reason: `Allowed by IFC: ${actionType} is in no sink category of ${this.policyLabel()}; action types IFC does not know are allowed`,
+        reason: `Allowed by IFC: ${actionType} sends data to no sink category of ${this.policyLabel()}`,
       };
     }
 

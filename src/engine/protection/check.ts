@@ -1,7 +1,9 @@
 // CheckProtection: the first layer, before any policy or model. Decides from the hard-coded tables
 // which paths an action may touch, after `~`, `..`, case, trailing-dot and symlink normalisation.
 import type { ActionRequest, PathAccess, Platform, ProtectionLevel, Tier } from '../types';
-import { PATH_FIELDS, levelRank } from '../types';
+import { levelRank } from '../types';
+import { actionSpec } from '../actions';
+import { payloadTargetsOf } from '../payload';
 import type { FileSystemPort } from '../ports';
 import { PathError, basename, expandHome, isAbsolute, isWithin, matchKey, normalizePath, resolveActionPath } from '../paths';
 import type { CompiledRule } from './tables';
@@ -21,6 +23,19 @@ export interface PathTouch {
   readonly pattern?: string;
   /** `tree`: the pattern names entries anywhere below `path` (`find DIR -name P -delete`), not only in it. */
   readonly depth?: 'one' | 'tree';
+  /**
+   * Found in the payload by its text rather than named by a declared path field: when it cannot
+   * be resolved (relative with no working directory, a NUL byte), the action is escalated to
+   * Tier 2 instead of blocked, so an unusual tool payload is reviewed, not refused.
+   */
+  readonly inferred?: boolean;
+  /**
+   * A search or listing below the directory `path`: `contents` reads every file below it (grep),
+   * `names` reads every directory listing below it (recursive list, find).
+   */
+  readonly below?: 'contents' | 'names';
+  /** With `below`: only entries whose base name matches one of these globs are read (an include filter). */
+  readonly belowNames?: readonly string[];
 }
 
 export type Effect = { kind: 'none' } | { kind: 'block' } | { kind: 'min_tier'; tier: Tier };
@@ -53,12 +68,11 @@ export interface ProtectionContext {
   readonly fs: FileSystemPort;
 }
 
+/** Rule id of a payload part the engine cannot interpret: escalated to Tier 2, not blocked. */
+export const PAYLOAD_UNCLEAR_RULE = 'payload.unclear';
+
 /** Most files a directory operation may contain and still be checked file by file. */
 export const MAX_TREE_ENTRIES = 5000;
-
-const READ_TYPES = new Set(['read_file', 'list_directory', 'search_files', 'grep_files', 'memory_search', 'send_email', 'send_message', 'http_request']);
-const WRITE_TYPES = new Set(['write_file', 'create_directory', 'memory_write']);
-const SOURCE_FIELDS = new Set(['path', 'source', 'file', 'paths', 'files']);
 
 /** The level × access table of the seed, plus `approval_required`. */
 export function effectOf(level: ProtectionLevel, access: PathAccess): Effect {
@@ -81,30 +95,12 @@ const LEVEL_PHRASE: Record<ProtectionLevel, string> = {
   full_block: 'is fully blocked to agents (no read, no write)',
 };
 
-/** Extracts every path-bearing payload field with the access the action type implies. */
-export function pathTouchesOf(action: ActionRequest): PathTouch[] {
-  const touches: PathTouch[] = [];
-  for (const field of PATH_FIELDS) {
-    const value = action.payload[field];
-    if (value === undefined || value === null) continue;
-    const values = Array.isArray(value) ? value : [value];
-    for (const v of values) {
-      if (typeof v !== 'string') throw new PathError(`payload field \`${field}\` must be a string path`, String(v));
-      touches.push({ path: v, access: accessFor(action.type, field), source: field });
-    }
-  }
-  return touches;
-}
-
-function accessFor(type: string, field: string): PathAccess {
-  if (READ_TYPES.has(type)) return 'read';
-  if (WRITE_TYPES.has(type)) return 'write';
-  switch (type) {
-    case 'delete_file': return 'delete';
-    case 'copy_file': case 'copy_dir': return SOURCE_FIELDS.has(field) ? 'read' : 'write';
-    case 'move_file': case 'move_dir': return SOURCE_FIELDS.has(field) ? 'delete' : 'write';
-    default: return 'write'; // an unknown tool may change whatever it names
-  }
+/**
+ * Every path the payload names, with the access its action type implies (payload.ts): the
+ * declared path fields, and any other string that is a path, whatever its field.
+ */
+export function pathTouchesOf(action: ActionRequest, platform?: Platform): PathTouch[] {
+  return payloadTargetsOf(action, platform).touches;
 }
 
 /**
@@ -114,9 +110,11 @@ function accessFor(type: string, field: string): PathAccess {
  */
 export function checkProtection(actionType: string, touches: readonly PathTouch[], ctx: ProtectionContext): ProtectionResult {
   const findings: PathFinding[] = [];
-  const isDirOp = actionType === 'copy_dir' || actionType === 'move_dir';
-  const sources = isDirOp ? touches.filter((t) => SOURCE_FIELDS.has(t.source)) : [];
-  const destinations = isDirOp ? touches.filter((t) => !SOURCE_FIELDS.has(t.source)) : [];
+  // A tree copy reads (copy) or removes (move) its sources and writes its destinations.
+  const copiesTree = actionSpec(actionType).copiesTree === true;
+  const payloadTouches = touches.filter((t) => t.source !== 'command' && t.pattern === undefined);
+  const sources = copiesTree ? payloadTouches.filter((t) => t.access !== 'write') : [];
+  const destinations = copiesTree ? payloadTouches.filter((t) => t.access === 'write') : [];
   for (const touch of touches) {
     if (touch.pattern !== undefined) {
       findings.push(...checkPattern(touch, touch.pattern, ctx));
@@ -124,6 +122,7 @@ export function checkProtection(actionType: string, touches: readonly PathTouch[
     }
     findings.push(...checkOnePath(touch, ctx));
     if (touch.access === 'delete') findings.push(...checkBelow(touch, ctx));
+    if (touch.below !== undefined) findings.push(...checkSearch(touch, touch.below, ctx));
   }
   for (const src of sources) for (const dst of destinations) findings.push(...checkTreeCopy(src, dst, ctx));
   return summarise(findings);
@@ -137,6 +136,12 @@ function resolveTouch(touch: PathTouch, ctx: ProtectionContext): Resolved | Path
     normalized = resolveActionPath(touch.path, { cwd: ctx.cwd, home: ctx.home, platform: ctx.platform });
   } catch (e) {
     const msg = e instanceof PathError ? e.message : String(e);
+    if (touch.inferred) {
+      return {
+        path: touch.path, access: touch.access, level: 'unprotected', ruleId: PAYLOAD_UNCLEAR_RULE, effect: { kind: 'min_tier', tier: 2 },
+        message: `the payload field \`${touch.source}\` looks like a path that cannot be checked (${msg}), so a Tier 2 review decides`,
+      };
+    }
     return { path: touch.path, access: touch.access, level: 'unprotected', ruleId: 'path.invalid', effect: { kind: 'block' }, message: `${touch.source}: ${msg}` };
   }
   const candidates = [normalized];
@@ -183,6 +188,68 @@ function checkBelow(touch: PathTouch, ctx: ProtectionContext): PathFinding[] {
     }
   }
   return out;
+}
+
+/**
+ * A search or listing below a directory reads what lies below it: `contents` every file (grep),
+ * `names` every directory's listing (recursive list, find). Bulwark cannot leave files out of
+ * another agent's search, so every entry below (at most MAX_TREE_ENTRIES, symlinks resolved) is
+ * checked as a read of its own; a directory too large to list counts as touched whole (Tier 2)
+ * and each protected location the tables name below it counts as read. Any entry that may not be
+ * read refuses the search; the reason names the entries and suggests narrower directories.
+ */
+function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: ProtectionContext): PathFinding[] {
+  const r = resolveTouch(touch, ctx);
+  if (!('candidates' in r)) return [];
+  const admits = nameFilter(touch.belowNames);
+  const out: PathFinding[] = [];
+  const hits: PathFinding[] = [];
+  const children = new Set<string>();
+  for (const candidate of r.candidates) {
+    const tree = ctx.fs.listTree(candidate, MAX_TREE_ENTRIES);
+    if (!tree) continue; // not a directory: the read of the path itself is its check
+    const root = safeNormalize(candidate, ctx.platform).replace(/\/+$/, '');
+    const rootKey = matchKey(root, ctx.platform);
+    if (tree.truncated) {
+      out.push(tooLarge(r.display, 'read'));
+      for (const c of rulesBelow(ctx.rules, rootKey)) {
+        // The tables' prefixes are match keys (lower case): shown below the root as the caller spelled it.
+        const p = c.prefixes.find((k) => k !== rootKey && isWithin(k, rootKey));
+        const f = finding(r.display, p === undefined ? undefined : root + p.slice(rootKey.replace(/\/+$/, '').length), 'read', c, 'it may read');
+        if (f.effect.kind !== 'none') hits.push(f);
+      }
+    }
+    const all = tree.entries.map((e) => safeNormalize(e, ctx.platform));
+    for (const e of all) {
+      const parent = e.slice(0, e.lastIndexOf('/'));
+      if (parent !== root && parent.slice(0, parent.lastIndexOf('/')) === root) children.add(parent);
+    }
+    const entries = admits ? all.filter((e) => admits(basename(e))) : all;
+    const targets = mode === 'contents' ? entries : [...new Set(entries.map((e) => e.slice(0, e.lastIndexOf('/'))))].filter((d) => d !== root && d.length > root.length);
+    for (const entry of targets) {
+      for (const f of checkOnePath({ path: entry, access: 'read', source: touch.source }, ctx)) {
+        if (f.effect.kind !== 'none') hits.push({ ...f, path: r.display, resolved: f.resolved ?? entry });
+      }
+    }
+  }
+  const blocked = hits.filter((f) => f.effect.kind === 'block');
+  if (blocked.length === 0) return [...out, ...hits];
+  const shown = [...new Set(blocked.map((f) => f.resolved ?? f.path))];
+  const names = shown.slice(0, 3).map((p) => `\`${p}\``).join(', ') + (shown.length > 3 ? ` and ${shown.length - 3} more` : '');
+  const clean = [...children].filter((c) => !c.slice(c.lastIndexOf('/') + 1).startsWith('.') && !shown.some((p) => isWithin(matchKey(p, ctx.platform), matchKey(c, ctx.platform)))).sort().slice(0, 3);
+  const instead = clean.length ? `, such as ${clean.map((c) => `\`${c}\``).join(' or ')}` : '';
+  const what = mode === 'contents' ? 'searching the files below it reads' : 'listing everything below it reads';
+  const first = blocked[0]!;
+  const message = `${r.display}: ${what} ${names}, and ${first.message}. `
+    + `Bulwark checks every file a search would read (it cannot leave files out of another agent's search): search a narrower path that holds no protected file${instead}, or name the files to read`;
+  return [...out, ...hits.filter((f) => f.effect.kind !== 'block'), ...blocked.map((f) => ({ ...f, message }))];
+}
+
+/** A test for base names admitted by an include filter (case-insensitive, so it admits at least what the tool would); undefined = all. */
+function nameFilter(globs: readonly string[] | undefined): ((name: string) => boolean) | undefined {
+  if (!globs || globs.length === 0) return undefined;
+  const ms = globs.map((g) => new Minimatch(g, { dot: true, nocase: true, noext: true, nonegate: true, nocomment: true, noglobstar: true }));
+  return (name) => ms.some((m) => m.match(name));
 }
 
 /** How a glob touch is shown: `dir/pattern`, with `**` between them for depth `tree`. */

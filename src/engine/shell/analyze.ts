@@ -36,6 +36,12 @@ export interface ShellAnalysis {
   globs: GlobTarget[];
   /** Reaches the network. */
   network: boolean;
+  /**
+   * Directories read below (a subset of `reads`): `contents` when every file below is read
+   * (`grep -r`, `rg`, `find … -exec`), `names` when every directory below is listed (`ls -R`,
+   * `find`, `tree`, `rg --files`). Sorted by path.
+   */
+  searches: SearchTarget[];
   /** Literal URLs / host targets given to network commands (for the SSRF check). */
   urls: string[];
   /** The subset of `urls` that remote-login tools (ssh, scp, sftp, rsync over ssh) connect to. */
@@ -48,6 +54,14 @@ export interface ShellAnalysis {
 }
 
 export type { Base, Scope, Outcome, Io } from './state';
+
+/** A directory a command reads below: its files' contents, or its directories' listings. */
+export interface SearchTarget {
+  path: string;
+  mode: 'contents' | 'names';
+  /** Only entries whose base name matches one of these globs are read (`grep -r --include=*.ts`, `find -name`). */
+  names?: string[];
+}
 
 /**
  * Entries of a directory named by a pattern: its direct entries (`rm *.log`: depth `one`), or every
@@ -92,6 +106,7 @@ export class Analyzer {
   private readonly writes = new Set<string>();
   private readonly deletes = new Set<string>();
   private readonly globList = new Map<string, GlobTarget>();
+  private readonly searchList = new Map<string, SearchTarget>();
   private readonly urlList = new Set<string>();
   private readonly loginList = new Set<string>();
   private readonly reasons = new Set<string>();
@@ -118,6 +133,7 @@ export class Analyzer {
       writes: sort(this.writes),
       deletes: sort(this.deletes),
       globs: [...this.globList.values()],
+      searches: [...this.searchList.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.mode < b.mode ? -1 : 1)),
       network: this.network,
       urls: [...this.urlList],
       logins: [...this.loginList].filter((u) => this.urlList.has(u)),
@@ -190,6 +206,25 @@ export class Analyzer {
 
   read(w: WordValue, scope: Scope): void {
     this.addPath('read', w, scope);
+  }
+
+  /**
+   * A read of everything below `w` (a recursive search or listing): recorded as a read, and the
+   * directory (for a glob or an expansion, the literal directory it lives in) as a search target.
+   */
+  readBelow(w: WordValue, scope: Scope, mode: 'contents' | 'names', names?: readonly string[]): void {
+    this.read(w, scope);
+    if (w.text === '' && !w.dynamic) return;
+    const dir = w.dynamic || w.glob ? this.literalDir(w) : w.text;
+    if (dir === null) return;
+    for (const path of this.resolveText(dir, scope)) {
+      if (IGNORED_DEVICES.has(path)) continue;
+      const key = `${mode}\0${path}`;
+      const seen = this.searchList.get(key);
+      // Two searches of one directory read what either reads: no filter wins, filters add up.
+      const merged = !names || (seen && !seen.names) ? undefined : [...new Set([...(seen?.names ?? []), ...names])];
+      this.searchList.set(key, merged ? { path, mode, names: merged } : { path, mode });
+    }
   }
 
   write(w: WordValue, scope: Scope): void {

@@ -1,5 +1,5 @@
 // Handlers for commands that read, write or delete files: coreutils, editors, archivers, readers.
-import { has, lastValue, parseOpts, values, type OptSpec } from './options';
+import { has, lastValue, parseOpts, values, type OptSpec, type Parsed } from './options';
 import { literalWord, sliceWord, type WordValue } from './words';
 import { DOT, baseName, childOf, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
 
@@ -599,7 +599,7 @@ reg(Object.keys(COMPRESSORS), (inv) => {
 // Readers: every file operand is read.
 
 /** A reader whose operands (after options with the given values) are all files. */
-function reader(names: string | readonly string[], spec: OptSpec, opts: { defaultDir?: boolean; writeOpts?: string[]; readOpts?: string[]; plusOpts?: boolean } = {}): void {
+function reader(names: string | readonly string[], spec: OptSpec, opts: { defaultDir?: boolean; writeOpts?: string[]; readOpts?: string[]; plusOpts?: boolean; below?: (p: Parsed) => 'contents' | 'names' | undefined } = {}): void {
   reg(names, (inv) => {
     const p = parseOpts(inv.args, spec);
     for (const w of values(p, ...(opts.writeOpts ?? []))) inv.an.write(w, inv.scope);
@@ -607,7 +607,11 @@ function reader(names: string | readonly string[], spec: OptSpec, opts: { defaul
     // `less +G`, `tail +5`: a leading `+` is a command/offset, not a file.
     let files = p.pos.filter((w) => w.dynamic || (w.text !== '-' && !(opts.plusOpts && w.text.startsWith('+'))));
     if (files.length === 0 && opts.defaultDir) files = [DOT];
-    for (const f of files) inv.an.read(f, inv.scope);
+    const below = opts.below?.(p);
+    for (const f of files) {
+      if (below) inv.an.readBelow(f, inv.scope, below);
+      else inv.an.read(f, inv.scope);
+    }
   });
 }
 
@@ -650,9 +654,10 @@ reader('file', { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator',
 reader('stat', { short: 'c', long: ['format', 'printf', 'cached'] });
 reader(['shuf'], { short: 'noi', long: ['head-count', 'output', 'input-range', 'random-source'] }, { writeOpts: ['-o', '--output'], readOpts: ['--random-source'] });
 reader(['bat', 'batcat'], { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'theme', 'style', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] });
-reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] }, { defaultDir: true });
-reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'] });
-reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'] });
+reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] },
+  { defaultDir: true, below: (p) => (has(p, '-R', '--recursive', '--tree') ? 'names' : undefined) });
+reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'], below: () => 'names' });
+reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'], below: () => 'names' });
 reader(['diff', 'diff3', 'sdiff', 'colordiff'], { short: 'CUDFIxXLSWo', long: ['context', 'unified', 'ifdef', 'show-function-line', 'ignore-matching-lines', 'exclude', 'exclude-from', 'label', 'starting-file', 'width', 'tabsize', 'from-file', 'to-file', 'line-format', 'output', 'color', 'palette', 'horizon-lines'] },
   { readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'], writeOpts: ['-o', '--output'] });
 reg('cmp', (inv) => {
@@ -674,8 +679,29 @@ function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDe
     files = files.filter((w) => w.dynamic || w.text !== '-');
     const recursive = opts.recursiveByDefault || has(p, '-r', '-R', '--recursive', '--dereference-recursive');
     if (files.length === 0 && recursive) files = [DOT];
-    for (const f of files) inv.an.read(f, inv.scope);
+    // A recursive search reads every file below a directory it is given (`rg --files` only lists
+    // them), or only those whose names an include filter admits (`--include=*.ts`, `rg -g '*.ts'`).
+    const names = includeFilter(values(p, '--include', '-g', '--glob', '--iglob'));
+    for (const f of files) {
+      if (recursive) inv.an.readBelow(f, inv.scope, filesOnly ? 'names' : 'contents', names);
+      else inv.an.read(f, inv.scope);
+    }
   });
+}
+
+/**
+ * Base-name globs that every file a recursive search reads must match, or undefined when the
+ * filter is absent or cannot be read as one (an exclusion `!x`, a path glob `src/**`, an expansion).
+ */
+function includeFilter(words: readonly WordValue[]): string[] | undefined {
+  if (words.length === 0) return undefined;
+  const out: string[] = [];
+  for (const w of words) {
+    const g = w.text.replace(/^(\*\*\/)+/, '');
+    if (w.dynamic || g === '' || g.startsWith('!') || g.includes('/')) return undefined;
+    out.push(g);
+  }
+  return out;
 }
 
 grepLike(['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep'], {
@@ -909,6 +935,10 @@ function removesEachFile(args: readonly WordValue[], from: number): boolean {
   return false;
 }
 
+/** find actions that run a command on each entry, and those that print entry names (to stdout or a file). */
+const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+const FIND_PRINTS = new Set(['-print', '-print0', '-printf', '-ls', '-fprint', '-fprint0', '-fprintf', '-fls']);
+
 const FIND_VALUED = new Set([
   '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname', '-type', '-xtype',
   '-size', '-perm', '-user', '-group', '-uid', '-gid', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-used',
@@ -933,11 +963,22 @@ reg('find', (inv) => {
     roots.push(w);
   }
   if (roots.length === 0) roots.push(DOT);
-  for (const r of roots) an.read(r, scope);
   // Following symbolic links (-L, -H, -follow) reaches entries a listing of the roots does not show.
   const follows = args.slice(0, i).some((w) => w.text === '-L' || w.text === '-H') || args.slice(i).some((w) => w.text === '-follow');
   const exprStart = i;
   const nameAt = (at: number) => (follows ? undefined : nameTestBefore(args.slice(exprStart), at - exprStart));
+  // What find reveals below its roots: a command run on each entry reads its contents; a printing
+  // action (or none, which means -print) lists the names that pass the tests; -delete and
+  // `-exec rm {} +` alone show nothing. A lone -name test before the action narrows the entries.
+  const runsAt = args.findIndex((w, j) => j >= i && FIND_RUNS.has(w.text) && !removesEachFile(args, j + 1));
+  const printsAt = args.findIndex((w, j) => j >= i && FIND_PRINTS.has(w.text));
+  const anyAction = args.some((w, j) => j >= i && (FIND_PRINTS.has(w.text) || FIND_RUNS.has(w.text) || w.text === '-delete'));
+  const filter = (at: number) => { const n = nameAt(at); return n === undefined ? undefined : [n]; };
+  for (const r of roots) {
+    if (runsAt >= 0) an.readBelow(r, scope, 'contents', filter(runsAt));
+    if (printsAt >= 0 || !anyAction) an.readBelow(r, scope, 'names', filter(printsAt >= 0 ? printsAt : args.length));
+    if (runsAt < 0 && printsAt < 0 && anyAction) an.read(r, scope);
+  }
   // With one -name test before the action and no operators, what is removed is the entries with
   // that name below each root.
   const delMatching = (r: WordValue, name: string | undefined) => {

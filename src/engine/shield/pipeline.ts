@@ -10,6 +10,7 @@ import type { IfcDecision, IfcEngine } from '../ifc';
 import type { CompiledPolicy, Tier0Result } from './policy';
 import type { ApprovalRequest } from './tier3';
 import type { ActionView, TierVerdict } from './types';
+import { CLASSIFIER_SKIP_TYPES, actionSpec } from '../actions';
 
 /** Prompt-injection classifier (Tier 1), e.g. ONNX inference. Throws on failure (the pipeline blocks). */
 export interface InjectionClassifier {
@@ -42,8 +43,8 @@ export interface ShieldParts {
   readonly tier2Unavailable?: 'block' | 'escalate';
 }
 
-export const DEFAULT_CLASSIFIER_SKIP_TYPES: ReadonlySet<string> = new Set(['write_file', 'delete_file', 'move_file', 'copy_file', 'send_email', 'send_message', 'http_request']);
-const READ_TYPES = new Set(['read_file', 'list_directory', 'search_files', 'grep_files', 'memory_search']);
+/** Types whose payload the classifier over-fires on (the action table's `skipClassifier`): Tier 2 judges them instead. */
+export const DEFAULT_CLASSIFIER_SKIP_TYPES: ReadonlySet<string> = CLASSIFIER_SKIP_TYPES;
 
 /** What the engine already knows when the Shield starts. */
 export interface ShieldInput {
@@ -180,7 +181,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
 /** Every policy is asked; the strictest answer wins, so a workspace policy can tighten but never loosen. */
 function tier0(state: PolicyState, input: ShieldInput): Tier0Result {
   if (!state.ok) {
-    if (READ_TYPES.has(input.action.type)) return { decision: 'escalate', minTier: 1, rule: 'policy.invalid', reason: `the policy is invalid (${state.error}); reads go on to Tier 1 until it is fixed` };
+    if (actionSpec(input.action.type).readOnly) return { decision: 'escalate', minTier: 1, rule: 'policy.invalid', reason: `the policy is invalid (${state.error}); reads go on to Tier 1 until it is fixed` };
     return { decision: 'block', minTier: 0, rule: 'policy.invalid', reason: `the policy is invalid (${state.error}), and every non-read action is blocked until a valid policy is loaded` };
   }
   let strictest: Tier0Result | undefined;

@@ -19,7 +19,10 @@ export function runPolicyExamples(compiled: CompiledPolicy, env: { home: string;
     const action: ActionRequest = { type: example.action.type, payload: example.action.payload, sessionId: 'policy-test', cwd: example.action.cwd };
     let paths: string[];
     try {
-      paths = pathTouchesOf(action).map((t) => resolveActionPath(t.path, { cwd: action.cwd, home: env.home, platform: env.platform }));
+      // A path found by the payload walk that cannot be resolved escalates in the engine; Tier 0 never sees it.
+      paths = pathTouchesOf(action, env.platform).flatMap((t) => {
+        try { return [resolveActionPath(t.path, { cwd: action.cwd, home: env.home, platform: env.platform })]; } catch (e) { if (t.inferred) return []; throw e; }
+      });
     } catch (e) {
       return { example, index, passed: false, got: { decision: 'error', tier: 0, rule: '' }, problem: e instanceof Error ? e.message : String(e) };
     }
