@@ -81,18 +81,19 @@ describe('hooks install / uninstall / status', function () {
     const gemini = json(path.join(home, '.gemini', 'settings.json'));
     assert.deepEqual(gemini.hooks.BeforeTool, [{ matcher: '.*', hooks: [{ name: 'bulwark', type: 'command', command: cmd('gemini'), timeout: 45000 }] }], 'Gemini\'s timeout is in ms');
     assert.ok(gemini.hooks.AfterTool);
-    const copilot = json(path.join(home, '.copilot', 'settings.json'));
+    // Both Copilots read ~/.copilot/hooks: one file, each client's own event spelling.
+    const copilot = json(path.join(home, '.copilot', 'hooks', 'bulwark.json'));
+    assert.equal(copilot.version, 1);
     assert.deepEqual(copilot.hooks.preToolUse, [{ type: 'command', bash: cmd('copilot-cli'), timeoutSec: 45 }]);
     assert.ok(copilot.hooks.postToolUse);
-    assert.equal(copilot.version, undefined, 'inline settings hooks carry no version key');
-    const vscode = json(path.join(home, '.copilot', 'hooks', 'bulwark.json'));
-    assert.equal(vscode.version, 1);
-    assert.deepEqual(vscode.hooks.PreToolUse, [{ type: 'command', command: cmd('vscode'), timeout: 45 }]);
+    assert.deepEqual(copilot.hooks.PreToolUse, [{ type: 'command', command: cmd('vscode'), timeout: 45 }]);
+    assert.ok(copilot.hooks.PostToolUse);
+    assert.equal(fs.existsSync(path.join(home, '.copilot', 'settings.json')), false, 'Copilot CLI\'s settings.json is not touched');
     assert.equal(fs.statSync(wrapper).mode & 0o777, 0o755);
     assert.match(fs.readFileSync(wrapper, 'utf8'), new RegExp(`CLI='${fakeCli.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'`));
     const m = readManifest(ctx.stateDir);
     assert.equal(fs.statSync(manifestPath(ctx.stateDir)).mode & 0o777, 0o600);
-    assert.equal(m.files.length, 5);
+    assert.equal(m.files.length, 4);
     assert.equal(m.files.flatMap((f) => f.additions.filter((a) => a.kind === 'element')).length, 10);
     assert.ok(m.files.every((f) => /^[0-9a-f]{64}$/.test(f.afterSha256)));
   });
@@ -270,7 +271,7 @@ describe('hooks install / uninstall / status', function () {
     const copilotHome = path.join(home, 'cp');
     install({ ...opts(['codex', 'copilot-cli']), env: { PATH: '', CODEX_HOME: codexHome, COPILOT_HOME: copilotHome } });
     assert.ok(fs.existsSync(path.join(codexHome, 'hooks.json')));
-    assert.ok(fs.existsSync(path.join(copilotHome, 'settings.json')));
+    assert.ok(fs.existsSync(path.join(copilotHome, 'hooks', 'bulwark.json')));
     assert.equal(fs.existsSync(path.join(home, '.codex')), false);
   });
 

@@ -50,7 +50,10 @@ export function hookFile(client: AgentId, scope: HookScope, p: ClientPaths, work
     case 'claude': return path.join(p.home, '.claude', 'settings.json');
     case 'codex': return path.join(codexHome(p), 'hooks.json');
     case 'gemini': return path.join(p.home, '.gemini', 'settings.json');
-    case 'copilot-cli': return path.join(copilotHome(p), 'settings.json');
+    // Not inline in $COPILOT_HOME/settings.json: measured with Copilot CLI 1.0.102, inline hooks stop
+    // firing once ~/.copilot/hooks holds a file with PascalCase events (VS Code's), so both Copilots'
+    // user entries live in one hooks file, where Copilot CLI runs its own camelCase entry.
+    case 'copilot-cli': return path.join(copilotHome(p), 'hooks', 'bulwark.json');
     case 'vscode': return path.join(p.home, '.copilot', 'hooks', 'bulwark.json');
   }
 }

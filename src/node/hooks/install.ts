@@ -361,6 +361,9 @@ export function planInstall(o: InstallOptions): HooksPlan {
   }
   if (o.agents.includes('copilot-cli') && o.scope === 'workspace') notes.push('Copilot CLI loads .github/hooks in prompt mode (-p) only for a trusted folder, with COPILOT_ALLOW_ALL, or GITHUB_COPILOT_PROMPT_MODE_REPO_HOOKS=true.');
   if (o.agents.includes('vscode')) notes.push('VS Code runs agent hooks only with `chat.hooks.enabled` on (Preview); it also reads .claude/settings.json and .github/hooks/*.json, so a tool call there may be decided by more than one of Bulwark\'s entries (the strictest answer wins).');
+  if (o.agents.includes('vscode') && !o.agents.includes('copilot-cli') && !manifest.files.some((r) => r.additions.some((a) => a.client === 'copilot-cli'))) {
+    notes.push('Copilot CLI reads the same hook files (~/.copilot/hooks, .github/hooks): until Bulwark\'s Copilot CLI hooks are installed too (--agent copilot-cli), it runs the VS Code entry, which does not know its tool names and so denies them.');
+  }
   if (o.agents.includes('claude') && o.agents.includes('vscode')) notes.push('VS Code also runs Claude Code\'s hooks (it ignores their matcher): both entries decide, the strictest wins.');
 
   const keptRecords = manifest.files.filter((r) => !files.some((f) => f.file === r.file));
