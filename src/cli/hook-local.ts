@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { CheckResult } from '../engine';
 import type { HookCall, MappedAction } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
-import { BRIDGE_FILE, type BridgeInfo } from '../node/hooks/state-dir';
+import { readAuditLocationFile } from '../node/hooks/bridge-files';
 import { createNodeEngine, currentPlatform } from '../node/create-engine';
 import { buildShield } from '../node/shield-setup';
 import { SqliteStateStore, StateDb } from '../node/audit/state-db';
@@ -32,9 +32,9 @@ export async function localEngine(o: { stateDir: string; policy: string; ifc: st
   const shield = store ? buildShield({ policy: o.policy, ifc: o.ifc, store, home, platform, mode: 'report' }) : undefined;
   const workspaceRoots = o.workspace && path.isAbsolute(o.workspace) ? [o.workspace] : [];
   const { engine } = await createNodeEngine({ workspaceRoots, home, platform, selfPaths: [o.stateDir], shield });
-  const audit = auditLocation(o.stateDir);
 
   const append = async (fn: (log: AuditLog) => Promise<unknown>) => {
+    const audit = auditLocation(o.stateDir);
     ensureDirSync(path.dirname(audit.logFile), 0o700);
     await withLock(`${audit.logFile}.lock`, async () => {
       const log = await AuditLog.open({ logFile: audit.logFile, dbFile: audit.dbFile, hmacKey: audit.keyFile ? readExtensionKey(audit.keyFile) : cliAuditKey(audit.dbFile, true), session: 'bulwark-hook' });
@@ -53,7 +53,7 @@ export async function localEngine(o: { stateDir: string; policy: string; ifc: st
       try {
         await append((log) => log.appendDecision(r, { session: agentSession(call), actionType: action.type, payload: { ...action.payload, _hook: { agent: call.agent, tool: call.toolName, via } }, ...(cwd ? { cwd } : {}) }));
       } catch (e) {
-        return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log ${audit.logFile} could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed.` };
+        return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed.` };
       }
       return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason };
     },
@@ -73,13 +73,15 @@ function openHookStore(file: string): { store?: SqliteStateStore; error?: string
   }
 }
 
-/** The extension's audit chain if it ever published one, else the hooks' own under <stateDir>/audit. */
+/**
+ * The extension's audit chain as it last published it (<stateDir>/audit-location.json), else the
+ * hooks' own under <stateDir>/audit. A published location that cannot be trusted (another owner,
+ * writable by others, a symlink) is an error: appending elsewhere would split the chain silently.
+ */
 export function auditLocation(stateDir: string): { logFile: string; dbFile: string; keyFile?: string } {
-  try {
-    const info = JSON.parse(fs.readFileSync(path.join(stateDir, BRIDGE_FILE), 'utf8')) as Partial<BridgeInfo>;
-    const a = info.audit;
-    if (a && [a.logFile, a.dbFile, a.keyFile].every((f) => typeof f === 'string' && path.isAbsolute(f))) return a;
-  } catch { /* no extension has published its log: use the hooks' own */ }
+  const published = readAuditLocationFile(stateDir);
+  if (published.kind === 'ok') return published.audit;
+  if (published.kind === 'invalid') throw new Error(`the extension's audit location cannot be trusted: ${published.why}`);
   // The hooks' own log uses the CLI's key convention (<db>.key), so `bulwark audit verify --db` reads it.
   const dir = path.join(stateDir, 'audit');
   return { logFile: path.join(dir, 'audit.jsonl'), dbFile: path.join(dir, 'bulwark.db') };

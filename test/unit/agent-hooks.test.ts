@@ -255,6 +255,35 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
     assert.ok(!text.includes(SECRET), 'the audit log must not hold the secret');
   });
 
+  it("appends to the extension's audit chain when one was published (audit-location.json), and refuses an untrusted one", async () => {
+    const { verifyLogFile } = await import('../../src/node/audit/audit-verify');
+    const dir = makeTempDir();
+    try {
+      const sd = path.join(dir, 'state');
+      fs.mkdirSync(sd, { mode: 0o700 });
+      const ext = path.join(dir, 'ext-storage');
+      fs.mkdirSync(ext);
+      const key = require('node:crypto').randomBytes(32).toString('hex');
+      fs.writeFileSync(path.join(ext, 'audit-hmac.key'), key, { mode: 0o600 });
+      const loc = { logFile: path.join(ext, 'audit.jsonl'), dbFile: path.join(ext, 'bulwark.db'), keyFile: path.join(ext, 'audit-hmac.key') };
+      fs.writeFileSync(path.join(sd, 'audit-location.json'), JSON.stringify(loc), { mode: 0o600 });
+      const run = () => spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd], { input: claudePre('Read', { file_path: path.join(home, '.ssh', 'id_rsa') }, 'ext-s'), env: { PATH: process.env.PATH, HOME: home } });
+      const r = run();
+      assert.equal(JSON.parse(r.stdout.toString()).hookSpecificOutput.permissionDecision, 'deny');
+      assert.match(fs.readFileSync(loc.logFile, 'utf8'), /"claude:ext-s"/);
+      const v = await verifyLogFile({ logFile: loc.logFile, dbFile: loc.dbFile, hmacKey: Buffer.from(key, 'hex') });
+      assert.ok(v.ok, JSON.stringify(v.firstBroken));
+      fs.chmodSync(path.join(sd, 'audit-location.json'), 0o666);
+      const bad = run();
+      const d = JSON.parse(bad.stdout.toString()).hookSpecificOutput;
+      assert.equal(d.permissionDecision, 'deny');
+      assert.match(d.permissionDecisionReason, /audit\.write_failed/);
+      assert.match(d.permissionDecisionReason, /writable by others/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('denies when the extension is alive but its bridge does not answer (fail closed), and answers before its deadline', async () => {
     // A live process (this test) published a bridge whose socket accepts and never answers.
     const dir = makeTempDir();

@@ -60,8 +60,8 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-/** Reads bridge.json or a peer file: a regular file of ours, not writable by others, small, of the right shape. */
-export function readInfoFile(file: string): { kind: 'ok'; info: BridgeInfo } | { kind: 'missing' } | { kind: 'invalid'; why: string } {
+/** Reads a small JSON file of ours from the state directory: a regular file (no symlink), our own, not writable by others. */
+export function readPrivateJson(file: string): { kind: 'ok'; value: unknown } | { kind: 'missing' } | { kind: 'invalid'; why: string } {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (isWindows ? 0 : fs.constants.O_NOFOLLOW));
@@ -87,18 +87,40 @@ export function readInfoFile(file: string): { kind: 'ok'; info: BridgeInfo } | {
       if (n === 0) break;
       off += n;
     }
-    let value: unknown;
     try {
-      value = JSON.parse(buf.subarray(0, off).toString('utf8'));
+      return { kind: 'ok', value: JSON.parse(buf.subarray(0, off).toString('utf8')) };
     } catch (e) {
       return { kind: 'invalid', why: `${file} is not valid JSON (${message(e)})` };
     }
-    const why = infoShapeError(value, path.dirname(file));
-    return why ? { kind: 'invalid', why: `${file}: ${why}` } : { kind: 'ok', info: value as BridgeInfo };
   } finally {
     fs.closeSync(fd);
   }
 }
+
+/** Reads bridge.json or a peer file: a private file (readPrivateJson) of the right shape. */
+export function readInfoFile(file: string): { kind: 'ok'; info: BridgeInfo } | { kind: 'missing' } | { kind: 'invalid'; why: string } {
+  const r = readPrivateJson(file);
+  if (r.kind !== 'ok') return r;
+  const why = infoShapeError(r.value, path.dirname(file));
+  return why ? { kind: 'invalid', why: `${file}: ${why}` } : { kind: 'ok', info: r.value as BridgeInfo };
+}
+
+/**
+ * The extension's audit log as it last published it (<stateDir>/audit-location.json, kept after the
+ * extension exits), so a hook deciding in-process appends to the same chain. Undefined when none was
+ * published; an error when the file is there but cannot be trusted.
+ */
+export function readAuditLocationFile(stateDir: string): { kind: 'ok'; audit: NonNullable<BridgeInfo['audit']> } | { kind: 'missing' } | { kind: 'invalid'; why: string } {
+  const file = path.join(stateDir, AUDIT_LOCATION_FILE);
+  const r = readPrivateJson(file);
+  if (r.kind !== 'ok') return r;
+  const a = r.value;
+  if (!isObject(a) || ![a.logFile, a.dbFile, a.keyFile].every((p) => typeof p === 'string' && path.isAbsolute(p))) return { kind: 'invalid', why: `${file} needs absolute logFile, dbFile and keyFile` };
+  return { kind: 'ok', audit: { logFile: a.logFile as string, dbFile: a.dbFile as string, keyFile: a.keyFile as string } };
+}
+
+/** Persistent record of the extension's audit location (bridge.json goes away when the extension exits). */
+export const AUDIT_LOCATION_FILE = 'audit-location.json';
 
 /** Why `v` is not a BridgeInfo for this state directory (its socket must be one of ours), or undefined. */
 function infoShapeError(v: unknown, stateDir: string): string | undefined {

@@ -16,7 +16,7 @@ import { isAgentId } from '../../engine/agents/types';
 import { MAX_BRIDGE_LINE, type BridgeDecision, type BridgeRequest, type BridgeResponse } from './bridge-protocol';
 import { BRIDGE_FILE, type BridgeInfo } from './state-dir';
 import {
-  PEER_FILE_PATTERN, SOCKET_FILE_PATTERN, WINDOWS_PIPE_PREFIX, isProcessAlive, livePeers, preparePrivateDir, readInfoFile, writePrivateFileAtomic,
+  AUDIT_LOCATION_FILE, PEER_FILE_PATTERN, SOCKET_FILE_PATTERN, WINDOWS_PIPE_PREFIX, isProcessAlive, livePeers, preparePrivateDir, readInfoFile, writePrivateFileAtomic,
 } from './bridge-files';
 
 export type DecideRequest = Omit<Extract<BridgeRequest, { kind: 'decide' }>, 'token'>;
@@ -100,6 +100,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   try {
     writePrivateFileAtomic(peerFile, JSON.stringify(info, null, 2) + '\n');
     writePrivateFileAtomic(bridgeFile, JSON.stringify(info, null, 2) + '\n');
+    publishAuditLocation(stateDir, o.audit);
   } catch (e) {
     server.close();
     removeQuietly(socket);
@@ -208,7 +209,10 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       if (disposed) return;
       try {
         writePrivateFileAtomic(peerFile, JSON.stringify(next, null, 2) + '\n');
-        if (namesThisServer(bridgeFile, socket)) writePrivateFileAtomic(bridgeFile, JSON.stringify(next, null, 2) + '\n');
+        if (namesThisServer(bridgeFile, socket)) {
+          writePrivateFileAtomic(bridgeFile, JSON.stringify(next, null, 2) + '\n');
+          publishAuditLocation(stateDir, audit);
+        }
       } catch (e) {
         o.log.error(`hook bridge: could not publish the new audit location: ${message(e)}`);
       }
@@ -228,6 +232,14 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
 }
 
 /** A block the hook gets when the deadline passed before the decision: says why and what to do. */
+/**
+ * Keeps the extension's audit location in <stateDir>/audit-location.json after the extension exits
+ * (bridge.json does not outlive it), so a hook that decides in-process appends to the same chain.
+ */
+function publishAuditLocation(stateDir: string, audit: BridgeAuditLocation | undefined): void {
+  if (audit) writePrivateFileAtomic(path.join(stateDir, AUDIT_LOCATION_FILE), JSON.stringify(audit, null, 2) + '\n');
+}
+
 export function deadlineBlock(): BridgeDecision {
   return blockFor('bridge.deadline',
     'no decision came before the hook\'s deadline, so the action is denied: Bulwark was still deciding it (usually waiting for your approval in the VS Code dialog, or for the Tier 2 review). '

@@ -7,6 +7,7 @@ import crypto from 'node:crypto';
 import { AGENT_NAMES, type AgentId } from '../../engine/agents/types';
 import type { AuditEventInput } from '../../engine/audit';
 import { redactArgs } from '../../engine/audit/events';
+import { loadSecretRules, redactSecrets } from '../../engine/secrets';
 import type { BridgeDecision } from './bridge-protocol';
 import { BridgeAbort, type BridgeServerOptions, type DecideRequest, type RecordRequest } from './bridge-server';
 
@@ -80,7 +81,9 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
       }
       const release = d.pending.add(action.id, { agent: req.agent, signal });
       try {
-        const { result, executed } = await d.check(action);
+        const { result: raw, executed } = await d.check(action);
+        // The reason goes to another program and on to a model: no secret leaves in it.
+        const result = { ...raw, reason: redactSecrets(loadSecretRules(), raw.reason).text };
         if (signal.aborted) {
           // The hook already got its block; only an engine verdict other than block needs correcting.
           if (result.decision !== 'block') await recordUnanswered(action, signal, result.decision);
