@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_IDS, AGENT_NAMES, type AgentId } from '../engine/agents/types';
 import {
-  applyPlan, clientTimeoutForApprovals, describePlan, describeStatus, detectClients, hooksStatus, planChangesAnything, planInstall, planUninstall, readManifest,
+  applyPlan, clientTimeoutForApprovals, describePlan, describeStatus, detectClients, hooksStatus, planChangesAnything, planInstall, planUninstall, readManifest, repairWrapper,
   type HookScope, type HooksContext, type HooksPlan,
 } from '../node/hooks/install';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
@@ -23,6 +23,14 @@ function hooksContext(): HooksContext {
 }
 
 export function registerInstallHooks(context: vscode.ExtensionContext, host: EngineHost, log: vscode.LogOutputChannel): void {
+  // After an update of this extension the wrapper may still name the old dist/cli.js (then every
+  // hook call is denied): point it at this one. The clients' files are not touched.
+  try {
+    const repaired = repairWrapper({ stateDir: bulwarkStateDir(), platform: hooksContext().platform, node: process.execPath, cli: path.join(context.extensionPath, 'dist', 'cli.js') });
+    if (repaired) log.info(`agent hooks: ${repaired}`);
+  } catch (e) {
+    log.warn(`agent hooks: the wrapper could not be checked: ${e instanceof Error ? e.message : String(e)}`);
+  }
   context.subscriptions.push(
     vscode.commands.registerCommand(INSTALL_HOOKS_COMMAND, () => guarded(log, () => install(context, host, log))),
     vscode.commands.registerCommand(UNINSTALL_HOOKS_COMMAND, () => guarded(log, () => uninstall(log))),

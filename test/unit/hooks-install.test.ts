@@ -10,7 +10,7 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import type { AgentId } from '../../src/engine/agents/types';
 import { runHooks } from '../../src/cli/hooks';
 import {
-  applyPlan, detectClients, hooksStatus, manifestPath, planInstall, planUninstall, readManifest, type HooksContext, type InstallOptions,
+  applyPlan, detectClients, hooksStatus, manifestPath, planInstall, planUninstall, readManifest, repairWrapper, type HooksContext, type InstallOptions,
 } from '../../src/node/hooks/install';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
@@ -298,6 +298,21 @@ describe('hooks install / uninstall / status', function () {
     install(opts(['claude', 'gemini'], { node: path.join(tmp, 'gone', 'node') }));
     assert.equal(state('claude').state, 'broken');
     assert.match(state('claude').problems.join('\n'), /Node is gone/);
+  });
+
+  it('repairs a wrapper whose dist/cli.js is gone (an extension update) without touching the clients\' files', () => {
+    const { home, ctx, opts } = setup();
+    const oldCli = path.join(tmp, `old-cli-${n}.js`);
+    fs.writeFileSync(oldCli, '');
+    install(opts(['claude', 'vscode'], { cli: oldCli }));
+    const clientFiles = snapshot(path.join(home, '.claude'));
+    assert.equal(repairWrapper({ stateDir: ctx.stateDir, platform: 'linux', node: fakeNode, cli: fakeCli }), undefined, 'nothing to repair while the old one exists');
+    fs.rmSync(oldCli);
+    assert.equal(hooksStatus(ctx).clients.find((c) => c.client === 'claude')!.state, 'broken');
+    assert.match(repairWrapper({ stateDir: ctx.stateDir, platform: 'linux', node: fakeNode, cli: fakeCli })!, /now runs .*cli\.js/);
+    assert.match(fs.readFileSync(path.join(ctx.stateDir, 'bin', 'bulwark-hook'), 'utf8'), new RegExp(`CLI='${fakeCli.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'`));
+    assert.equal(hooksStatus(ctx).clients.find((c) => c.client === 'claude')!.state, 'guarded');
+    assertSameTree(clientFiles, snapshot(path.join(home, '.claude')));
   });
 
   it('detects clients by their folders (and PATH)', () => {

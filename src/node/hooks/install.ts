@@ -364,6 +364,9 @@ export function planInstall(o: InstallOptions): HooksPlan {
   if (o.agents.includes('vscode') && !o.agents.includes('copilot-cli') && !manifest.files.some((r) => r.additions.some((a) => a.client === 'copilot-cli'))) {
     notes.push('Copilot CLI reads the same hook files (~/.copilot/hooks, .github/hooks): until Bulwark\'s Copilot CLI hooks are installed too (--agent copilot-cli), it runs the VS Code entry, which does not know its tool names and so denies them.');
   }
+  if (o.scope === 'workspace' && o.agents.includes('claude') && o.agents.includes('copilot-cli')) {
+    notes.push('Copilot CLI also runs a workspace\'s .claude/settings.json hooks, so its tool calls there are decided by both entries (the strictest answer wins; a question for you can come twice).');
+  }
   if (o.agents.includes('claude') && o.agents.includes('vscode')) notes.push('VS Code also runs Claude Code\'s hooks (it ignores their matcher): both entries decide, the strictest wins.');
 
   const keptRecords = manifest.files.filter((r) => !files.some((f) => f.file === r.file));
@@ -553,6 +556,28 @@ export function applyPlan(plan: HooksPlan): ApplyResult {
     writeManifest(plan.manifest.files);
   }
   return { written, deleted };
+}
+
+// ---- keeping the wrapper pointed at a live program ------------------------------------------------------
+
+/**
+ * Rewrites the wrapper when the Node or dist/cli.js it runs is gone (an extension update moves
+ * dist/cli.js; a deleted checkout) and `node`/`cli` exist: the clients' configurations name only
+ * the wrapper, so they stay as they are. Until then every hook call is denied (fail closed), so
+ * this only restores what the user installed. Returns what it did, for the log.
+ */
+export function repairWrapper(o: { readonly stateDir: string; readonly platform: WrapperPlatform; readonly node: string; readonly cli: string }): string | undefined {
+  const manifest = readManifest(o.stateDir);
+  const w = manifest.wrapper;
+  if (!w || !manifest.files.length || w.platform !== o.platform) return undefined;
+  const gone = [w.node, w.cli].filter((p) => !fs.existsSync(p));
+  if (!gone.length || !fs.existsSync(o.node) || !fs.existsSync(o.cli)) return undefined;
+  const text = renderWrapper({ node: o.node, cli: o.cli, stateDir: o.stateDir }, o.platform);
+  atomicWrite(w.file, text, 0o755);
+  fs.chmodSync(w.file, 0o755);
+  const m: Manifest = { ...manifest, wrapper: { ...w, node: o.node, cli: o.cli, sha256: sha256(text) } };
+  atomicWrite(manifestPath(o.stateDir), JSON.stringify(m, null, 2) + '\n', 0o600);
+  return `the hook wrapper ${w.file} ran ${gone.join(' and ')}, which ${gone.length === 1 ? 'is' : 'are'} gone; it now runs ${o.cli}`;
 }
 
 // ---- describing a plan ----------------------------------------------------------------------------------
