@@ -124,6 +124,24 @@ describe('hooks install / uninstall / status', function () {
     assertSameTree(beforeWs, snapshot(ws));
   });
 
+  it('files with a byte order mark, only whitespace, or `{}` on one line come back byte for byte', () => {
+    const { home, opts } = setup();
+    const files = {
+      claude: [path.join(home, '.claude', 'settings.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"opus"}\r\n')])],
+      gemini: [path.join(home, '.gemini', 'settings.json'), Buffer.from('  \n')],
+      codex: [path.join(home, '.codex', 'hooks.json'), Buffer.from('{}')],
+    } as const;
+    for (const [file, bytes] of Object.values(files)) { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, bytes); }
+    const before = snapshot(home);
+    install(opts(['claude', 'gemini', 'codex']));
+    assert.equal(json(files.claude[0]).model, 'opus');
+    assert.deepEqual(fs.readFileSync(files.claude[0]).subarray(0, 3), Buffer.from([0xef, 0xbb, 0xbf]), 'the BOM stays');
+    assert.equal(json(files.gemini[0]).hooks.BeforeTool.length, 1);
+    assert.equal(json(files.codex[0]).hooks.PostToolUse.length, 1);
+    applyPlan(planUninstall(opts([])));
+    assertSameTree(before, snapshot(home));
+  });
+
   it('a workspace install then uninstall leaves the workspace exactly as it was (created files and folders go)', () => {
     const { home, ws, opts } = setup();
     fs.mkdirSync(path.join(ws, '.github', 'workflows'), { recursive: true });

@@ -80,11 +80,3 @@ export function hookEntries(client: AgentId, command: string, timeoutSeconds: nu
       return ['PreToolUse', 'PostToolUse'].map((e) => entry(e, { type: 'command', command, ...(platform === 'win32' ? { windows: command } : {}), timeout: timeoutSeconds }));
   }
 }
-
-/** The client's timeout as written in its entry, in seconds (for status). */
-export function entryTimeoutSeconds(client: AgentId, value: unknown): number | undefined {
-  const v = value as { timeoutSec?: unknown; timeout?: unknown; hooks?: { timeout?: unknown }[] };
-  const raw = client === 'copilot-cli' ? v.timeoutSec : client === 'vscode' ? v.timeout : v.hooks?.[0]?.timeout;
-  if (typeof raw !== 'number') return undefined;
-  return client === 'gemini' ? raw / 1000 : raw;
-}

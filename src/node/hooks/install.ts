@@ -130,7 +130,7 @@ function readText(file: string): string | null {
   if (st.size > MAX_CONFIG_BYTES) throw new ConfigFileError(`${file} is ${st.size} bytes, more than a configuration file should be (${MAX_CONFIG_BYTES}); nothing was written`);
   const bytes = fs.readFileSync(file);
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes); // keep a BOM: the file must come back byte for byte
   } catch {
     throw new ConfigFileError(`${file} is not valid UTF-8; nothing was written`);
   }

@@ -17,7 +17,8 @@ export class ConfigFileError extends Error {
 export function parseConfig(text: string, file: string): Node | undefined {
   if (text.trim() === '') return undefined;
   const errors: ParseError[] = [];
-  const root = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  // A UTF-8 byte order mark (Windows editors) stays in the file; the parser sees a space in its place, so offsets hold.
+  const root = parseTree(text.replace(/^\uFEFF/, ' '), errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length) {
     const e = errors[0]!;
     const { line, column } = lineColumn(text, e.offset);
@@ -118,7 +119,7 @@ export function appendElement(text: string, path: JsonPath, value: unknown, file
   let t = text;
   let root = parseConfig(t, file);
   if (!root) {
-    const start: Insertion = { offset: 0, text: '{}\n' };
+    const start: Insertion = { offset: text.startsWith('\uFEFF') ? 1 : 0, text: '{}\n' };
     insertions.push(start);
     t = applyInsertion(t, start);
     root = parseConfig(t, file)!;
@@ -147,7 +148,7 @@ export function addPropertyIfAbsent(text: string, key: string, value: unknown, f
   let t = text;
   let root = parseConfig(t, file);
   if (!root) {
-    const start: Insertion = { offset: 0, text: '{}\n' };
+    const start: Insertion = { offset: text.startsWith('\uFEFF') ? 1 : 0, text: '{}\n' };
     insertions.push(start);
     t = applyInsertion(t, start);
     root = parseConfig(t, file)!;
