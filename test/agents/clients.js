@@ -3,7 +3,8 @@
 // proxies off), and where each one reads its hook configuration (the formats of
 // /work/shared/agent-clients/README.md, also what `bulwark hooks install` writes).
 // Each client's own permission prompts are switched off, so Bulwark's hook is the only guard: a tool
-// that did not run was stopped by the hook, not by the client.
+// that did not run was stopped by the hook, not by the client. `hookFile`/`writeHooks` serve the probe
+// hooks (harness self-checks); Bulwark's own hooks are written by `bulwark hooks install`.
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -92,12 +93,10 @@ const CLIENTS = {
         COPILOT_MODEL: 'gpt-4.1', COPILOT_ALLOW_ALL: 'true', COPILOT_OFFLINE: 'true', COPILOT_AUTO_UPDATE: 'false' };
       return { args, env };
     },
-    hookFile: ({ home, project, scope }) => (scope === 'user' ? path.join(home, '.copilot/settings.json') : path.join(project, '.github/hooks/bulwark.json')),
+    hookFile: ({ home, project, scope }) => (scope === 'user' ? path.join(home, '.copilot/hooks/bulwark.json') : path.join(project, '.github/hooks/bulwark.json')),
     writeHooks(file, commandFor) {
       const entry = (event) => [{ type: 'command', bash: commandFor(event), timeoutSec: HOOK_TIMEOUT_S }];
-      const hooks = { preToolUse: entry('preToolUse'), postToolUse: entry('postToolUse') };
-      if (file.endsWith('settings.json')) mergeHooks(file, hooks);
-      else writeJson(file, { version: 1, hooks });
+      writeJson(file, { version: 1, hooks: { preToolUse: entry('preToolUse'), postToolUse: entry('postToolUse') } });
     },
   },
 

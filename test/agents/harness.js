@@ -25,30 +25,38 @@ function bulwark(args, opts = {}) {
 
 /**
  * Installs the hooks of one run. `hook`: 'bulwark' (the way a user does: `bulwark hooks install`, which writes
- * the wrapper <stateDir>/bin/bulwark-hook and the client's configuration), 'none', or a probe (probe-deny |
- * probe-noop | probe-fail, test/agents/probe-hook.js, written here in the same places) that checks the harness.
- * `policy`: the installer has no policy option, so a non-default policy is added to the installed wrapper's
- * `bulwark hook` line (the hook program's own --policy flag).
+ * the wrapper <stateDir>/bin/bulwark-hook and the client's configuration; `policy` goes to its --policy), 'none',
+ * or a probe (probe-deny | probe-noop | probe-fail, test/agents/probe-hook.js, written here where the client
+ * reads hooks) that checks the harness itself. Returns how, and the configuration files written.
  */
 function installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS = HOOK_TIMEOUT_S }) {
   const c = CLIENTS[client];
-  if (hook === 'none') return { via: 'none (no hooks)' };
+  if (hook === 'none') return { via: 'none (no hooks)', files: [] };
   if (hook === 'bulwark') {
     const args = ['hooks', 'install', '--agent', c.agent, '--scope', scope, '--home', home, '--workspace', project,
-      '--state-dir', stateDir, '--timeout', String(hookTimeoutS), '--yes'];
-    // The user's shell: the client homes as the clients themselves will see them.
-    const env = { PATH: process.env.PATH, HOME: home, CODEX_HOME: path.join(home, '.codex'), COPILOT_HOME: path.join(home, '.copilot') };
-    const r = bulwark(args, { env });
+      '--state-dir', stateDir, '--timeout', String(hookTimeoutS), ...(policy ? ['--policy', policy] : []), '--yes'];
+    const r = bulwark(args, { env: userShellEnv(home) });
     fs.writeFileSync(path.join(logs, 'hooks-install.txt'), `$ bulwark ${args.join(' ')}\nexit ${r.status}\n${r.stdout}\n${r.stderr}`);
     if (r.status !== 0) throw new Error(`bulwark hooks install failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`);
-    if (policy && policy !== 'default') editWrapper(stateDir, /(hook --agent "\$agent" --state-dir "\$STATE_DIR" --deadline-ms "\$deadline_ms")/, `$1 --policy ${policy}`);
-    return { via: `hooks install${policy && policy !== 'default' ? ` (wrapper given --policy ${policy})` : ''}` };
+    const manifest = JSON.parse(fs.readFileSync(path.join(stateDir, 'hooks-installed.json'), 'utf8'));
+    return { via: `hooks install${policy ? ` --policy ${policy}` : ''}`, files: manifest.files.map((f) => f.file) };
   }
   const q = (x) => `'${x.replace(/'/g, `'\\''`)}'`;
   const mode = hook.replace(/^probe-/, '');
   const commandFor = (event) => [process.execPath, path.join(__dirname, 'probe-hook.js'), c.agent, mode, path.join(logs, 'hook-payloads.jsonl'), event].map(q).join(' ');
-  c.writeHooks(c.hookFile({ home, project, scope }), commandFor);
-  return { via: 'written by the harness' };
+  const file = c.hookFile({ home, project, scope });
+  c.writeHooks(file, commandFor);
+  return { via: 'written by the harness', files: [file] };
+}
+
+/** The user's shell as `bulwark hooks` sees it: the client homes where the clients will look. */
+const userShellEnv = (home) => ({ PATH: process.env.PATH, HOME: home, CODEX_HOME: path.join(home, '.codex'), COPILOT_HOME: path.join(home, '.copilot') });
+
+/** `bulwark hooks status`: its exit status and the line about this client. */
+function hooksStatus({ client, home, project, stateDir }) {
+  const r = bulwark(['hooks', 'status', '--home', home, '--workspace', project, '--state-dir', stateDir], { env: userShellEnv(home) });
+  const line = (r.stdout + r.stderr).split('\n').find((l) => l.trim().startsWith(`${CLIENTS[client].name}:`)) || '';
+  return { status: r.status, line: line.trim(), guarded: /:\s*guarded\b/i.test(line) };
 }
 
 /** The installed hook wrapper (written by `bulwark hooks install`). */
@@ -152,12 +160,18 @@ async function runClient(opts) {
   const server = await startModelServer({ scenario: { steps, final: 'done' }, logFile: serverLog });
   let proc;
   let install;
+  let statusAfterInstall;
+  let statusAfterBreak;
   try {
     const mcpServer = scenario.mcp ? { command: process.execPath, args: [path.join(__dirname, 'mcp-server.js'), mcpLog] } : undefined;
     const setup = c.setup({ home, project, serverUrl: server.url, mcpServer });
     install = installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS: opts.hookTimeoutS });
-    if (breakHook) breakHook({ stateDir, home, project, client, logs });
-    if (opts.timing && wrapInstalledHooks({ client, home, project, timingLog }) === 0) throw new Error('timing: no installed hook command to wrap');
+    if (hook === 'bulwark') statusAfterInstall = hooksStatus({ client, home, project, stateDir });
+    if (breakHook) {
+      breakHook({ stateDir, home, project, client, logs });
+      statusAfterBreak = hooksStatus({ client, home, project, stateDir });
+    }
+    if (opts.timing && wrapInstalledHooks({ files: install.files, timingLog }) === 0) throw new Error('timing: no installed hook command to wrap');
     const env = clientEnv(home, setup.env);
     const args = [...setup.args, ...(c.hookTrustArgs || []), ...(setup.trailingArgs || [])];
     fs.writeFileSync(path.join(logs, 'command.txt'), `cd ${project}\n${c.bin} ${args.join(' ')}\nenv: ${Object.keys(env).join(' ')}\n`);
@@ -177,7 +191,7 @@ async function runClient(opts) {
   const proposedTurns = new Set(entries.filter((e) => e.kind === 'reply' && e.step !== null).map((e) => e.step));
   const auditLog = hook === 'bulwark' ? findAuditLog(stateDir) : undefined;
   const ev = {
-    run, world, steps, install, proc, logs,
+    run, world, steps, install, proc, logs, statusAfterInstall, statusAfterBreak,
     requests,
     proxyRequests: entries.filter((e) => e.kind === 'proxy-refused'),
     finalAnswered: entries.some((e) => e.kind === 'reply' && e.offersTools && e.step === null),
@@ -243,6 +257,14 @@ function evaluate(ev) {
       `exit ${ev.proc.status}${ev.proc.timedOut ? ' (timed out)' : ''}; stderr: ${short(ev.proc.stderr, 300)}`),
     check('no request tried another host through a proxy', ev.proxyRequests.length === 0, ev.proxyRequests.map((p) => p.url).join(', ')),
   ];
+  if (ev.statusAfterInstall) {
+    runChecks.push(check('bulwark hooks status: guarded after the install', ev.statusAfterInstall.guarded && ev.statusAfterInstall.status === 0,
+      `exit ${ev.statusAfterInstall.status}: ${ev.statusAfterInstall.line || '(no line for this client)'}`));
+  }
+  if (ev.statusAfterBreak) {
+    runChecks.push(check('bulwark hooks status: no longer guarded once broken', !ev.statusAfterBreak.guarded && ev.statusAfterBreak.status !== 0,
+      `exit ${ev.statusAfterBreak.status}: ${ev.statusAfterBreak.line}`));
+  }
   if (run.hook === 'bulwark' && !run.broken) {
     const a = ev.audit;
     runChecks.push(check('the audit log exists', a && a.queryStatus === 0, a ? a.queryError : `no audit log under ${ev.stateDir}`));
@@ -262,4 +284,4 @@ function evaluate(ev) {
   return out;
 }
 
-module.exports = { runClient, evaluate, installHooks, editWrapper, wrapperPath, bulwark, RUNS_DIR, CLI, filesUnder };
+module.exports = { runClient, evaluate, installHooks, hooksStatus, editWrapper, wrapperPath, bulwark, RUNS_DIR, CLI, filesUnder };

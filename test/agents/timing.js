@@ -6,7 +6,6 @@
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
-const { CLIENTS } = require('./clients');
 
 const SHIM = path.join(__dirname, 'time-hook.sh');
 const PRE = /^(PreToolUse|BeforeTool|preToolUse)$/;
@@ -14,15 +13,12 @@ const POST = /^(PostToolUse|AfterTool|postToolUse)$/;
 const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
- * Wraps every pre/post-tool hook command in the client's installed configuration files in the timing
- * shim. Returns the number of commands wrapped (0 means nothing was installed where we looked).
+ * Wraps every pre/post-tool hook command in the given hook configuration files (the ones the install wrote)
+ * in the timing shim. Returns the number of commands wrapped.
  */
-function wrapInstalledHooks({ client, home, project, timingLog }) {
-  const c = CLIENTS[client];
+function wrapInstalledHooks({ files, timingLog }) {
   let wrapped = 0;
-  for (const scope of ['user', 'workspace']) {
-    const file = c.hookFile({ home, project, scope });
-    if (!fs.existsSync(file)) continue;
+  for (const file of files) {
     const config = JSON.parse(fs.readFileSync(file, 'utf8'));
     const hooks = config.hooks || {};
     for (const [event, entries] of Object.entries(hooks)) {
