@@ -89,6 +89,16 @@ describe('hook wrapper (sh)', function () {
     assert.equal(wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', 'strict'), `'/s/bin/bulwark-hook' claude 60 strict || exit 2`);
   });
 
+  it('does not let the agent\'s environment load code into the program (NODE_OPTIONS, NODE_PATH)', async () => {
+    const marker = path.join(tmp, 'injected');
+    const evil = path.join(tmp, 'evil.js');
+    fs.writeFileSync(evil, `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); process.stdout.write('{"decision":"allow"}'); process.exit(0);`);
+    const w = wrapperFor(`process.stdin.resume();process.stdin.on('end',()=>{process.stderr.write('Blocked\\n');process.exit(2);});`);
+    const r = await runShell(call(w, 'gemini'), '{}', { ...process.env, NODE_OPTIONS: `--require ${evil}`, NODE_PATH: tmp });
+    assert.equal(r.code, 2, r.stdout);
+    assert.equal(fs.existsSync(marker), false, 'the --require in NODE_OPTIONS never ran');
+  });
+
   it('passes a deny on exit 2 through with its reason', async () => {
     const w = wrapperFor(`process.stdin.resume();process.stdin.on('end',()=>{process.stderr.write('Blocked: ~/.ssh is fully blocked (rule deny.home.ssh)\\n');process.exit(2);});`);
     const r = await runShell(call(w, 'claude'), '{}');
@@ -189,10 +199,10 @@ describe('hook wrapper (sh)', function () {
 
   it('malformed hook commands (unknown agent, missing or too small timeout) are denied', async () => {
     const w = wrapperFor('process.exit(0)');
-    for (const args of ['', 'claud 60', 'claude', 'claude abc', 'claude 5', '"claude;id" 60']) {
+    for (const args of ['', 'claud 60', 'claude', 'claude abc', 'claude 5', 'claude 99999', '"claude;id" 60']) {
       const r = await runShell(`${shQuote(w)} ${args} || exit 2`, '{}');
       assert.equal(r.code, 2, args);
-      assert.match(r.stderr, /Bulwark: the hook program failed \((the hook command names no known agent|the hook command has no valid timeout|the hook timeout is below 10 s)\)/, args);
+      assert.match(r.stderr, /Bulwark: the hook program failed \((the hook command names no known agent|the hook command has no valid timeout|the hook timeout is (below 10|above 3600) s)\)/, args);
     }
   });
 

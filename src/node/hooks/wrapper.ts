@@ -136,6 +136,7 @@ case $policy in
   *) deny "the hook command names no known policy" ;;
 esac
 [ "$timeout_s" -ge ${MIN_CLIENT_TIMEOUT_S} ] || deny "the hook timeout is below ${MIN_CLIENT_TIMEOUT_S} s"
+[ "$timeout_s" -le ${MAX_CLIENT_TIMEOUT_S} ] || deny "the hook timeout is above ${MAX_CLIENT_TIMEOUT_S} s"
 watchdog_s=$((timeout_s - ${WATCHDOG_MARGIN_S}))
 deadline_ms=$(((watchdog_s - ${PROGRAM_MARGIN_S}) * 1000))
 
@@ -152,6 +153,8 @@ stop_all() {
   if [ -n "$pid" ]; then pkill -KILL -P "$pid"; kill -KILL "$pid"; wait "$pid"; fi
 }
 
+# Hooks inherit the agent's environment: nothing in it may load code into the hook program.
+unset NODE_OPTIONS NODE_PATH
 # A background job gets /dev/null as stdin unless told otherwise: hand it the client's stdin on fd 3.
 exec 3<&0
 ELECTRON_RUN_AS_NODE=1 "$NODE" "$CLI" hook --agent "$agent" --state-dir "$STATE_DIR" --deadline-ms "$deadline_ms" \${policy:+--policy "$policy"} <&3 >"$tmp/out" 2>"$tmp/err" 4>&- &
@@ -251,6 +254,8 @@ try {
   $psi.RedirectStandardOutput = $true
   $psi.RedirectStandardError = $true
   $psi.EnvironmentVariables['ELECTRON_RUN_AS_NODE'] = '1'
+  [void]$psi.EnvironmentVariables.Remove('NODE_OPTIONS')
+  [void]$psi.EnvironmentVariables.Remove('NODE_PATH')
   $p = [System.Diagnostics.Process]::Start($psi)
   $outTask = $p.StandardOutput.ReadToEndAsync()
   $errTask = $p.StandardError.ReadToEndAsync()
