@@ -5,7 +5,7 @@
 // extension runs (nobody to ask: what needs a human is denied) — and answers in the client's own
 // dialect. Whatever goes wrong ends as a deny with a reason: never an allow because something failed.
 import type { AgentId, HookAnswer, HookCall, MappedAction } from '../engine/agents';
-import { AGENT_IDS, BUILTIN_TOOL_MAPS, HookInputError, denyWithoutPayload, isAgentId, mapToolCall, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText } from '../engine/agents';
+import { AGENT_IDS, HookInputError, denyWithoutPayload, isAgentId, mapToolCallAny, toolMapsFor, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 
 /** Oldest Node the hook runs on (better-sqlite3 13 crashes older ones). */
@@ -136,7 +136,7 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
     const findings = await decider.inspectOutput(call, outputText(call.toolOutput));
     return postToolAnswer(call.dialect, call.event, postToolContext(call.toolName!, findings));
   }
-  const mapping = mapToolCall(BUILTIN_TOOL_MAPS[call.agent], call.toolName!, call.toolInput, call.cwd);
+  const mapping = mapToolCallAny(toolMapsFor(call.agent), call.toolName!, call.toolInput, call.cwd);
   let worst: { action: MappedAction; d: BridgeDecision } | undefined;
   for (const action of mapping.actions) {
     const d = await decider.decide(call, action, mapping.via);

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import Ajv from 'ajv';
-import { AGENT_IDS, BUILTIN_TOOL_MAPS, mapToolCall, parseApplyPatch, parseHookCall, postToolAnswer, preToolAnswer, type AgentId } from '../../src/engine/agents';
+import { AGENT_IDS, BUILTIN_TOOL_MAPS, mapToolCall, mapToolCallAny, toolMapsFor, parseApplyPatch, parseHookCall, postToolAnswer, preToolAnswer, type AgentId } from '../../src/engine/agents';
 import { loadYaml, makeTempDir, repoRoot } from './helpers/repo';
 
 const CLI = path.join(repoRoot(), 'dist', 'cli.js');
@@ -50,7 +50,7 @@ describe('agent tool maps (security/agents/)', () => {
   });
 
   it('an input without the fields a mapping needs is not guessed at: it goes to the engine as the unknown tool', () => {
-    for (const [agent, tool, input] of [['claude', 'Read', { path: '/x' }], ['claude', 'Write', { file_path: 7, content: 'x' }], ['gemini', 'web_fetch', { prompt: 'no url here' }], ['codex', 'apply_patch', { command: 'not a patch' }], ['vscode', 'fetch', {}]] as const) {
+    for (const [agent, tool, input] of [['claude', 'Read', { filename: '/x' }], ['claude', 'Write', { file_path: 7, content: 'x' }], ['gemini', 'web_fetch', { prompt: 'no url here' }], ['codex', 'apply_patch', { command: 'not a patch' }], ['vscode', 'fetch', {}]] as const) {
       const m = mapToolCall(BUILTIN_TOOL_MAPS[agent as AgentId], tool, input);
       assert.equal(m.actions.length, 1);
       assert.equal(m.actions[0]!.type, tool, `${agent}:${tool} should fall through, got ${JSON.stringify(m)}`);
@@ -121,6 +121,13 @@ describe('hook dialects (payloads recorded from the real clients)', () => {
       const m = mapToolCall(BUILTIN_TOOL_MAPS[agent], c.toolName!, c.toolInput, c.cwd);
       assert.equal(m.via, `${agent}:${c.toolName}`, f);
     }
+  });
+  it('a VS Code payload is VS Code\'s even under a hook installed for Claude (VS Code runs .claude/settings.json hooks)', () => {
+    const c = parseHookCall({ hookEventName: 'PreToolUse', sessionId: 's', cwd: '/w', tool_name: 'readFile', tool_input: { filePath: '/w/a' } }, 'claude');
+    assert.equal(c.agent, 'vscode');
+    assert.equal(c.dialect, 'claude');
+    const m = mapToolCallAny(toolMapsFor('claude'), 'create', { path: '/w/.vscode/settings.json', file_text: '{}' });
+    assert.equal(m.via, 'copilot-cli:create', 'a tool another client names is mapped by that client\'s map');
   });
   it('non-tool events are "other"; a payload with neither event nor tool is refused', () => {
     assert.equal(parseHookCall(load('claude-UserPromptSubmit'), 'claude').phase, 'other');

@@ -39,10 +39,14 @@ export const DEFAULT_DIALECT: Readonly<Record<AgentId, Dialect>> = { claude: 'cl
  * Reads a hook payload. The dialect comes from the payload's own shape (an event name field means
  * the Claude/Gemini families; `toolName`/`toolArgs` without one means Copilot CLI's camelCase hooks)
  * and the agent flag; `eventFlag` names the event when the payload does not (Copilot's camelCase).
+ * The agent is the flag's, except that a VS Code payload is VS Code's (it runs Claude's hook files too).
  */
-export function parseHookCall(value: unknown, agent: AgentId, eventFlag?: string): HookCall {
+export function parseHookCall(value: unknown, flagAgent: AgentId, eventFlag?: string): HookCall {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new HookInputError('the hook input is not a JSON object');
   const v = value as Record<string, unknown>;
+  // VS Code also runs the hooks in Claude's settings files (and names its event `hookEventName`):
+  // such a call is VS Code's, whatever the installed command says.
+  const agent: AgentId = str(v.hookEventName) !== undefined && v.hook_event_name === undefined ? 'vscode' : flagAgent;
   const named = str(v.hook_event_name) ?? str(v.hookEventName);
   const event = named ?? eventFlag ?? (v.toolResult !== undefined ? 'postToolUse' : v.toolName !== undefined ? 'preToolUse' : undefined);
   if (event === undefined) throw new HookInputError('the hook input names no event (hook_event_name) and no tool');

@@ -1,5 +1,5 @@
 export * from './types';
 export * from './dialect';
-export { mapToolCall, BUILTIN_TOOL_MAPS, MAX_ACTIONS_PER_CALL, shellQuote, type AgentToolMap, type MappedAction, type ToolMapping, type ToolRule } from './tool-map';
+export { mapToolCall, mapToolCallAny, toolMapsFor, BUILTIN_TOOL_MAPS, MAX_ACTIONS_PER_CALL, shellQuote, type AgentToolMap, type MappedAction, type ToolMapping, type ToolRule } from './tool-map';
 export { parseApplyPatch, type ParsedPatch } from './apply-patch';
 export { refusalText, postToolContext, type OutputFinding, type RefusalInput } from './messages';

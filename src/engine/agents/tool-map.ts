@@ -58,6 +58,22 @@ export const MAX_ACTIONS_PER_CALL = 200;
 
 class Missing extends Error {}
 
+/**
+ * The map for a call, and the others to try when it does not name the tool: hook files are shared
+ * between clients (VS Code and Copilot CLI run a workspace's .claude/settings.json hooks), so a
+ * Claude-installed hook can see another client's tool names.
+ */
+export function toolMapsFor(agent: AgentId): AgentToolMap[] {
+  const order: AgentId[] = [agent, 'claude', 'copilot-cli', 'vscode', 'codex', 'gemini'];
+  return [...new Set(order)].map((a) => BUILTIN_TOOL_MAPS[a]);
+}
+
+/** Maps one tool call with the first of `maps` that names the tool. Never throws: what cannot be read becomes the unknown-type action. */
+export function mapToolCallAny(maps: readonly AgentToolMap[], toolName: string, input: unknown, cwd?: string): ToolMapping {
+  const map = maps.find((m) => m.tools.some((t) => t.names.includes(toolName))) ?? maps[0]!;
+  return mapToolCall(map, toolName, input, cwd);
+}
+
 /** Maps one tool call. Never throws: what cannot be read becomes the unknown-type action. */
 export function mapToolCall(map: AgentToolMap, toolName: string, input: unknown, cwd?: string): ToolMapping {
   const rule = map.tools.find((t) => t.names.includes(toolName));
