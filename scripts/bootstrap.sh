@@ -108,14 +108,21 @@ bw_ensure_node_modules() {
   local marker="$BW_ROOT/node_modules/.abi-$BW_ABI" want
   want=$(bw_lock_hash) || return 1
   if [ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ]; then return 0; fi
-  if [ -d "$BW_ROOT/node_modules" ]; then
-    bw_log "npm ci (node_modules built for another ABI or package-lock.json changed; node $(node -v), ABI $BW_ABI)"
-  else
-    bw_log "npm ci (no node_modules; node $(node -v), ABI $BW_ABI)"
-  fi
-  (cd "$BW_ROOT" && bw_install npm-ci 900 npm ci --no-audit --no-fund) || return 1
-  rm -f "$BW_ROOT"/node_modules/.abi-*
-  echo "$want" >"$marker"
+  # Two shells bootstrapping at once (a test run and a build) must not run `npm ci` over each other:
+  # the second waits for the first, then finds the marker current.
+  mkdir -p "$BW_E2E"
+  (
+    command -v flock >/dev/null && flock 9
+    if [ -f "$marker" ] && [ "$(cat "$marker")" = "$want" ]; then exit 0; fi
+    if [ -d "$BW_ROOT/node_modules" ]; then
+      bw_log "npm ci (node_modules built for another ABI or package-lock.json changed; node $(node -v), ABI $BW_ABI)"
+    else
+      bw_log "npm ci (no node_modules; node $(node -v), ABI $BW_ABI)"
+    fi
+    (cd "$BW_ROOT" && bw_install npm-ci 900 npm ci --no-audit --no-fund) || exit 1
+    rm -f "$BW_ROOT"/node_modules/.abi-*
+    echo "$want" >"$marker"
+  ) 9>"$BW_E2E/npm-ci.lock"
 }
 
 # --- 5. code-server (VS Code 1.139.1 served to a browser; its postinstall compiles natives with node-gyp) ---------
