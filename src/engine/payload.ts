@@ -72,6 +72,10 @@ function classOfKey(key: string): KeyClass | undefined {
 
 const isSourceKey = (key: string): boolean => keyWords(key).some((w) => SOURCE_WORDS.has(w));
 
+/** Keys that say where a tool runs, not what it changes: a read of that directory, whatever the type. */
+const LOCATION_KEYS: ReadonlySet<string> = new Set(['cwd', 'workdir', 'workingdir', 'workingdirectory', 'currentdir', 'currentdirectory']);
+const isLocationKey = (key: string): boolean => LOCATION_KEYS.has(key.toLowerCase().replace(/[-_.\s]/g, ''));
+
 /** An absolute path in any platform's spelling, or one under the home directory. */
 function looksAbsolute(s: string, platform: Platform | undefined): boolean {
   if (s === '~' || s.startsWith('~/')) return true;
@@ -167,7 +171,8 @@ export function payloadTargetsOf(action: ActionRequest, platform?: Platform): Pa
 
   let values = 0;
   let stopped = false;
-  const inferredAccess = (key: string): PathAccess => (spec.sourceAccess !== undefined && isSourceKey(key) ? spec.sourceAccess : spec.access);
+  const inferredAccess = (key: string): PathAccess =>
+    (isLocationKey(key) ? 'read' : spec.sourceAccess !== undefined && isSourceKey(key) ? spec.sourceAccess : spec.access);
   const visit = (value: unknown, field: string, key: string, cls: KeyClass, depth: number, access?: PathAccess): void => {
     if (stopped) return;
     if (++values > MAX_PAYLOAD_VALUES) {

@@ -13,9 +13,10 @@ export interface FileSystemPort {
    * Files and directories below `dir` (absolute paths, symlinks not followed), at most `limit`,
    * breadth-first: every entry of a directory comes before any entry below it (glob expansion
    * relies on this to know a truncated listing still holds all of `dir`'s own entries).
-   * `undefined` if `dir` is not a directory.
+   * `undefined` if `dir` is not a directory. `links`: the entries that are symbolic links, when
+   * the port knows (without it, a search resolves every entry to find where it points).
    */
-  listTree(dir: string, limit: number): { entries: string[]; truncated: boolean } | undefined;
+  listTree(dir: string, limit: number): { entries: string[]; truncated: boolean; links?: string[] } | undefined;
   /**
    * The text of the regular file at `absolutePath` (symlinks followed), decoded as UTF-8 (invalid
    * sequences become U+FFFD); `undefined` when it is missing, not a regular file, unreadable or

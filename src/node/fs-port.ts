@@ -36,19 +36,21 @@ export const nodeFileSystem: FileSystemPort = {
       return undefined;
     }
     const entries: string[] = [];
+    const links: string[] = [];
     const queue = [dir];
     while (queue.length) {
       const current = queue.shift()!;
       let items: fs.Dirent[];
       // An unreadable directory cannot be vouched for: report the listing as incomplete.
-      try { items = fs.readdirSync(current, { withFileTypes: true }); } catch { return { entries, truncated: true }; }
+      try { items = fs.readdirSync(current, { withFileTypes: true }); } catch { return { entries, truncated: true, links }; }
       for (const item of items) {
-        if (entries.length >= limit) return { entries, truncated: true };
+        if (entries.length >= limit) return { entries, truncated: true, links };
         const full = path.join(current, item.name);
         entries.push(full);
         if (item.isDirectory()) queue.push(full);
+        else if (item.isSymbolicLink()) links.push(full);
       }
     }
-    return { entries, truncated: false };
+    return { entries, truncated: false, links };
   },
 };

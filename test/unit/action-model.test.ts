@@ -186,6 +186,17 @@ describe('action model: every path or URL in a payload is checked, whatever its 
     assert.deepEqual([d.decision, d.rules[0]], ['block', 'deny.home.ssh']);
   });
 
+  it('a working directory in the payload is where the tool runs: read, not written', async () => {
+    for (const type of ['execute_command', UNKNOWN]) {
+      const d = await engine.check({ type, payload: { command: 'true', working_directory: `${home}/.config/fish` }, sessionId: 'cwd' });
+      assert.ok(d.decision !== 'block' && d.rules.includes('deny.home.shell_rc'), JSON.stringify(d));
+      const w = await engine.check({ type, payload: { command: 'true', output_dir: `${home}/.config/fish` }, sessionId: 'cwd' });
+      assert.deepEqual([w.decision, w.rules[0]], ['block', 'deny.home.shell_rc'], JSON.stringify(w));
+      const s = await engine.check({ type, payload: { command: 'true', cwd: `${home}/.ssh` }, sessionId: 'cwd' });
+      assert.deepEqual([s.decision, s.rules[0]], ['block', 'deny.home.ssh'], JSON.stringify(s));
+    }
+  });
+
   it('strings under content keys are text, not paths', async () => {
     const d = await engine.check({ type: 'write_file', payload: { path: `${ws}/src/notes.md`, content: `${home}/.ssh/id_rsa`, description: '~/.ssh/id_rsa' }, sessionId: 'c' });
     assert.equal(d.decision, 'allow', JSON.stringify(d));
@@ -308,6 +319,14 @@ describe('action model: searches and listings below a directory', () => {
     try {
       const d = await check({ type: 'grep_files', payload: { path: `${ws}/src`, pattern: 'x' } });
       assert.deepEqual([d.decision, d.rules[0]], ['block', 'deny.home.ssh'], JSON.stringify(d));
+      assert.deepEqual(nodeFileSystem.listTree(`${ws}/src`, 100)?.links, [link], 'the Node port says which entries are links');
+      // A port that does not say which entries are links: every entry is resolved.
+      const silent = new Engine({
+        platform: 'linux', home, workspaceRoots: [ws], shellParser: parser,
+        fs: { ...nodeFileSystem, listTree: (dir, limit) => { const t = nodeFileSystem.listTree(dir, limit); return t && { entries: t.entries, truncated: t.truncated }; } },
+      });
+      const s = await silent.check({ type: 'grep_files', payload: { path: `${ws}/src`, pattern: 'x' }, sessionId: 'search' });
+      assert.deepEqual([s.decision, s.rules[0]], ['block', 'deny.home.ssh'], JSON.stringify(s));
     } finally {
       fs.unlinkSync(link);
     }
@@ -323,6 +342,21 @@ describe('action model: searches and listings below a directory', () => {
     // A name is not a file's contents: listing the workspace recursively shows `.env` but reads no protected directory.
     assert.equal((await check({ type: 'list_directory', payload: { path: ws, recursive: true } })).decision, 'allow');
     assert.equal((await check({ type: 'search_files', payload: { path: home } })).decision, 'block');
+  });
+
+  it('shell analysis reports what a command reads below a directory, and the filter that narrows it', () => {
+    const searches = (cmd: string) => engine.analyzeCommand(cmd, ws).searches;
+    assert.deepEqual(searches("grep -rn --include='*.ts' --include=*.md TODO src"), [{ path: `${ws}/src`, mode: 'contents', names: ['*.ts', '*.md'] }]);
+    assert.deepEqual(searches('grep -n TODO src/app.ts'), []);
+    assert.deepEqual(searches('rg TODO'), [{ path: ws, mode: 'contents' }]);
+    assert.deepEqual(searches("rg -g '!*.lock' TODO"), [{ path: ws, mode: 'contents' }], 'an exclusion is no include filter');
+    assert.deepEqual(searches('rg --files src'), [{ path: `${ws}/src`, mode: 'names' }]);
+    assert.deepEqual(searches('find . -name "*.ts"'), [{ path: ws, mode: 'names', names: ['*.ts'] }]);
+    assert.deepEqual(searches('find . -name "*.pyc" -delete'), [], 'prints nothing');
+    assert.deepEqual(searches('find src -type f -exec grep -l TODO {} +'), [{ path: `${ws}/src`, mode: 'contents' }]);
+    assert.deepEqual(searches('find . -name "*.log" -print -exec rm {} +'), [{ path: ws, mode: 'names', names: ['*.log'] }]);
+    assert.deepEqual(searches('ls -laR docs; tree src'), [{ path: `${ws}/docs`, mode: 'names' }, { path: `${ws}/src`, mode: 'names' }]);
+    assert.deepEqual(searches('ls -la docs'), []);
   });
 
   const SHELL: [string, string, string | undefined][] = [

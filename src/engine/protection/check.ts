@@ -226,7 +226,17 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Protecti
     }
     const entries = admits ? all.filter((e) => admits(basename(e))) : all;
     const targets = mode === 'contents' ? entries : [...new Set(entries.map((e) => e.slice(0, e.lastIndexOf('/'))))].filter((d) => d !== root && d.length > root.length);
+    // The listing does not follow links, so an entry is where it is listed unless it is a link:
+    // only links need resolving (every entry, when the port does not say which are links).
+    const links = tree.links === undefined ? undefined : new Set(tree.links.map((e) => safeNormalize(e, ctx.platform)));
     for (const entry of targets) {
+      if (links && !links.has(entry)) {
+        for (const c of matchingRules(ctx.rules, matchKey(entry, ctx.platform))) {
+          const f = finding(entry, undefined, 'read', c);
+          if (f.effect.kind !== 'none') hits.push({ ...f, path: r.display, resolved: entry });
+        }
+        continue;
+      }
       for (const f of checkOnePath({ path: entry, access: 'read', source: touch.source }, ctx)) {
         if (f.effect.kind !== 'none') hits.push({ ...f, path: r.display, resolved: f.resolved ?? entry });
       }
