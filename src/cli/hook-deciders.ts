@@ -12,7 +12,7 @@ import { askBridge } from '../node/hooks/bridge-client';
 export interface HookDecider {
   decide(call: HookCall, action: MappedAction, via: string): Promise<BridgeDecision>;
   /** Findings in a tool's output (rule ids only), recorded in the audit log. */
-  inspectOutput(call: HookCall, text: string): Promise<OutputFinding[]>;
+  inspectOutput(call: HookCall, text: string): Promise<readonly OutputFinding[]>;
   /** Secrets out of a reason before it goes to the agent (the extension's answers are redacted there, where the rules are already compiled). */
   redact(text: string): Promise<string>;
   /** Why an escalation could not be put to anyone (in-process: no extension running). */
@@ -62,11 +62,13 @@ export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: 
         if (!r.response.ok) return blockDecision('hook.bridge_error', `Blocked: the Bulwark extension refused the request (${r.response.error}).`);
         return r.response.decision ?? blockDecision('hook.bridge_error', 'Blocked: the Bulwark extension answered without a decision.');
       },
+      // The extension inspects with its warm rules and records what it found; the hook compiles nothing.
       inspectOutput: async (c, text) => {
-        const findings = await inspectLocally(c, text);
-        const r = await askBridge(stateDir, { v: 1, kind: 'record', agent: c.agent, sessionId: agentSession(c), event: 'tool_output_inspected', details: outputDetails(c, findings) }, { timeoutMs: timeoutMs() });
-        if (r.kind !== 'answer' || !r.response.ok) process.stderr.write('Bulwark: the tool output inspection could not be recorded in the audit log\n');
-        return findings;
+        if (!text) return [];
+        const r = await askBridge(stateDir, { v: 1, kind: 'inspect', agent: c.agent, sessionId: agentSession(c), tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }, { timeoutMs: timeoutMs() });
+        if (r.kind === 'answer' && r.response.ok && r.response.findings) return r.response.findings;
+        process.stderr.write('Bulwark: the extension could not inspect this tool output; it was inspected here and not recorded\n');
+        return inspectLocally(c, text);
       },
     };
   }

@@ -131,6 +131,11 @@ export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeRe
   }
   if (!isObject(v) || v.v !== 1 || typeof v.ok !== 'boolean') return 'not a version 1 answer';
   if (!v.ok) return typeof v.error === 'string' ? { v: 1, ok: false, error: v.error } : 'an error answer without `error`';
+  if (kind === 'inspect') {
+    const f = v.findings;
+    if (!Array.isArray(f) || !f.every((x) => isObject(x) && typeof x.category === 'string' && typeof x.rule === 'string')) return 'an inspect answer without well-formed findings';
+    return { v: 1, ok: true, findings: f.map((x) => ({ category: x.category as string, rule: x.rule as string })) };
+  }
   if (v.decision === undefined) return kind === 'decide' ? 'no decision' : { v: 1, ok: true };
   const d = v.decision;
   if (!isObject(d) || !['allow', 'block', 'escalate'].includes(d.decision as string) || typeof d.tier !== 'number' || typeof d.minTier !== 'number'

@@ -19,7 +19,18 @@ export type BridgeRequest =
   | { readonly v: 1; readonly token: string; readonly kind: 'decide'; readonly agent: AgentId; readonly action: BridgeAction; readonly deadlineMs: number }
   /** Record what the hook found in a tool's output (post-tool inspection) in the audit log. Details are already redacted. */
   | { readonly v: 1; readonly token: string; readonly kind: 'record'; readonly agent: AgentId; readonly sessionId: string; readonly event: 'tool_output_inspected'; readonly details: Record<string, unknown> }
+  /**
+   * Inspect a tool's output (prompt injection, secrets, invisible text) with the extension's warm rules,
+   * record the findings (rule ids only) in the audit log, and answer them. The text is never stored.
+   */
+  | { readonly v: 1; readonly token: string; readonly kind: 'inspect'; readonly agent: AgentId; readonly sessionId: string; readonly tool: string; readonly toolUseId?: string; readonly text: string }
   | { readonly v: 1; readonly token: string; readonly kind: 'ping' };
+
+/** One thing found in a tool's output: its category and rule id, never the text. */
+export interface BridgeFinding {
+  readonly category: string;
+  readonly rule: string;
+}
 
 /** The decision as the extension's check API returns it (see src/vscode/check-action.ts CheckActionResult). */
 export interface BridgeDecision {
@@ -32,5 +43,5 @@ export interface BridgeDecision {
 }
 
 export type BridgeResponse =
-  | { readonly v: 1; readonly ok: true; readonly decision?: BridgeDecision }
+  | { readonly v: 1; readonly ok: true; readonly decision?: BridgeDecision; readonly findings?: readonly BridgeFinding[] }
   | { readonly v: 1; readonly ok: false; readonly error: string };

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { isAgentId } from '../../engine/agents/types';
-import { MAX_BRIDGE_LINE, type BridgeDecision, type BridgeRequest, type BridgeResponse } from './bridge-protocol';
+import { MAX_BRIDGE_LINE, type BridgeDecision, type BridgeFinding, type BridgeRequest, type BridgeResponse } from './bridge-protocol';
 import { BRIDGE_FILE, type BridgeInfo } from './state-dir';
 import {
   AUDIT_LOCATION_FILE, PEER_FILE_PATTERN, SOCKET_FILE_PATTERN, WINDOWS_PIPE_PREFIX, isProcessAlive, livePeers, preparePrivateDir, readInfoFile, writePrivateFileAtomic,
@@ -21,6 +21,7 @@ import {
 
 export type DecideRequest = Omit<Extract<BridgeRequest, { kind: 'decide' }>, 'token'>;
 export type RecordRequest = Omit<Extract<BridgeRequest, { kind: 'record' }>, 'token'>;
+export type InspectRequest = Omit<Extract<BridgeRequest, { kind: 'inspect' }>, 'token'>;
 export type BridgeAuditLocation = NonNullable<BridgeInfo['audit']>;
 
 export interface BridgeLog {
@@ -40,6 +41,8 @@ export interface BridgeServerOptions {
   decide(request: DecideRequest, signal: AbortSignal): Promise<BridgeDecision>;
   /** Records a post-tool finding in the audit log; a throw is answered as an error. */
   record(request: RecordRequest): Promise<void>;
+  /** Inspects a tool's output and records what it found (rule ids only); a throw is answered as an error. Absent: `inspect` requests are refused. */
+  inspect?(request: InspectRequest): Promise<readonly BridgeFinding[]>;
   /** The audit log the extension writes, published in bridge.json for a hook that decides in-process. */
   readonly audit?: BridgeAuditLocation;
   readonly log: BridgeLog;
@@ -165,6 +168,14 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
           o.log.error(`hook bridge: could not record a ${req.event} event from ${req.agent}: ${message(e)}`);
           return { v: 1, ok: false, error: `the finding could not be recorded in the audit log (${message(e)})` };
         }
+      case 'inspect':
+        if (!o.inspect) return { v: 1, ok: false, error: 'this Bulwark does not inspect tool output over the bridge' };
+        try {
+          return { v: 1, ok: true, findings: await o.inspect(req) };
+        } catch (e) {
+          o.log.error(`hook bridge: could not inspect the output of ${req.agent}'s ${req.tool}: ${message(e)}`);
+          return { v: 1, ok: false, error: `the tool output could not be inspected and recorded (${message(e)})` };
+        }
       case 'decide':
         return { v: 1, ok: true, decision: await decideBy(req, conn) };
     }
@@ -254,7 +265,7 @@ function blockFor(rule: string, why: string): BridgeDecision {
   return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason: `Blocked: ${why}.` };
 }
 
-export type BridgeRequestWithoutToken = DecideRequest | RecordRequest | { readonly v: 1; readonly kind: 'ping' };
+export type BridgeRequestWithoutToken = DecideRequest | RecordRequest | InspectRequest | { readonly v: 1; readonly kind: 'ping' };
 type Parsed = { request: BridgeRequestWithoutToken } | { error: string };
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -305,8 +316,16 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
       if (!isObject(value.details)) return { error: 'record needs a `details` object; nothing was recorded' };
       return { request: { v: 1, kind: 'record', agent: value.agent, sessionId: value.sessionId, event: value.event, details: value.details } };
     }
+    case 'inspect': {
+      if (!isAgentId(value.agent)) return { error: `unknown agent ${JSON.stringify(value.agent)}; nothing was inspected` };
+      if (!shortString(value.sessionId, 500)) return { error: 'inspect needs a `sessionId` (1–500 characters); nothing was inspected' };
+      if (!shortString(value.tool, 256)) return { error: 'inspect needs the `tool` name (1–256 characters); nothing was inspected' };
+      if (value.toolUseId !== undefined && !shortString(value.toolUseId, 200)) return { error: 'inspect: `toolUseId` must be a string of 1–200 characters; nothing was inspected' };
+      if (typeof value.text !== 'string') return { error: 'inspect needs the output `text`; nothing was inspected' };
+      return { request: { v: 1, kind: 'inspect', agent: value.agent, sessionId: value.sessionId, tool: value.tool, ...(value.toolUseId !== undefined ? { toolUseId: value.toolUseId } : {}), text: value.text } };
+    }
     default:
-      return { error: `unknown request kind ${JSON.stringify(value.kind)} (known: decide, record, ping); nothing was decided` };
+      return { error: `unknown request kind ${JSON.stringify(value.kind)} (known: decide, record, inspect, ping); nothing was decided` };
   }
 }
 

@@ -8,8 +8,8 @@ import { AGENT_NAMES, type AgentId } from '../../engine/agents/types';
 import type { AuditEventInput } from '../../engine/audit';
 import { redactArgs } from '../../engine/audit/events';
 import { loadSecretRules, redactSecrets } from '../../engine/secrets';
-import type { BridgeDecision } from './bridge-protocol';
-import { BridgeAbort, type BridgeServerOptions, type DecideRequest, type RecordRequest } from './bridge-server';
+import type { BridgeDecision, BridgeFinding } from './bridge-protocol';
+import { BridgeAbort, type BridgeServerOptions, type DecideRequest, type InspectRequest, type RecordRequest } from './bridge-server';
 
 /** The action as the extension's check API takes it (src/vscode/check-action.ts). */
 export interface BridgedAction {
@@ -52,7 +52,7 @@ export function agentScopedSession(agent: AgentId, sessionId: string): string {
   return sessionId.startsWith(`${agent}:`) ? sessionId : `${agent}:${sessionId}`;
 }
 
-export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, 'decide' | 'record'> {
+export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, 'decide' | 'record' | 'inspect'> {
   /** The hook was answered `block` without the engine's verdict: the audit log says so, whatever the engine decides later. */
   const recordUnanswered = async (action: BridgedAction, signal: AbortSignal, engineDecision?: string) => {
     const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
@@ -108,6 +108,18 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
       const details = withheldText(redactArgs(req.details), 0);
       const tool = typeof req.details.tool === 'string' && IDENTIFIER.test(req.details.tool) ? req.details.tool : 'tool';
       await d.append({ event: 'ACTION_EXECUTED', session: agentScopedSession(req.agent, req.sessionId), action_type: tool, details: { agent: req.agent, inspected_output: details } });
+    },
+
+    async inspect(req: InspectRequest): Promise<readonly BridgeFinding[]> {
+      const { inspect } = await import('../../engine/content');
+      const r = inspect(req.text, 'pre_prompt', `${req.agent}:${req.tool}`, 'untrusted');
+      const findings = r.findings.map((f) => ({ category: f.category, rule: f.rule }));
+      const tool = IDENTIFIER.test(req.tool) ? req.tool : 'tool';
+      await d.append({
+        event: 'ACTION_EXECUTED', session: agentScopedSession(req.agent, req.sessionId), action_type: tool,
+        details: { agent: req.agent, inspected_output: { tool, ...(req.toolUseId && IDENTIFIER.test(req.toolUseId) ? { tool_use_id: req.toolUseId } : {}), characters: req.text.length, findings: findings.length, rules: [...new Set(findings.map((f) => f.rule))].slice(0, MAX_ITEMS), categories: [...new Set(findings.map((f) => f.category))], action: r.action } },
+      });
+      return findings;
     },
   };
 }

@@ -155,6 +155,9 @@ stop_all() {
 
 # Hooks inherit the agent's environment: nothing in it may load code into the hook program.
 unset NODE_OPTIONS NODE_PATH
+# Node keeps the compiled program in Bulwark's own state (agents cannot write it): a hook call then
+# starts in well under 100 ms instead of compiling the whole CLI bundle each time.
+NODE_COMPILE_CACHE="$STATE_DIR/cache/node-compile"; export NODE_COMPILE_CACHE
 # A background job gets /dev/null as stdin unless told otherwise: hand it the client's stdin on fd 3.
 exec 3<&0
 ELECTRON_RUN_AS_NODE=1 "$NODE" "$CLI" hook --agent "$agent" --state-dir "$STATE_DIR" --deadline-ms "$deadline_ms" \${policy:+--policy "$policy"} <&3 >"$tmp/out" 2>"$tmp/err" 4>&- &
@@ -256,6 +259,7 @@ try {
   $psi.EnvironmentVariables['ELECTRON_RUN_AS_NODE'] = '1'
   [void]$psi.EnvironmentVariables.Remove('NODE_OPTIONS')
   [void]$psi.EnvironmentVariables.Remove('NODE_PATH')
+  $psi.EnvironmentVariables['NODE_COMPILE_CACHE'] = (Join-Path $StateDir 'cache\node-compile')
   $p = [System.Diagnostics.Process]::Start($psi)
   $outTask = $p.StandardOutput.ReadToEndAsync()
   $errTask = $p.StandardError.ReadToEndAsync()
