@@ -67,6 +67,7 @@ export const ACTION_TYPES = {
   // ---- agent memory and sub-agents
   memory_write: row({ access: 'write', floor: 1, sink: 'memory', why: "writes the agent's long-term memory, which steers later sessions" }),
   memory_search: row({ access: 'read', floor: 0, readOnly: true, sink: 'file_read', why: "searches the agent's memory" }),
+  agent_bookkeeping: row({ access: 'write', floor: 0, sink: 'none', why: "updates the agent's own plan or to-do list (TodoWrite, update_plan, write_todos): nothing outside the conversation changes" }),
   task: row({ access: 'write', floor: 2, sink: 'unknown', why: "hands instructions of the model's choosing to another agent, whose tool calls not every client sends through hooks: a Tier 2 review, and a possible sink" }),
   // ---- git (named by the Shield policy presets)
   git_status: row({ access: 'read', floor: 0, readOnly: true, sink: 'file_read', why: 'shows the working tree state: reads the repository' }),

@@ -12,20 +12,28 @@ import { MemoryStateStore } from '../../src/engine/shield/types';
 import { nodeFileSystem } from '../../src/node/fs-port';
 import { loadShellParser } from '../../src/node/shell-grammar';
 import { buildShield } from '../../src/node/shield-setup';
-import { makeTempDir } from './helpers/repo';
+import { makeTempDir, repoRoot } from './helpers/repo';
 
 const UNKNOWN = 'mcp__files__do_something';
 
 describe('action model: one table of action types', () => {
   it('defines every known type once, and unknown types get the fail-closed row', () => {
     assert.deepEqual([...KNOWN_ACTION_TYPES].sort(), Object.keys(ACTION_TYPES).sort());
-    for (const t of ['read_file', 'write_file', 'edit_file', 'notebook_edit', 'grep_files', 'execute_command', 'http_request', 'web_search', 'task']) {
+    for (const t of ['read_file', 'write_file', 'edit_file', 'notebook_edit', 'grep_files', 'execute_command', 'http_request', 'web_search', 'task', 'agent_bookkeeping']) {
       assert.ok(KNOWN_ACTION_TYPES.includes(t as never), t);
     }
     for (const t of ['Read', 'Write', 'WebFetch', 'mcp__slack__post_message', 'READ_FILE', 'constructor', '__proto__']) {
       assert.equal(actionSpec(t), UNKNOWN_ACTION, t);
     }
     assert.deepEqual([UNKNOWN_ACTION.floor, UNKNOWN_ACTION.access, UNKNOWN_ACTION.sink, UNKNOWN_ACTION.readOnly], [2, 'write', 'unknown', false]);
+  });
+
+  it('every action type the hook bridge maps agents\' tools to (security/agents/) is in the table', () => {
+    const dir = path.join(repoRoot(), 'security/agents');
+    const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')) : [];
+    assert.ok(files.length > 0, 'security/agents holds the tool maps');
+    const mapped = new Set(files.flatMap((f) => [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/^\s*action: ([A-Za-z_]+)\s*$/gm)].map((m) => m[1]!)));
+    for (const t of mapped) assert.ok(KNOWN_ACTION_TYPES.includes(t as never), `security/agents maps a tool to \`${t}\`, which the action table does not know (it would get the unknown row: Tier 2)`);
   });
 
   it('every row explains itself, and the classifier skip list comes from it', () => {
