@@ -364,7 +364,8 @@ describe('action model: searches and listings below a directory', () => {
     assert.deepEqual(searches('find src -type f -exec grep -l TODO {} +'), [{ path: `${ws}/src`, mode: 'contents' }]);
     assert.deepEqual(searches('find . -name "*.log" -print -exec rm {} +'), [{ path: ws, mode: 'names', names: ['*.log'] }]);
     assert.deepEqual(searches('ls -laR docs; tree src'), [{ path: `${ws}/docs`, mode: 'names' }, { path: `${ws}/src`, mode: 'names' }]);
-    assert.deepEqual(searches('ls -la docs'), []);
+    assert.deepEqual(searches('ls -la docs; tree -L 1 src'), []);
+    assert.deepEqual(searches('du -sh . ; du -ah src'), [{ path: `${ws}/src`, mode: 'names' }], 'du lists every file only with -a');
   });
 
   const SHELL: [string, string, string | undefined][] = [

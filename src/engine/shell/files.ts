@@ -656,8 +656,8 @@ reader(['shuf'], { short: 'noi', long: ['head-count', 'output', 'input-range', '
 reader(['bat', 'batcat'], { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'theme', 'style', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] });
 reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] },
   { defaultDir: true, below: (p) => (has(p, '-R', '--recursive', '--tree') ? 'names' : undefined) });
-reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'], below: () => 'names' });
-reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'], below: () => 'names' });
+reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'], below: (p) => (lastValue(p, '-L')?.text === '1' ? undefined : 'names') });
+reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'], below: (p) => (has(p, '-a', '--all') && !has(p, '-s', '--summarize') ? 'names' : undefined) });
 reader(['diff', 'diff3', 'sdiff', 'colordiff'], { short: 'CUDFIxXLSWo', long: ['context', 'unified', 'ifdef', 'show-function-line', 'ignore-matching-lines', 'exclude', 'exclude-from', 'label', 'starting-file', 'width', 'tabsize', 'from-file', 'to-file', 'line-format', 'output', 'color', 'palette', 'horizon-lines'] },
   { readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'], writeOpts: ['-o', '--output'] });
 reg('cmp', (inv) => {
