@@ -1,6 +1,8 @@
 // Who decides a hook call's actions: the running extension over its socket, or — when no extension
 // runs — the embedded engine in this process, writing to the same audit chain. Loaded only once a
 // hook call needs deciding (the engine and SQLite are not needed for events Bulwark ignores).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { HookCall, MappedAction, OutputFinding } from '../engine/agents';
@@ -24,14 +26,18 @@ export interface DeciderFlags {
   readonly stateDir?: string;
   readonly policy: string;
   readonly ifc: string;
+  /** Do not start the hooks' own server when no extension runs (every call then decides in-process). */
+  readonly noServer?: boolean;
 }
+
+const NO_REVIEWER = 'No one can approve it right now: the Bulwark extension is not running in VS Code, so Bulwark decided without asking anyone.';
 
 const blockDecision = (rule: string, reason: string): BridgeDecision => ({ decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason });
 
 /** The session as the extension and the audit log name it: per agent, so two agents' sessions never mix. */
 export const agentSession = (call: HookCall) => `${call.agent}:${call.sessionId}`;
 
-export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: number): Promise<HookDecider> {
+export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise<HookDecider> {
   if (!isAgentId(flags.agent)) throw new Error(`unknown agent ${flags.agent}`);
   const stateDir = bulwarkStateDir(flags.stateDir);
   const redact = async (text: string) => {
@@ -53,11 +59,16 @@ export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: 
   if (probe.kind === 'answer') {
     return {
       redact: async (text) => text,
+      // The extension never answers `escalate` (it asks a human or blocks); the hooks' own server does.
+      noReviewer: NO_REVIEWER,
       decide: async (c, action) => {
-        const r = await askBridge(stateDir, {
-          v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500,
+        const ask = () => askBridge(stateDir, {
+          v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
           action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentSession(c), ...cwdOf(c, action) },
         }, { timeoutMs: timeoutMs() });
+        let r = await ask();
+        // The hooks' own server handed over to an extension that just started: ask the extension.
+        if (r.kind === 'answer' && r.response.ok && r.response.decision?.rules.includes('hook.handed_over')) r = await ask();
         if (r.kind !== 'answer') return blockDecision('hook.bridge_unreachable', `Blocked: the Bulwark extension stopped answering (${r.kind === 'unreachable' ? r.why : 'it is no longer running'}).`);
         if (!r.response.ok) return blockDecision('hook.bridge_error', `Blocked: the Bulwark extension refused the request (${r.response.error}).`);
         return r.response.decision ?? blockDecision('hook.bridge_error', 'Blocked: the Bulwark extension answered without a decision.');
@@ -73,19 +84,45 @@ export async function deciders(flags: DeciderFlags, call: HookCall, deadlineAt: 
     };
   }
 
-  // No extension: decide here with the embedded engine; nobody can be asked.
-  const local = await import('./hook-local');
-  const engine = await local.localEngine({ stateDir, policy: flags.policy, ifc: flags.ifc, workspace: call.cwd });
+  // No extension: decide here with the embedded engine (nobody can be asked), and start the hooks'
+  // own server so the next calls find the engine warm.
+  if (!flags.noServer) startHookServer(stateDir);
+  const { LocalDecider } = await import('./hook-local');
+  const local = new LocalDecider(stateDir);
   return {
     redact,
-    noReviewer: 'No one can approve it right now: the Bulwark extension is not running, so this hook decided on its own and never asks.',
-    decide: async (c, action, via) => engine.decide(c, action, via),
-    inspectOutput: async (c, text) => {
-      const findings = await inspectLocally(c, text);
-      await engine.record(c, outputDetails(c, findings));
-      return findings;
-    },
+    noReviewer: NO_REVIEWER,
+    decide: async (c, action, via) => local.decide({
+      agent: c.agent, sessionId: c.sessionId, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
+      action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, ...cwdOf(c, action) },
+      note: { tool: c.toolName, via },
+    }),
+    inspectOutput: (c, text) => local.inspect({ agent: c.agent, sessionId: c.sessionId, tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }),
   };
+}
+
+/**
+ * Starts `bulwark hook-server` in the background, detached, with none of the agent's environment
+ * (it holds API keys). One at a time: a marker file keeps parallel hook calls from starting several.
+ */
+function startHookServer(stateDir: string): void {
+  const marker = path.join(stateDir, 'hook-server.starting');
+  try {
+    try {
+      if (Date.now() - fs.statSync(marker).mtimeMs < 15_000) return;
+      fs.rmSync(marker, { force: true });
+    } catch { /* no marker */ }
+    fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(marker, String(process.pid), { flag: 'wx', mode: 0o600 });
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? os.homedir() };
+    for (const k of ['NODE_COMPILE_CACHE', 'ELECTRON_RUN_AS_NODE', 'USERPROFILE', 'SystemRoot', 'TMPDIR', 'TEMP', 'TMP']) if (process.env[k] !== undefined) env[k] = process.env[k];
+    const idle = process.env.BULWARK_HOOK_SERVER_IDLE_SECONDS;
+    const child = spawn(process.execPath, [process.argv[1]!, 'hook-server', '--state-dir', stateDir, ...(idle && /^\d{1,5}$/.test(idle) ? ['--idle-seconds', idle] : [])], { detached: true, stdio: 'ignore', env, cwd: stateDir });
+    child.on('error', () => undefined);
+    child.unref();
+  } catch {
+    // Only the warm-up failed: this call is decided in-process all the same.
+  }
 }
 
 function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
@@ -103,7 +140,3 @@ async function inspectLocally(call: HookCall, text: string): Promise<OutputFindi
   return r.findings.map((f) => ({ category: f.category, rule: f.rule }));
 }
 
-function outputDetails(call: HookCall, findings: readonly OutputFinding[]): Record<string, unknown> {
-  const rules = [...new Set(findings.map((f) => f.rule))];
-  return { agent: call.agent, tool: call.toolName, ...(call.toolUseId ? { tool_use_id: call.toolUseId } : {}), findings: findings.length, rules, categories: [...new Set(findings.map((f) => f.category))] };
-}

@@ -1,5 +1,5 @@
-// The hook's in-process decider, for when no Bulwark extension is running: the same engine with the
-// user's policy, in report mode (it never calls a model or a human: what needs Tier 2 or 3 comes back
+// The hooks' own decider, for when no Bulwark extension is running (in the hook process itself, or in
+// the hook server that keeps it warm for the next calls): the same engine with the user's policy, in report mode (it never calls a model or a human: what needs Tier 2 or 3 comes back
 // as `escalate` and the hook denies it with a reason), session taint in a state database shared by
 // every hook process, and every decision appended to the same audit chain the extension writes
 // (its location is in bridge.json from its last start; else <stateDir>/audit). Hook processes run
@@ -7,9 +7,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CheckResult } from '../engine';
-import type { HookCall, MappedAction } from '../engine/agents';
-import type { BridgeDecision } from '../node/hooks/bridge-protocol';
+import type { CheckResult, Engine } from '../engine';
+import type { AgentId } from '../engine/agents';
+import type { BridgeDecision, BridgeFinding } from '../node/hooks/bridge-protocol';
+import { agentScopedSession } from '../node/hooks/bridge-service';
+import { inspect } from '../engine/content';
+import { loadSecretRules, redactSecrets } from '../engine/secrets';
 import { readAuditLocationFile } from '../node/hooks/bridge-files';
 import { createNodeEngine, currentPlatform } from '../node/create-engine';
 import { buildShield } from '../node/shield-setup';
@@ -17,50 +20,113 @@ import { SqliteStateStore, StateDb } from '../node/audit/state-db';
 import { AuditLog } from '../node/audit/audit-log';
 import { cliAuditKey } from '../node/audit/cli-key';
 import { ensureDirSync } from '../node/fs-util';
-import { agentSession, cwdOf } from './hook-deciders';
 
-export interface LocalEngine {
-  decide(call: HookCall, action: MappedAction, via: string): Promise<BridgeDecision>;
-  record(call: HookCall, details: Record<string, unknown>): Promise<void>;
+/** One action to decide, as the hook (in-process) or the hook server (for the hooks it serves) has it. */
+export interface LocalDecideRequest {
+  readonly agent: AgentId;
+  readonly action: { readonly id?: string; readonly type: string; readonly payload: Record<string, unknown>; readonly cwd?: string };
+  /** The agent's session id as the client gave it (scoped to the agent here). */
+  readonly sessionId: string;
+  readonly policy: string;
+  readonly ifc: string;
+  /** The agent's working directory: the workspace whose own protected files count. */
+  readonly workspace?: string;
+  /** Which tool and mapping produced the action (recorded with it). */
+  readonly note?: Record<string, unknown>;
 }
 
-export async function localEngine(o: { stateDir: string; policy: string; ifc: string; workspace?: string }): Promise<LocalEngine> {
-  ensureDirSync(o.stateDir, 0o700);
-  const home = os.homedir();
-  const platform = currentPlatform();
-  const { store, error: storeError } = openHookStore(path.join(o.stateDir, 'hooks', 'bulwark.db'));
-  const shield = store ? buildShield({ policy: o.policy, ifc: o.ifc, store, home, platform, mode: 'report' }) : undefined;
-  const workspaceRoots = o.workspace && path.isAbsolute(o.workspace) ? [o.workspace] : [];
-  const { engine } = await createNodeEngine({ workspaceRoots, home, platform, selfPaths: [o.stateDir], shield });
+/**
+ * Decides hook actions without an extension: one engine per (policy, IFC policy, workspace), built
+ * once per process (the hook server keeps them warm), every decision appended to the audit chain.
+ */
+export class LocalDecider {
+  private readonly engines = new Map<string, Promise<{ engine: Engine; storeError?: string }>>();
 
-  const append = async (fn: (log: AuditLog) => Promise<unknown>) => {
-    const audit = auditLocation(o.stateDir);
+  /**
+   * `mayAppend` runs under the audit lock right before each append and throws HandOver when this
+   * process must no longer write the chain (the hook server, once an extension has taken over).
+   */
+  constructor(private readonly stateDir: string, private readonly mayAppend: () => void = () => undefined) {
+    ensureDirSync(stateDir, 0o700);
+  }
+
+  private engineFor(policy: string, ifc: string, workspace: string | undefined): Promise<{ engine: Engine; storeError?: string }> {
+    const ws = workspace && path.isAbsolute(workspace) ? workspace : undefined;
+    const key = JSON.stringify([policy, ifc, ws ?? '', policyStamp(policy)]);
+    let e = this.engines.get(key);
+    if (!e) {
+      if (this.engines.size >= 16) this.engines.delete(this.engines.keys().next().value!);
+      e = (async () => {
+        const home = os.homedir();
+        const platform = currentPlatform();
+        const { store, error: storeError } = openHookStore(path.join(this.stateDir, 'hooks', 'bulwark.db'));
+        const shield = store ? buildShield({ policy, ifc, store, home, platform, mode: 'report' }) : undefined;
+        const { engine } = await createNodeEngine({ workspaceRoots: ws ? [ws] : [], home, platform, selfPaths: [this.stateDir], shield });
+        return { engine, ...(storeError ? { storeError } : {}) };
+      })();
+      this.engines.set(key, e);
+      e.catch(() => this.engines.delete(key));
+    }
+    return e;
+  }
+
+  private async append(fn: (log: AuditLog) => Promise<unknown>): Promise<void> {
+    const audit = auditLocation(this.stateDir);
     ensureDirSync(path.dirname(audit.logFile), 0o700);
     await withLock(`${audit.logFile}.lock`, async () => {
+      this.mayAppend();
       const log = await AuditLog.open({ logFile: audit.logFile, dbFile: audit.dbFile, hmacKey: audit.keyFile ? readExtensionKey(audit.keyFile) : cliAuditKey(audit.dbFile, true), session: 'bulwark-hook' });
       try { await fn(log); } finally { await log.close(); }
     });
-  };
+  }
 
-  return {
-    async decide(call, action, via) {
-      const cwd = cwdOf(call, action).cwd;
-      const r: CheckResult = storeError
-        ? { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['hook.state_unavailable'], reason: `Blocked: ${storeError}.` }
-        : await engine.check({ ...(call.toolUseId ? { id: call.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentSession(call), ...(cwd ? { cwd } : {}) });
-      // The agent runs the tool once the hook allows it: its reads taint the session now.
-      if (r.decision === 'allow') engine.recordExecuted(r);
-      try {
-        await append((log) => log.appendDecision(r, { session: agentSession(call), actionType: action.type, payload: { ...action.payload, _hook: { agent: call.agent, tool: call.toolName, via } }, ...(cwd ? { cwd } : {}) }));
-      } catch (e) {
-        return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed.` };
-      }
-      return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason };
-    },
-    async record(call, details) {
-      await append((log) => log.append({ event: 'ACTION_EXECUTED', session: agentSession(call), action_type: call.toolName ?? 'tool', details: { inspected_output: details } }));
-    },
-  };
+  async decide(req: LocalDecideRequest): Promise<BridgeDecision> {
+    const { engine, storeError } = await this.engineFor(req.policy, req.ifc, req.workspace);
+    const session = agentScopedSession(req.agent, req.sessionId);
+    const a = req.action;
+    const r: CheckResult = storeError
+      ? { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['hook.state_unavailable'], reason: `Blocked: ${storeError}.` }
+      : await engine.check({ ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: session, ...(a.cwd ? { cwd: a.cwd } : {}) });
+    // The agent runs the tool once the hook allows it: its reads taint the session now.
+    if (r.decision === 'allow') engine.recordExecuted(r);
+    try {
+      await this.append((log) => log.appendDecision(r, { session, actionType: a.type, payload: { ...a.payload, _hook: { agent: req.agent, ...req.note } }, ...(a.cwd ? { cwd: a.cwd } : {}) }));
+    } catch (e) {
+      if (e instanceof HandOver) return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [HAND_OVER_RULE], reason: `Blocked: ${e.message}; ask it again.` };
+      return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed.` };
+    }
+    return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(loadSecretRules(), r.reason).text };
+  }
+
+  /** Inspects a tool's output and records what was found (rule ids and counts, never the text). */
+  async inspect(req: { agent: AgentId; sessionId: string; tool: string; toolUseId?: string; text: string }): Promise<BridgeFinding[]> {
+    if (!req.text) return [];
+    const r = inspect(req.text, 'pre_prompt', `${req.agent}:${req.tool}`, 'untrusted');
+    const findings = r.findings.map((f) => ({ category: f.category, rule: f.rule }));
+    const tool = /^[\w.:@/#-]{1,128}$/.test(req.tool) ? req.tool : 'tool';
+    await this.append((log) => log.append({
+      event: 'ACTION_EXECUTED', session: agentScopedSession(req.agent, req.sessionId), action_type: tool,
+      details: { agent: req.agent, inspected_output: { tool, characters: req.text.length, findings: findings.length, rules: [...new Set(findings.map((f) => f.rule))].slice(0, 200), categories: [...new Set(findings.map((f) => f.category))], action: r.action } },
+    }));
+    return findings;
+  }
+}
+
+/** The rule of a refusal that only means "ask the bridge again": an extension took over from the hook server. */
+export const HAND_OVER_RULE = 'hook.handed_over';
+
+/** Thrown by the hook server's `mayAppend` once the extension serves the hooks (the chain is then the extension's to write). */
+export class HandOver extends Error {}
+
+/** A policy file's stamp (size and mtime), so an edited policy gets a new engine; presets have none. */
+function policyStamp(policy: string): string {
+  if (!path.isAbsolute(policy)) return '';
+  try {
+    const st = fs.statSync(policy);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
 }
 
 /** Session taint and rate limits shared by every hook process; a store that does not open blocks every decision. */

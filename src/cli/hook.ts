@@ -8,8 +8,9 @@ import type { AgentId, HookAnswer, HookCall, MappedAction } from '../engine/agen
 import { AGENT_IDS, HookInputError, denyWithoutPayload, isAgentId, mapToolCallAny, toolMapsFor, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 
-/** Oldest Node the hook runs on (better-sqlite3 13 crashes older ones). */
-export const MIN_NODE_MAJOR = 22;
+import { MIN_NODE_MAJOR, nodeMajor } from './node-version';
+
+export { MIN_NODE_MAJOR };
 /** Largest hook payload read; a bigger one is denied (a tool input carrying a huge file). */
 export const MAX_HOOK_INPUT_BYTES = 32 * 1024 * 1024;
 /** Answer before this, whatever is still pending (the client's own hook timeout must be longer). */
@@ -17,7 +18,7 @@ export const DEFAULT_DEADLINE_MS = 25_000;
 /** Tool output scanned after the tool ran (more is not scanned, and the context says so). */
 const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
 
-const USAGE = 'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE]';
+const USAGE = 'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE] [--no-server]';
 
 interface HookFlags {
   agent: AgentId;
@@ -26,6 +27,7 @@ interface HookFlags {
   deadlineMs: number;
   policy: string;
   ifc: string;
+  noServer: boolean;
 }
 
 export interface HookIo {
@@ -44,8 +46,8 @@ export async function runHook(argv: string[], io: HookIo = processIo()): Promise
   };
   const failClosed = (why: string) => answer(denyWithoutPayload(agentGuess, `Bulwark denied this tool call because its hook could not decide: ${why}. Nothing was run.`));
 
-  const major = Number(process.versions.node.split('.')[0]);
-  if (!(major >= MIN_NODE_MAJOR)) return failClosed(`it needs Node.js ${MIN_NODE_MAJOR} or newer and found ${process.version} (install Node ${MIN_NODE_MAJOR}+ and run \`bulwark hooks install\` again so the hook uses it)`);
+  // The hook answers an old Node in the client's own dialect (a deny), not with the CLI's one-line refusal.
+  if (!(nodeMajor() >= MIN_NODE_MAJOR)) return failClosed(`it needs Node.js ${MIN_NODE_MAJOR} or newer and found ${process.version} (install Node ${MIN_NODE_MAJOR}+ and run \`bulwark hooks install\` again so the hook uses it)`);
 
   let flags: HookFlags;
   try {
@@ -83,6 +85,7 @@ function parseHookFlags(argv: string[]): HookFlags {
     const a = argv[i]!;
     const eq = a.indexOf('=');
     const [name, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    if (name === '--no-server') { values.set(name, 'true'); continue; }
     if (!['--agent', '--event', '--state-dir', '--deadline-ms', '--policy', '--ifc'].includes(name)) throw new Error(`unknown option \`${a}\``);
     const v = inline ?? argv[++i];
     if (v === undefined) throw new Error(`${name} needs a value`);
@@ -93,7 +96,7 @@ function parseHookFlags(argv: string[]): HookFlags {
   const deadlineRaw = values.get('--deadline-ms');
   const deadlineMs = deadlineRaw === undefined ? DEFAULT_DEADLINE_MS : Number(deadlineRaw);
   if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 3_600_000) throw new Error(`--deadline-ms must be an integer from 100 to 3600000, got \`${deadlineRaw}\``);
-  return { agent, event: values.get('--event'), stateDir: values.get('--state-dir'), deadlineMs, policy: values.get('--policy') ?? 'default', ifc: values.get('--ifc') ?? 'default' };
+  return { agent, event: values.get('--event'), stateDir: values.get('--state-dir'), deadlineMs, policy: values.get('--policy') ?? 'default', ifc: values.get('--ifc') ?? 'default', noServer: values.has('--no-server') };
 }
 
 /** The agent named on the command line, for answering even when the flags are otherwise wrong. */
@@ -131,7 +134,7 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
   onCall(call);
   if (call.phase === 'other') return { stdout: '', stderr: '', exitCode: 0 };
   const { deciders } = await import('./hook-deciders');
-  const decider = await deciders(flags, call, deadlineAt);
+  const decider = await deciders(flags, deadlineAt);
   if (call.phase === 'post_tool') {
     const findings = await decider.inspectOutput(call, outputText(call.toolOutput));
     return postToolAnswer(call.dialect, call.event, postToolContext(call.toolName!, findings));

@@ -3,14 +3,25 @@
 // (one line on stderr). Every subcommand is loaded on demand: a hook call is on the agent's critical
 // path and must not wait for code it does not run.
 import { UsageError } from './usage-error';
+import { nodeVersionProblem } from './node-version';
 
 export { UsageError };
 
+const HELP = new Set<string | undefined>([undefined, '-h', '--help', 'help']);
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  // Before anything loads SQLite or onnxruntime, which crash an old Node instead of failing. The hook
+  // checks for itself: its refusal must be a deny in the agent's own dialect.
+  const tooOld = HELP.has(cmd) || cmd === 'hook' ? undefined : nodeVersionProblem();
+  if (tooOld) {
+    process.stderr.write(`bulwark: ${tooOld}\n`);
+    return 2;
+  }
   try {
     switch (cmd) {
       case 'hook': return await (await import('./hook')).runHook(rest);
+      case 'hook-server': return await (await import('./hook-server')).runHookServer(rest);
       case 'hooks': return await (await import('./hooks')).runHooks(rest);
       case 'check': return await (await import('./commands')).runCheck(rest);
       case 'shell': return await (await import('./commands')).runShell(rest);

@@ -15,8 +15,9 @@ if [ "${BULWARK_AGENTS_SKIP_BUILD:-}" != 1 ]; then
 fi
 # Everything (driver, model server, clients, hooks) runs in a network namespace with loopback only, so no
 # client, hook or tool can reach another host whatever it tries (bubblewrap comes with the bootstrap).
-if bwrap --dev-bind / / --unshare-net -- true 2>/dev/null; then
-  BULWARK_AGENTS_NETNS=1 exec bwrap --dev-bind / / --unshare-net -- node test/agents/run.js "$@"
+if bwrap --dev-bind / / --unshare-net --unshare-pid --die-with-parent -- true 2>/dev/null; then
+  # Its own PID namespace too: whatever the runs leave behind (the hooks' background server) ends with the stage.
+  BULWARK_AGENTS_NETNS=1 exec bwrap --dev-bind / / --unshare-net --unshare-pid --die-with-parent -- node test/agents/run.js "$@"
 fi
 echo "agents: note: bubblewrap cannot create a network namespace here; the clients run with this machine's network (offline settings only)"
 exec node test/agents/run.js "$@"

@@ -163,8 +163,9 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+  // --no-server: these tests are about the in-process decision; the warm server has its own test.
   const hook = (agent: string, input: string | Buffer, extra: string[] = []) => {
-    const r = spawnSync(process.execPath, [CLI, 'hook', '--agent', agent, '--state-dir', state, ...extra], { input, cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 30000 });
+    const r = spawnSync(process.execPath, [CLI, 'hook', '--agent', agent, '--state-dir', state, '--no-server', ...extra], { input, cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 30000 });
     return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
   const claudePre = (tool: string, toolInput: unknown, session = 's1') => JSON.stringify({ session_id: session, cwd: ws, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: toolInput, tool_use_id: 't' });
@@ -238,7 +239,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
     const r = hook('claude', claudePre('Read', { file_path: '/etc/hostname' }), ['--deadline-ms', 'soon']);
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--deadline-ms/);
-    const noAgent = spawnSync(process.execPath, [CLI, 'hook'], { input: '{}', env: { PATH: process.env.PATH, HOME: home } });
+    const noAgent = spawnSync(process.execPath, [CLI, 'hook', '--no-server'], { input: '{}', env: { PATH: process.env.PATH, HOME: home } });
     assert.equal(noAgent.status, 2);
   });
 
@@ -274,7 +275,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
       fs.writeFileSync(path.join(ext, 'audit-hmac.key'), key, { mode: 0o600 });
       const loc = { logFile: path.join(ext, 'audit.jsonl'), dbFile: path.join(ext, 'bulwark.db'), keyFile: path.join(ext, 'audit-hmac.key') };
       fs.writeFileSync(path.join(sd, 'audit-location.json'), JSON.stringify(loc), { mode: 0o600 });
-      const run = () => spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd], { input: claudePre('Read', { file_path: path.join(home, '.ssh', 'id_rsa') }, 'ext-s'), env: { PATH: process.env.PATH, HOME: home } });
+      const run = () => spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd, '--no-server'], { input: claudePre('Read', { file_path: path.join(home, '.ssh', 'id_rsa') }, 'ext-s'), env: { PATH: process.env.PATH, HOME: home } });
       const r = run();
       assert.equal(JSON.parse(r.stdout.toString()).hookSpecificOutput.permissionDecision, 'deny');
       assert.match(fs.readFileSync(loc.logFile, 'utf8'), /"claude:ext-s"/);
@@ -287,6 +288,82 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
       assert.match(d.permissionDecisionReason, /audit\.write_failed/);
       assert.match(d.permissionDecisionReason, /writable by others/);
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('without an extension, the first call decides in-process and starts the hooks\' own server; the next calls are decided by it, the same way, into the same chain; it leaves when an idle period passes', async function () {
+    const dir = makeTempDir();
+    const sd = path.join(dir, 'state');
+    const env = { PATH: process.env.PATH, HOME: home, BULWARK_HOOK_SERVER_IDLE_SECONDS: '4' };
+    const run = (input: string) => spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd], { input, cwd: ws, env, timeout: 30000 });
+    try {
+      const key = path.join(home, '.ssh', 'id_rsa');
+      const first = run(claudePre('Read', { file_path: key }, 'warm'));
+      assert.match(JSON.parse(first.stdout.toString()).hookSpecificOutput.permissionDecisionReason, /deny\.home\.ssh/);
+      let info: { pid: number } | undefined;
+      for (let i = 0; i < 100 && !info; i++) {
+        try { info = JSON.parse(fs.readFileSync(path.join(sd, 'bridge.json'), 'utf8')); } catch { await new Promise((r) => setTimeout(r, 100)); }
+      }
+      assert.ok(info, 'the hook server published its bridge');
+      const second = run(claudePre('Read', { file_path: key }, 'warm'));
+      assert.match(JSON.parse(second.stdout.toString()).hookSpecificOutput.permissionDecisionReason, /deny\.home\.ssh/);
+      const needsHuman = JSON.parse(run(claudePre('Bash', { command: 'git status' }, 'warm')).stdout.toString()).hookSpecificOutput;
+      assert.equal(needsHuman.permissionDecision, 'deny');
+      assert.match(needsHuman.permissionDecisionReason, /extension is not running/);
+      assert.equal(run(claudePre('Read', { file_path: path.join(ws, 'src', 'app.ts') }, 'warm')).stdout.toString(), '');
+      const served = fs.readFileSync(path.join(sd, 'hook-server.log'), 'utf8');
+      assert.match(served, /claude read_file → block/, 'the server decided the later calls');
+      const log = fs.readFileSync(path.join(sd, 'audit', 'audit.jsonl'), 'utf8');
+      assert.equal((log.match(/"ACTION_EVALUATED"/g) ?? []).length, 4, 'one decision per call, in one chain');
+      const v = spawnSync(process.execPath, [CLI, 'audit', 'verify', '--log', path.join(sd, 'audit', 'audit.jsonl'), '--db', path.join(sd, 'audit', 'bulwark.db')], { env });
+      assert.equal(v.status, 0, v.stdout.toString());
+      let alive = true;
+      for (let i = 0; i < 100 && alive; i++) {
+        try { process.kill(info!.pid, 0); await new Promise((r) => setTimeout(r, 100)); } catch { alive = false; }
+      }
+      assert.equal(alive, false, 'the idle server exits');
+      assert.ok(!fs.existsSync(path.join(sd, 'bridge.json')), 'and takes its bridge with it');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('when an extension starts, the hooks\' own server hands over: the next call is the extension\'s, and the server leaves', async function () {
+    const { startBridgeServer } = await import('../../src/node/hooks/bridge-server');
+    const dir = makeTempDir();
+    const sd = path.join(dir, 'state');
+    const env = { PATH: process.env.PATH, HOME: home, BULWARK_HOOK_SERVER_IDLE_SECONDS: '60' };
+    const run = (input: string) => new Promise<string>((resolve) => {
+      const cp = require('node:child_process').spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd], { cwd: ws, env });
+      let out = '';
+      cp.stdout.on('data', (d: Buffer) => (out += d));
+      cp.on('close', () => resolve(out));
+      cp.stdin.end(input);
+    });
+    let ext: Awaited<ReturnType<typeof startBridgeServer>> | undefined;
+    try {
+      await run(claudePre('Read', { file_path: path.join(ws, 'src', 'app.ts') }, 'h'));
+      let serverPid: number | undefined;
+      for (let i = 0; i < 100 && serverPid === undefined; i++) {
+        try { serverPid = JSON.parse(fs.readFileSync(path.join(sd, 'bridge.json'), 'utf8')).pid; } catch { await new Promise((r) => setTimeout(r, 100)); }
+      }
+      assert.ok(serverPid && serverPid !== process.pid);
+      const decided: string[] = [];
+      ext = await startBridgeServer({
+        stateDir: sd, log: { info() {}, warn() {}, error() {} }, record: async () => undefined,
+        decide: async (req) => { decided.push(req.action.type); return { decision: 'block', tier: 3, minTier: 3, level: 'unprotected', rules: ['tier3.denied'], reason: 'Blocked at Tier 3: denied by you (test dialog).' }; },
+      });
+      const out = JSON.parse(await run(claudePre('Read', { file_path: path.join(ws, 'src', 'app.ts') }, 'h'))).hookSpecificOutput;
+      assert.match(out.permissionDecisionReason, /tier3\.denied/);
+      assert.deepEqual(decided, ['read_file'], 'the extension decided');
+      let alive = true;
+      for (let i = 0; i < 60 && alive; i++) {
+        try { process.kill(serverPid!, 0); await new Promise((r) => setTimeout(r, 100)); } catch { alive = false; }
+      }
+      assert.equal(alive, false, 'the hook server left once the extension served');
+    } finally {
+      await ext?.dispose();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
