@@ -3,7 +3,8 @@
 //   - socket: an extension is running (here: the same bridge server the extension starts, deciding
 //     with the same engine, default policy), so the hook only maps the call and asks it;
 //   - in-process: no extension; the hook builds the engine itself and appends to the audit chain.
-// Also with Node's compile cache (NODE_COMPILE_CACHE, which the installed wrapper sets).
+//   - the hooks' own server: no extension, but the first call started \`bulwark hook-server\`;
+// all with Node's compile cache (NODE_COMPILE_CACHE, which the installed wrapper sets), and once without.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,10 +19,10 @@ const RUNS = Number(process.env.BULWARK_BENCH_HOOK_RUNS ?? 40);
 
 export interface HookRow { readonly mode: string; readonly n: number; readonly p50ms: number; readonly p99ms: number; readonly maxMs: number }
 
-function runHook(stateDir: string, home: string, input: string, env: NodeJS.ProcessEnv): Promise<{ ms: number; stdout: string; code: number | null }> {
+function runHook(stateDir: string, home: string, input: string, env: NodeJS.ProcessEnv, extra: string[] = []): Promise<{ ms: number; stdout: string; code: number | null }> {
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const cp = spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', stateDir], { env: { PATH: process.env.PATH, HOME: home, ...env } });
+    const cp = spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', stateDir, ...extra], { env: { PATH: process.env.PATH, HOME: home, ...env } });
     let stdout = '';
     cp.stdout.on('data', (d: Buffer) => (stdout += d));
     cp.on('error', reject);
@@ -53,18 +54,25 @@ export async function hookFigures(): Promise<HookRow[]> {
   const cache = path.join(root, 'compile-cache');
   const rows: HookRow[] = [];
   try {
-    const measureMode = async (mode: string, stateDir: string, env: NodeJS.ProcessEnv) => {
-      await runHook(stateDir, home, calls[0]!, env); // warm the file cache (and the compile cache)
+    const measureMode = async (mode: string, stateDir: string, env: NodeJS.ProcessEnv, extra: string[] = []) => {
+      await runHook(stateDir, home, calls[0]!, env, extra); // warm the file cache (and the compile cache)
       const ms: number[] = [];
       for (let i = 0; i < RUNS; i++) {
-        const r = await runHook(stateDir, home, calls[i % calls.length]!, env);
+        const r = await runHook(stateDir, home, calls[i % calls.length]!, env, extra);
         if (r.code !== 0) throw new Error(`${mode}: the hook exited ${r.code}`);
         ms.push(r.ms);
       }
       rows.push(row(mode, ms));
     };
-    await measureMode('in-process (no extension)', path.join(root, 'state-local'), {});
-    await measureMode('in-process, NODE_COMPILE_CACHE', path.join(root, 'state-local'), { NODE_COMPILE_CACHE: cache });
+    const cached = { NODE_COMPILE_CACHE: cache };
+    await measureMode('in-process, cold (no extension, --no-server)', path.join(root, 'state-local'), cached, ['--no-server']);
+
+    // No extension, the hooks' own server warm (the first call started it).
+    const warmDir = path.join(root, 'state-warm');
+    await runHook(warmDir, home, calls[0]!, cached);
+    for (let i = 0; i < 200 && !fs.existsSync(path.join(warmDir, 'bridge.json')); i++) await new Promise((r) => setTimeout(r, 50));
+    await measureMode('hooks\' own server (no extension, warm)', warmDir, cached);
+    try { process.kill(JSON.parse(fs.readFileSync(path.join(warmDir, 'bridge.json'), 'utf8')).pid, 'SIGTERM'); } catch { /* already gone */ }
 
     const stateDir = path.join(root, 'state-socket');
     const { engine } = await createNodeEngine({
@@ -82,8 +90,8 @@ export async function hookFigures(): Promise<HookRow[]> {
       record: async () => undefined,
     });
     try {
-      await measureMode('socket (extension running)', stateDir, {});
-      await measureMode('socket, NODE_COMPILE_CACHE', stateDir, { NODE_COMPILE_CACHE: cache });
+      await measureMode('extension running (socket)', stateDir, cached);
+      await measureMode('extension running, no compile cache', stateDir, {});
     } finally {
       await server.dispose();
     }
@@ -103,6 +111,6 @@ export async function hookFigures(): Promise<HookRow[]> {
 export function printHookFigures(rows: readonly HookRow[]): void {
   console.log('hook process, start to answer (a fresh `node dist/cli.js hook` per tool call):');
   console.table(rows);
-  const socket = rows.find((r) => r.mode === 'socket (extension running)');
+  const socket = rows.find((r) => r.mode === 'extension running (socket)');
   if (socket) console.log(`target: hook p50 < 100 ms with the extension running: ${socket.p50ms < 100 ? 'met' : 'MISSED'} (${socket.p50ms} ms)`);
 }
