@@ -12,7 +12,7 @@ import {
   REDACTED_READS_NAMESPACE, applyPatch, nodeFileOps, readFileForAgent, readFileForPrompt,
   type ApplyOptions, type FileOps, type PatchFailure, type PatchResult, type ReadResult, type ToolRefusal,
 } from '../../src/node/file-tools';
-import { jsonDialectOf, parseJson, planPatch, stripJsonc } from '../../src/engine/patch';
+import { jsonDialectOf, parseJson, planPatch } from '../../src/engine/patch';
 
 const join = (...parts: string[]): string => parts.join(''); // token-shaped test data is never one literal
 const GITHUB_PAT = join('ghp_', 'A1b2C3d4E5f6G7h8I9j0', 'K1l2M3n4O5p6Q7r8');
@@ -541,7 +541,16 @@ describe('file tools', () => {
 
   describe('engine/patch pieces', () => {
     it('JSONC: comments and trailing commas outside strings only', () => {
-      assert.deepEqual(JSON.parse(stripJsonc('{ "a": "// not a comment", /* c */ "b": [1, 2,], // x\n }')), { a: '// not a comment', b: [1, 2] });
+      // A comment marker inside a string is text: stripping it would cut the string and fail the parse.
+      assert.equal(parseJson('{ "a": "// not a comment", /* c */ "b": [1, 2,], // x\n }', 'jsonc'), undefined);
+      assert.equal(parseJson('{ "a": "/* not a comment" }', 'jsonc'), undefined);
+      assert.equal(parseJson('\ufeff{ "a": 1 }', 'json'), undefined, 'a byte order mark is allowed');
+      // An empty container with only a comma is not a trailing comma (VS Code reports it too).
+      assert.ok(parseJson('[,]', 'jsonc'));
+      // The error names a position, never the text: a secret in the file is not quoted in the refusal.
+      const err = parseJson('{"token": "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A" oops}', 'json');
+      assert.equal(err, 'InvalidSymbol at line 1, column 54');
+      assert.ok(parseJson('{"a": 1 /* c */}', 'json'), 'strict JSON has no comments');
       assert.equal(parseJson('{"a": 1,}', 'json') !== undefined, true);
       assert.equal(parseJson('{"a": 1,}', 'jsonc'), undefined);
       assert.ok(parseJson('{"a": /* open', 'jsonc'));

@@ -6,4 +6,4 @@ export {
   type EditOp, type EntryInfo, type PatchContext, type PatchFsPort, type PatchLimits, type PatchOp, type PatchProblem, type PatchRefusal, type WriteOp,
 } from './model';
 export { checkPathSyntax, countLines, decodeUtf8, fileStateKey, locateFile, planPatch, type FilePlan, type PatchPlan, type PlanResult } from './plan';
-export { jsonDialectOf, parseJson, stripJsonc, type JsonDialect } from './jsonc';
+export { jsonDialectOf, parseJson, type JsonDialect } from './jsonc';

@@ -1,5 +1,9 @@
 // JSON validity for patched files: strict JSON, or JSON with comments (JSONC: `//` and `/* */`
-// comments and trailing commas, the dialect of tsconfig.json and VS Code's settings). Pure.
+// comments and trailing commas, the dialect of tsconfig.json and VS Code's settings). Both are
+// parsed by jsonc-parser, the parser VS Code itself reads these files with (pure JavaScript).
+// Its errors name a code and a position, never a piece of the text, so a refusal cannot quote
+// a secret from the file.
+import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 
 export type JsonDialect = 'json' | 'jsonc';
 
@@ -20,75 +24,14 @@ export function jsonDialectOf(lowerPath: string, beforeText?: string): JsonDiale
   return 'json';
 }
 
-/** The parse error message, or undefined when `text` is valid in `dialect`. */
+/** The first parse error (code, line and column), or undefined when `text` is valid in `dialect`. A leading byte order mark is allowed. */
 export function parseJson(text: string, dialect: JsonDialect): string | undefined {
-  try {
-    JSON.parse(dialect === 'jsonc' ? stripJsonc(text) : stripBom(text));
-    return undefined;
-  } catch (e) {
-    return e instanceof Error ? e.message : String(e);
-  }
-}
-
-const stripBom = (s: string): string => (s.charCodeAt(0) === 0xfeff ? s.slice(1) : s);
-
-/**
- * JSONC → JSON: comments become spaces (so offsets in error messages stay close), trailing commas
- * before `}` or `]` are dropped. Strings are copied verbatim. Throws on an unterminated comment.
- */
-export function stripJsonc(input: string): string {
-  const s = stripBom(input);
-  let noComments = '';
-  let i = 0;
-  const n = s.length;
-  while (i < n) {
-    const c = s[i]!;
-    if (c === '"') {
-      const end = stringEnd(s, i);
-      noComments += s.slice(i, end);
-      i = end;
-    } else if (c === '/' && s[i + 1] === '/') {
-      while (i < n && s[i] !== '\n') i++;
-    } else if (c === '/' && s[i + 1] === '*') {
-      const close = s.indexOf('*/', i + 2);
-      if (close < 0) throw new Error('unterminated /* comment');
-      noComments += ' ';
-      i = close + 2;
-    } else {
-      noComments += c;
-      i++;
-    }
-  }
-  let out = '';
-  i = 0;
-  const m = noComments.length;
-  while (i < m) {
-    const c = noComments[i]!;
-    if (c === '"') {
-      const end = stringEnd(noComments, i);
-      out += noComments.slice(i, end);
-      i = end;
-      continue;
-    }
-    if (c === ',') {
-      let j = i + 1;
-      while (j < m && /\s/.test(noComments[j]!)) j++;
-      if (noComments[j] === '}' || noComments[j] === ']') { i++; continue; }
-    }
-    out += c;
-    i++;
-  }
-  return out;
-}
-
-/** Index just after the string literal starting at `start` (a `"`), or the end of the text. */
-function stringEnd(s: string, start: number): number {
-  let i = start + 1;
-  while (i < s.length) {
-    const c = s[i];
-    if (c === '\\') i += 2;
-    else if (c === '"') return i + 1;
-    else i++;
-  }
-  return s.length;
+  const errors: ParseError[] = [];
+  // The byte order mark becomes a space, so the reported positions stay those of the file.
+  const body = text.charCodeAt(0) === 0xfeff ? ` ${text.slice(1)}` : text;
+  parse(body, errors, { disallowComments: dialect === 'json', allowTrailingComma: dialect === 'jsonc', allowEmptyContent: false });
+  const e = errors[0];
+  if (!e) return undefined;
+  const lines = body.slice(0, e.offset).split('\n');
+  return `${printParseErrorCode(e.error)} at line ${lines.length}, column ${lines.at(-1)!.length + 1}`;
 }
