@@ -13,7 +13,7 @@ import { writeTinyClassifier } from '../test/unit/helpers/tiny-classifier';
 import { createHash, randomBytes } from 'node:crypto';
 import { AuditLog } from '../src/node/audit/audit-log';
 import { printRedactionFigures, redactionFigures } from './redaction';
-import { hookFigures, printHookFigures } from './hooks';
+import { clientOverhead, hookFigures, printHookFigures } from './hooks';
 
 const N_ACTIONS = 10_000;
 
@@ -149,7 +149,7 @@ async function main(): Promise<void> {
   // BULWARK_BENCH_ONLY=redaction: only the redaction figures (bench/redaction.ts).
   if (process.env.BULWARK_BENCH_ONLY === 'redaction') return printRedactionFigures(await redactionFigures());
   // BULWARK_BENCH_ONLY=hooks: only the hook figures (bench/hooks.ts; needs dist/cli.js).
-  if (process.env.BULWARK_BENCH_ONLY === 'hooks') return printHookFigures(await hookFigures());
+  if (process.env.BULWARK_BENCH_ONLY === 'hooks') return printHookFigures(await hookFigures(), await clientOverhead());
   const { root, ws, home } = makeTree();
   const parser = await loadShellParser();
   const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
@@ -183,8 +183,9 @@ async function main(): Promise<void> {
     const redaction = await redactionFigures();
     printRedactionFigures(redaction);
     const hooks = await hookFigures();
-    printHookFigures(hooks);
-    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks }));
+    const overhead = await clientOverhead();
+    printHookFigures(hooks, overhead);
+    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
