@@ -1,4 +1,5 @@
 // Small file-system helpers that avoid Node pitfalls on decision paths.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -33,4 +34,30 @@ export function ensureDirSync(dir: string, mode?: number): string | undefined {
     }
   }
   return first;
+}
+
+/**
+ * Writes `text` to `file` through a temporary file beside it, fsync and rename, so a reader never sees
+ * half of it. A new file gets `mode`; with `keepMode`, an existing file keeps its own.
+ */
+export function writeFileAtomicSync(file: string, text: string, o: { readonly mode: number; readonly keepMode?: boolean }): void {
+  let mode = o.mode;
+  if (o.keepMode) {
+    try { mode = fs.statSync(file).mode & 0o7777; } catch { /* a new file */ }
+  }
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.bulwark-${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`);
+  const fd = fs.openSync(tmp, 'wx', mode);
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  try {
+    fs.chmodSync(tmp, mode); // the umask narrowed what openSync was given
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
 }

@@ -2,9 +2,9 @@
 // client (the hook program): the private directory, atomic 0600 writes, and reading bridge.json and
 // the per-window peer files back without trusting them (ours, not writable by others, small, the
 // right shape, a socket inside the state directory).
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomicSync } from '../fs-util';
 import { ensureDirSync } from '../fs-util';
 import type { BridgeInfo } from './state-dir';
 
@@ -31,22 +31,9 @@ export function preparePrivateDir(dir: string): void {
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
-/** Writes `file` (mode 0600) through a temporary file and a rename, so a reader never sees half of it. */
+/** Writes `file` (mode 0600) atomically: a reader never sees half of it. */
 export function writePrivateFileAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
-  const fd = fs.openSync(tmp, 'wx', 0o600);
-  try {
-    fs.writeSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    removeQuietly(tmp);
-    throw e;
-  }
+  writeFileAtomicSync(file, text, { mode: 0o600 });
 }
 
 /** True when the process exists (EPERM: it exists but is another user's). Only positive pids: 0 and -1 name groups. */
@@ -158,8 +145,4 @@ export function livePeers(stateDir: string): BridgeInfo[] {
     if (r.kind === 'ok' && r.info.pid === Number(m[1])) out.push(r.info);
   }
   return out.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
-}
-
-function removeQuietly(file: string): void {
-  try { fs.unlinkSync(file); } catch { /* already gone */ }
 }

@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomicSync } from '../fs-util';
 import { AGENT_IDS, AGENT_NAMES, type AgentId } from '../../engine/agents/types';
 import { builtinTables, compileTables, levelRank, matchKey, normalizePath, type ProtectionLevel } from '../../engine';
 import { matchingRules } from '../../engine/protection/tables';
@@ -465,25 +466,9 @@ export function planUninstall(o: UninstallOptions): HooksPlan {
 
 // ---- writing -------------------------------------------------------------------------------------------
 
-/** Writes `text` to `file` through a temporary file and a rename; keeps an existing file's mode. */
+/** Writes `text` to `file` atomically; an existing file keeps its mode. */
 function atomicWrite(file: string, text: string, mode: number): void {
-  let keepMode = mode;
-  try { keepMode = fs.statSync(file).mode & 0o7777; } catch { /* new file */ }
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.bulwark-${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`);
-  const fd = fs.openSync(tmp, 'wx', keepMode);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.chmodSync(tmp, keepMode);
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
+  writeFileAtomicSync(file, text, { mode, keepMode: true });
 }
 
 function ensureDirs(dirs: readonly string[], mode?: number): void {

@@ -110,20 +110,21 @@ export interface EditResult {
   readonly created: readonly JsonPath[];
 }
 
+/** The parsed root object; an empty or whitespace-only text first becomes `{}` (an insertion like any other). */
+function withRootObject(text: string, file: string): { text: string; root: NonNullable<ReturnType<typeof parseConfig>>; insertions: Insertion[] } {
+  const root = parseConfig(text, file);
+  if (root) return { text, root, insertions: [] };
+  const start: Insertion = { offset: text.startsWith('\uFEFF') ? 1 : 0, text: '{}\n' };
+  const t = applyInsertion(text, start);
+  return { text: t, root: parseConfig(t, file)!, insertions: [start] };
+}
+
 /**
  * Appends `value` to the array at `path`, creating the array (and the objects above it) when
  * missing. An empty or whitespace-only text becomes `{}` first (recorded as an insertion too).
  */
 export function appendElement(text: string, path: JsonPath, value: unknown, file: string): EditResult {
-  const insertions: Insertion[] = [];
-  let t = text;
-  let root = parseConfig(t, file);
-  if (!root) {
-    const start: Insertion = { offset: text.startsWith('\uFEFF') ? 1 : 0, text: '{}\n' };
-    insertions.push(start);
-    t = applyInsertion(t, start);
-    root = parseConfig(t, file)!;
-  }
+  const { text: t, root, insertions } = withRootObject(text, file);
   const existing = nodeAt(root, path, file);
   if (existing) {
     if (existing.type !== 'array') throw new ConfigFileError(`${file}: \`${path.join('.')}\` is not a list; nothing was written`);
@@ -144,15 +145,7 @@ export function appendElement(text: string, path: JsonPath, value: unknown, file
 
 /** Sets a top-level `key` to `value` when the object does not have it (Copilot's `version: 1`); undefined when it has. */
 export function addPropertyIfAbsent(text: string, key: string, value: unknown, file: string): EditResult | undefined {
-  const insertions: Insertion[] = [];
-  let t = text;
-  let root = parseConfig(t, file);
-  if (!root) {
-    const start: Insertion = { offset: text.startsWith('\uFEFF') ? 1 : 0, text: '{}\n' };
-    insertions.push(start);
-    t = applyInsertion(t, start);
-    root = parseConfig(t, file)!;
-  }
+  const { text: t, root, insertions } = withRootObject(text, file);
   if (nodeAt(root, [key], file) !== undefined) return undefined;
   const ins = propertyInsertion(t, root, key, value);
   return { text: applyInsertion(t, ins), insertions: [...insertions, ins], created: [] };
