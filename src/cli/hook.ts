@@ -70,7 +70,9 @@ export async function runHook(argv: string[], io: HookIo = processIo()): Promise
     }
     return answer(outcome);
   } catch (e) {
-    const why = e instanceof HookInputError ? e.message : `an internal error (${e instanceof Error ? e.message : String(e)})`;
+    // An error's text may quote the input (and a secret in it); the deny goes on to the model.
+    const { redactTextOrWithhold } = await import('../engine/audit/redact');
+    const why = redactTextOrWithhold(e instanceof HookInputError ? e.message : `an internal error (${e instanceof Error ? e.message : String(e)})`);
     if (call && call.phase === 'pre_tool') return answer(preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call because its hook could not decide: ${why}. Nothing was run.` }));
     if (call) return answer({ stdout: '', stderr: '', exitCode: 0 });
     return failClosed(why);
@@ -124,8 +126,9 @@ async function readInput(stdin: AsyncIterable<Buffer | string>): Promise<unknown
   if (text.trim() === '') throw new HookInputError('the hook input is empty');
   try {
     return JSON.parse(text);
-  } catch (e) {
-    throw new HookInputError(`the hook input is not valid JSON (${e instanceof Error ? e.message : String(e)})`);
+  } catch {
+    const { jsonSyntaxError } = await import('./json-lines');
+    throw new HookInputError(`the hook input is not valid JSON (${jsonSyntaxError(text)})`);
   }
 }
 

@@ -1,5 +1,6 @@
 // Reads JSON lines from a byte stream: strict UTF-8, a size cap per line, and one error per bad
 // line so that the rest are still processed.
+import { parseJson } from '../engine/patch/jsonc';
 export type JsonLine =
   | { lineNumber: number; value: unknown }
   | { lineNumber: number; error: string; id?: unknown };
@@ -21,8 +22,8 @@ export async function* readJsonLines(stream: AsyncIterable<Buffer | string>): As
     let text: string;
     try { text = decoder.decode(bytes); } catch { return { lineNumber, error: 'invalid UTF-8' }; }
     if (text.trim() === '') return undefined;
-    try { return { lineNumber, value: JSON.parse(text) }; } catch (e) {
-      return { lineNumber, error: `invalid JSON (${e instanceof Error ? e.message : String(e)})` };
+    try { return { lineNumber, value: JSON.parse(text) }; } catch {
+      return { lineNumber, error: `invalid JSON (${jsonSyntaxError(text)})` };
     }
   };
   for await (const chunk of stream) {
@@ -45,4 +46,12 @@ export async function* readJsonLines(stream: AsyncIterable<Buffer | string>): As
     if (pendingBytes + b.length > MAX_LINE_BYTES) { oversized = true; pending = []; pendingBytes = 0; return; }
     pending.push(Buffer.from(b)); pendingBytes += b.length;
   }
+}
+
+/**
+ * Where `text` stops being JSON, by position only. JSON.parse's own message quotes the input
+ * around the error, and the input may hold a secret (an API key in a malformed action).
+ */
+export function jsonSyntaxError(text: string): string {
+  return parseJson(text, 'json') ?? 'not valid JSON';
 }

@@ -35,7 +35,9 @@ export async function main(argv: string[]): Promise<number> {
       default: throw new UsageError(`unknown command \`${cmd}\``);
     }
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
+    // An error may quote its input (a policy file's line, an argument): no secret goes to stderr.
+    const { redactTextOrWithhold } = await import('../engine/audit/redact');
+    const msg = redactTextOrWithhold(e instanceof Error ? e.message : String(e));
     process.stderr.write(`bulwark: ${msg.split('\n')[0]}${e instanceof UsageError ? ' (see bulwark --help)' : ''}\n`);
     return 2;
   }

@@ -8,6 +8,7 @@
 // if there was any, else 0.
 import type { Readable, Writable } from 'node:stream';
 import { inspect, parsePhase, parseTrust } from '../engine/content';
+import { redactTextOrWithhold } from '../engine/audit/redact';
 import { readJsonLines } from './json-lines';
 
 export const SCAN_USAGE = '  bulwark scan  < texts.jsonl   ({"id","text","phase":"pre_prompt|pre_execution|export","trust":"trusted|untrusted|mixed"} per line → {"id","action","findings","redacted"})';
@@ -42,7 +43,8 @@ export async function runScan(argv: string[], io: ScanIo = { stdin: process.stdi
     const id = typeof v === 'object' && v !== null && !Array.isArray(v) ? v.id ?? null : null;
     if (problem) {
       malformed++;
-      await write(io.stdout, JSON.stringify({ id, error: `line ${line.lineNumber}: ${problem}` }) + '\n');
+      // The problem quotes the bad value: no secret in it goes out.
+      await write(io.stdout, JSON.stringify({ id, error: `line ${line.lineNumber}: ${redactTextOrWithhold(problem)}` }) + '\n');
       continue;
     }
     const r = inspect(v.text as string, parsePhase(v.phase)!, typeof v.source === 'string' ? v.source : 'cli', parseTrust(v.trust)!);

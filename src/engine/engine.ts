@@ -13,6 +13,8 @@ import { levelRank } from './types';
 import { runShield, type ShieldParts } from './shield/pipeline';
 import { invisibleTextCopiedIntoInstructions, invisibleTextInInstructionWrite } from './content/instruction-files';
 import type { TierVerdict } from './shield/types';
+import { REDACTION_FAILED_RULE, redactDecision } from './audit/redact';
+import type { SecretRuleSet } from './secrets';
 import type { IfcDecision } from './ifc';
 
 export interface EngineOptions {
@@ -29,6 +31,8 @@ export interface EngineOptions {
   readonly ssrfPolicy?: SsrfPolicy;
   /** The Shield tiers and IFC. Without them the engine makes protection-only decisions (no policy, no models). */
   readonly shield?: ShieldParts;
+  /** Secret rules every text of a decision is redacted with before it leaves the engine (default: the bundled rules). */
+  readonly secretRules?: SecretRuleSet;
 }
 
 /** A decision with the caller's correlation id. */
@@ -58,13 +62,25 @@ export class Engine {
     this.ssrfPolicy = opts.ssrfPolicy ?? { allowLoopbackPorts: [] };
   }
 
-  /** Decides one action. Never throws: any error on the way is a block that says what failed. */
+  /**
+   * Decides one action. Never throws: any error on the way is a block that says what failed. Every
+   * text of the result is redacted here, the one way out of the engine: a reason that quotes the
+   * payload (a heuristic's match, a URL, an error) never carries a secret to the agent, the user or
+   * the audit log.
+   */
   async check(action: ActionRequest): Promise<CheckResult> {
+    let result: CheckResult;
     try {
-      return { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
+      result = { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
-      return { id: action.id, decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['engine.error'], reason: `Blocked: the check itself failed (${msg}), so the action cannot be allowed.` };
+      result = { id: action.id, decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['engine.error'], reason: `Blocked: the check itself failed (${msg}), so the action cannot be allowed.` };
+    }
+    try {
+      return redactDecision(result, this.opts.secretRules);
+    } catch (e) {
+      const msg = e instanceof Error ? e.message : String(e);
+      return { id: action.id, sessionId: action.sessionId, decision: 'block', tier: 0, minTier: 0, level: result.level, rules: [REDACTION_FAILED_RULE], reason: `Blocked: the decision's reason could not be cleared of secrets (${msg}), so it is not shown and the action cannot be allowed.` };
     }
   }
 

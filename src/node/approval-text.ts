@@ -1,6 +1,7 @@
 // The text of a Tier 3 approval prompt: the tool, its arguments with secrets redacted, and what every
 // tier said. Pure formatting (no `vscode`), shared by every approval surface and unit-tested.
 import { loadSecretRules, redactSecrets } from '../engine/secrets';
+import { redactTextOrWithhold } from '../engine/audit/redact';
 import type { ApprovalRequest } from '../engine/shield/tier3';
 
 /** Longest argument text shown (the rest is cut and the cut is stated). */
@@ -41,13 +42,18 @@ export function redactedArguments(payload: unknown): string {
   return cut(visible(json), MAX_ARGUMENT_CHARS, 'arguments');
 }
 
-/** `requester`: who asks, when known (e.g. "Claude Code" through its hook). */
+/**
+ * `requester`: who asks, when known (e.g. "Claude Code" through its hook). Every text is redacted:
+ * the reasons come from the tiers before the engine's own redaction (a heuristic's evidence, the
+ * Tier 2 model's words), and the action type is the agent's tool name.
+ */
 export function approvalText(request: ApprovalRequest, requester?: string): ApprovalText {
+  const shown = (s: string) => visible(redactTextOrWithhold(s));
   const reasons = request.reasons.length
-    ? request.reasons.map((r) => `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}: ${cut(visible(r.reason), MAX_REASON_CHARS, 'reason')}`).join('\n')
+    ? request.reasons.map((r) => `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}: ${cut(shown(r.reason), MAX_REASON_CHARS, 'reason')}`).join('\n')
     : '(no tier gave a reason)';
   return {
-    title: `Bulwark: approve ${visible(request.actionType).slice(0, 100)}?${requester ? ` (asked by ${visible(requester).slice(0, 100)})` : ''}`,
+    title: `Bulwark: approve ${shown(request.actionType).slice(0, 100)}?${requester ? ` (asked by ${visible(requester).slice(0, 100)})` : ''}`,
     detail: [
       `${requester ? `${visible(requester).slice(0, 100)} wants` : 'An agent wants'} to run this action. Approve it only if you expect it; the approval applies to this exact action only.`,
       '',
@@ -57,7 +63,7 @@ export function approvalText(request: ApprovalRequest, requester?: string): Appr
       'Why you are asked:',
       reasons,
       '',
-      `Session: ${visible(request.sessionId).slice(0, 200)}`,
+      `Session: ${shown(request.sessionId).slice(0, 200)}`,
     ].join('\n'),
   };
 }

@@ -1,6 +1,9 @@
 // The audit webview's model, kept in the extension host: every entry of the log as a compact row,
 // filtering, paging and the details of one entry. Pure (no `vscode`, no I/O): fed by an AuditSource.
+// The log redacts every entry before it is written; what is shown is redacted again, for entries
+// written by an older Bulwark that redacted only the arguments.
 import type { AuditDetail, AuditFilter, AuditRow } from '../webview/protocol';
+import { redactTextOrWithhold } from '../engine/audit/redact';
 
 import type { AuditEntry } from '../engine/audit';
 import type { VerifyResult } from '../engine/audit';
@@ -51,7 +54,8 @@ export function summaryOf(e: AuditEntry): string {
   }
   if (typeof args === 'string') return oneLine(args);
   const reason = decisionIn(e)?.reason ?? (typeof e.details?.reason === 'string' ? e.details.reason : typeof e.details?.message === 'string' ? e.details.message : undefined);
-  return reason ? oneLine(reason) : '';
+  // Redacted before it is cut, so no piece of a secret is left at the cut; the head is all a row shows.
+  return reason ? oneLine(redactTextOrWithhold(reason.slice(0, 4 * MAX_SUMMARY))) : '';
 }
 
 /** The entries of one action (ACTION_PROPOSED carries the arguments, ACTION_EVALUATED the decision). */
@@ -68,15 +72,16 @@ function json(v: unknown, indent?: number): string {
 export function detailOf(e: AuditEntry, link?: ActionLink): AuditDetail {
   const { decision: _d, args, ...other } = e.details ?? {};
   void _d;
-  const decision = decisionIn(e) ?? (link?.evaluated ? decisionIn(link.evaluated) : undefined);
+  const found = decisionIn(e) ?? (link?.evaluated ? decisionIn(link.evaluated) : undefined);
+  const decision = found?.reason === undefined ? found : { ...found, reason: redactTextOrWithhold(found.reason) };
   const shownArgs = args !== undefined ? args : link?.args?.details?.args;
   return {
     seq: e.seq, ts: e.ts, session: e.session, event: e.event, prevHash: e.prev_hash, hash: e.hash,
     ...(e.id ? { id: e.id } : {}),
     ...(e.action_type ? { action: e.action_type } : {}),
     ...(decision ? { decision } : {}),
-    ...(shownArgs !== undefined ? { args: json(shownArgs, 2) } : {}),
-    ...(Object.keys(other).length ? { other: json(other, 2) } : {}),
+    ...(shownArgs !== undefined ? { args: redactTextOrWithhold(json(shownArgs, 2)) } : {}),
+    ...(Object.keys(other).length ? { other: redactTextOrWithhold(json(other, 2)) } : {}),
   };
 }
 

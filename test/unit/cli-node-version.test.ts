@@ -34,7 +34,7 @@ describe('bulwark CLI on a Node.js that is too old', () => {
   });
 
   it('every subcommand refuses with one line and exit 2 instead of crashing; --help still answers', function () {
-    const old = oldNode();
+    const old: { bin: string; version: string } | undefined = oldNode();
     if (!old) { this.skip(); return; } // no Node older than the minimum on this machine: nothing to run it with
     if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `node esbuild.mjs` before the unit tests');
     const tmp = makeTempDir();
@@ -45,8 +45,8 @@ describe('bulwark CLI on a Node.js that is too old', () => {
         ['scan'], ['redact'], ['shell', '--', 'ls'], ['policy', 'validate', path.join(tmp, 'p.yaml')], ['hooks', 'status'],
       ];
       for (const args of runs) {
-        const r = spawnSync(old.bin, [CLI, ...args], { input: '{"id":"1","type":"read_file","payload":{"path":"/tmp/x"}}\n', encoding: 'utf8', timeout: 30000 });
-        const what = `${old.bin} (v${old.version}) dist/cli.js ${args.join(' ')}`;
+        const r: ReturnType<typeof spawnSync> & { stdout: string; stderr: string } = spawnSync(old.bin, [CLI, ...args], { input: '{"id":"1","type":"read_file","payload":{"path":"/tmp/x"}}\n', encoding: 'utf8', timeout: 30000 });
+        const what: string = `${old.bin} (v${old.version}) dist/cli.js ${args.join(' ')}`;
         assert.equal(r.signal, null, `${what}: killed by ${r.signal}`);
         assert.equal(r.status, 2, `${what}: exit ${r.status}, stderr ${r.stderr}`);
         assert.equal(r.stdout, '', what);

@@ -1,30 +1,15 @@
 // Mapping engine decisions and host happenings to audit events. Pure.
 import type { CheckResult } from '../engine';
-import { loadSecretRules, redactSecrets, type SecretRuleSet } from '../secrets';
 import type { AuditEventInput, AuditEventType } from './types';
 
-/** Redacts secrets in every string inside `v` (keys too), without changing its shape. */
-export function redactArgs(v: unknown, rules: SecretRuleSet = loadSecretRules(), depth = 0): unknown {
-  if (typeof v === 'string') return redactSecrets(rules, v).text;
-  if (depth > 32) return '[too deep]';
-  if (Array.isArray(v)) return v.map((x) => redactArgs(x, rules, depth + 1));
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[redactSecrets(rules, k).text] = redactArgs(x, rules, depth + 1);
-    return out;
-  }
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v); // JCS has no NaN/Infinity
-  if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') return String(v);
-  return v;
-}
+// Where secrets leave the audit trail: AuditLog redacts every string of every entry before hashing.
+export { redactArgs } from './redact';
 
 export interface DecisionArgs {
   readonly session?: string;
   readonly actionType: string;
   readonly payload: unknown;
   readonly cwd?: string;
-  /** Secret rules for redacting the arguments (default: the bundled rules). */
-  readonly secretRules?: SecretRuleSet;
 }
 
 const SHIELD_ERROR_RULES = new Set([
@@ -52,7 +37,8 @@ export function eventsForDecision(result: CheckResult, args: DecisionArgs): Audi
     rules: [...result.rules], reason: result.reason, ...(result.confidence === undefined ? {} : { confidence: result.confidence }),
   };
   const out: AuditEventInput[] = [
-    ev('ACTION_PROPOSED', { args: redactArgs(args.payload ?? {}, args.secretRules), ...(args.cwd ? { cwd: args.cwd } : {}) }),
+    // Not redacted here: the audit log redacts every string of every entry once, before hashing.
+    ev('ACTION_PROPOSED', { args: args.payload ?? {}, ...(args.cwd ? { cwd: args.cwd } : {}) }),
     ev('ACTION_EVALUATED', {
       decision,
       ...(result.trail ? { trail: result.trail.map((t) => ({ decision: t.decision, tier: t.tier, confidence: t.confidence, rules: [...t.rules], reason: t.reason })) } : {}),

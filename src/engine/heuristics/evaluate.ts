@@ -1,5 +1,6 @@
 // Tier 1 heuristic evaluation of one action: every string of the payload, normalised, against the
 // compiled rules. Pure and synchronous.
+import { loadSecretRules, redactSecrets } from '../secrets';
 import { emptyReport, mergeReport, prepareField } from './normalize';
 import type { KeywordHits } from './prefilter';
 import type { CompiledRule, CompiledRuleSet } from './rules';
@@ -86,6 +87,16 @@ function excerpt(s: string): string {
   return shown.length <= EXCERPT ? shown : shown.slice(0, EXCERPT - 1) + '…';
 }
 
+/**
+ * The matched text as a reason quotes it. A sensitive-data rule's match is the secret itself, so it
+ * is never quoted; any other match has its secrets replaced before it is cut to size, so no piece of
+ * one is left at the cut.
+ */
+function evidence(r: CompiledRule, matched: string): string {
+  if (r.rule.category === 'sensitive_data') return `[REDACTED:${r.rule.id}]`;
+  return excerpt(redactSecrets(loadSecretRules(), matched).text);
+}
+
 function rulesFor(set: CompiledRuleSet, actionType: string, cls: FieldClass, alwaysBlockOnly: boolean) {
   const key = `${actionType}\u0000${cls}\u0000${alwaysBlockOnly ? 1 : 0}`;
   let entry = set.cache.get(key);
@@ -168,7 +179,7 @@ export function evaluateHeuristics(
     matched.add(r.rule.id);
     findings.push({
       ruleId: r.rule.id, category: r.rule.category, severity: r.rule.severity, action: r.rule.action,
-      alwaysBlock: r.alwaysBlock, field, match: excerpt(m[0]), description: r.rule.description,
+      alwaysBlock: r.alwaysBlock, field, match: evidence(r, m[0]), description: r.rule.description,
       ...(variant ? { variant } : {}),
     });
   };

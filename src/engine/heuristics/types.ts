@@ -81,7 +81,10 @@ export interface HeuristicFinding {
   readonly alwaysBlock: boolean;
   /** Where the text was found: the payload key path, e.g. `command`, `edits[0].newText`. */
   readonly field: string;
-  /** The matched text, at most 120 characters, invisible and control characters shown as `\u{…}`. */
+  /**
+   * The matched text, at most 120 characters, invisible and control characters shown as `\u{…}`,
+   * secrets replaced by `[REDACTED:<rule>]`; a sensitive-data rule's match is `[REDACTED:<its id>]`.
+   */
   readonly match: string;
   readonly description: string;
   /** The variant the match was found in, when it was not the normalised text itself. */

@@ -10,6 +10,7 @@ import {
   GENESIS_HASH, entryLine, eventsForDecision, isAuditEventType, redactArgs, splitLine,
   type AuditEntry, type AuditEventInput, type DecisionArgs, type UnhashedEntry, type VerifyResult,
 } from '../../engine/audit';
+import type { SecretRuleSet } from '../../engine/secrets';
 import { StateDb } from './state-db';
 import { anchorMac, macValid, readAnchor, sha256hex, verifyLogStream, type AuditWitness, type HmacKey, type VerifyProgress } from './audit-verify';
 
@@ -30,6 +31,8 @@ export interface AuditLogOptions {
   readonly witness?: AuditWitness;
   /** Reports what open() found and repaired (torn line, unanchored entries). */
   readonly onRecovery?: (message: string) => void;
+  /** Secret rules every entry is redacted with before it is hashed (default: the bundled rules). */
+  readonly secretRules?: SecretRuleSet;
 }
 
 export interface AuditQuery {
@@ -160,10 +163,12 @@ export class AuditLog {
     if (typeof input.session !== 'string') throw new Error('an audit event needs a session string');
     const raw = (JSON.parse(JSON.stringify(input.details ?? {})) ?? {}) as Record<string, unknown>;
     if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error('audit details must be an object');
-    const details = 'args' in raw ? { ...raw, args: redactArgs(raw.args) } : raw;
+    // Every string of every entry (keys too), whatever event carries it: a secret written into the
+    // hash chain could never be removed again. A redaction that fails refuses the entry.
+    const details = redactArgs(raw, this.opts.secretRules) as Record<string, unknown>;
     const unhashed: UnhashedEntry = {
       seq: this.lastSeq + 1, id: randomUUID(), ts: new Date().toISOString(), session: input.session, event: input.event,
-      ...(input.action_type === undefined ? {} : { action_type: input.action_type }), details, prev_hash: this.lastHash,
+      ...(input.action_type === undefined ? {} : { action_type: redactArgs(input.action_type, this.opts.secretRules) as string }), details, prev_hash: this.lastHash,
     };
     const body = canonicalize(unhashed);
     if (body === undefined) throw new Error('audit entry cannot be canonicalised');

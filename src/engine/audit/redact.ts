@@ -1,0 +1,64 @@
+// Secrets out of everything Bulwark says or records. Two places cannot be bypassed: Engine.check
+// redacts every text of its result (the reason, each tier's reason, the IFC reason) before any
+// caller sees it, and the audit log redacts every string of every entry before it is hashed (a
+// secret in a hash-chained entry can never be removed again). Surfaces that build texts of their
+// own (CLI errors, hook answers, approval dialogs) use redactText. Pure.
+import type { TierVerdict } from '../shield/types';
+import { loadSecretRules, redactSecrets, type SecretRuleSet } from '../secrets';
+
+/** Rule of the block that replaces a decision whose texts could not be redacted. */
+export const REDACTION_FAILED_RULE = 'engine.redaction_failed';
+
+/** `text` with every secret replaced by `[REDACTED:<rule-id>]`. Throws if the secret rules are broken. */
+export function redactText(text: string, rules: SecretRuleSet = loadSecretRules()): string {
+  return redactSecrets(rules, text).text;
+}
+
+/**
+ * For texts on their way out of an error path: a redaction that itself fails withholds the text
+ * (its length only), never lets it through as it was.
+ */
+export function redactTextOrWithhold(text: string, rules?: SecretRuleSet): string {
+  try {
+    return redactText(text, rules);
+  } catch (e) {
+    return `[text withheld: secret redaction failed (${e instanceof Error ? e.message : String(e)}); ${text.length} characters]`;
+  }
+}
+
+/** Redacts secrets in every string inside `v` (keys too), without changing its shape. */
+export function redactArgs(v: unknown, rules: SecretRuleSet = loadSecretRules(), depth = 0): unknown {
+  if (typeof v === 'string') return redactSecrets(rules, v).text;
+  if (depth > 32) return '[too deep]';
+  if (Array.isArray(v)) return v.map((x) => redactArgs(x, rules, depth + 1));
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[redactSecrets(rules, k).text] = redactArgs(x, rules, depth + 1);
+    return out;
+  }
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v); // JCS has no NaN/Infinity
+  if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') return String(v);
+  return v;
+}
+
+/** The texts a decision carries (the shape of CheckResult, without importing the engine). */
+export interface RedactableDecision {
+  readonly reason: string;
+  readonly trail?: readonly TierVerdict[];
+  readonly ifc?: { readonly reason: string };
+}
+
+/**
+ * The decision with secrets replaced in every text it carries: its reason, each tier's reason and
+ * the IFC reason. Rule ids, tiers and verdicts are Bulwark's own and stay. Throws if the secret
+ * rules are broken (Engine.check turns that into a block). Reasons are short: cheap once the rules
+ * are compiled, and the payload itself is never scanned here.
+ */
+export function redactDecision<T extends RedactableDecision>(d: T, rules: SecretRuleSet = loadSecretRules()): T {
+  return {
+    ...d,
+    reason: redactText(d.reason, rules),
+    ...(d.trail ? { trail: d.trail.map((t) => ({ ...t, reason: redactText(t.reason, rules) })) } : {}),
+    ...(d.ifc ? { ifc: { ...d.ifc, reason: redactText(d.ifc.reason, rules) } } : {}),
+  };
+}
