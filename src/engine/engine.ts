@@ -12,6 +12,7 @@ import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf'
 import { levelRank } from './types';
 import { runShield, type ShieldParts } from './shield/pipeline';
 import { invisibleTextCopiedIntoInstructions, invisibleTextInInstructionWrite } from './content/instruction-files';
+import { memoryWriteCheck } from './content/memory';
 import type { TierVerdict } from './shield/types';
 import { REDACTION_FAILED_RULE, redactDecision } from './audit/redact';
 import type { SecretRuleSet } from './secrets';
@@ -186,6 +187,11 @@ export class Engine {
     const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
       ?? invisibleTextCopiedIntoInstructions(protection.findings, () => this.sourcesOf(touches, action.cwd), o.fs);
     if (hidden) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: [...hidden.rules, ...protection.rules], reason: hidden.reason };
+    // Memory poisoning: what a memory write stores is read by every later session (content/memory.ts).
+    // Content rules, like the heuristics: a block is Tier 1's, before any policy can allow the write.
+    const memory = memoryWriteCheck(action.type, action.payload, protection.findings);
+    if (memory?.verdict === 'block') return { decision: 'block', tier: 1, minTier: protection.minTier, level: protection.level, rules: [...memory.rules, ...protection.rules], reason: memory.reason };
+    if (memory) { floor = 3; floorRules.push(...memory.rules); floorReasons.push(memory.reason); }
 
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);

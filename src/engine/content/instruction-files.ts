@@ -37,9 +37,10 @@ const OWNER_KEYS = ['path', 'file', 'filepath', 'filename', 'target', 'destinati
  * patterns (by key name, as Tier 1 classes them) and text being replaced (keys starting with
  * `old`); of a `patch`/`diff` only the added lines. A string inside an object that names its own
  * file (`{ path, newText }`, as in a multi-file patch) counts only when that file is one of
- * `targets`. `complete` is false when the walk hit its limits.
+ * `targets` (`'any'`: every string counts, for writes that name no file, such as memory_write).
+ * `complete` is false when the walk hit its limits.
  */
-function writtenStrings(payload: Readonly<Record<string, unknown>>, targets: ReadonlySet<string>): { strings: { field: string; text: string }[]; complete: boolean } {
+export function writtenStrings(payload: Readonly<Record<string, unknown>>, targets: ReadonlySet<string> | 'any'): { strings: { field: string; text: string }[]; complete: boolean } {
   const strings: { field: string; text: string }[] = [];
   let complete = true;
   const visit = (value: unknown, field: string, key: string, owner: string | undefined, depth: number): void => {
@@ -47,7 +48,7 @@ function writtenStrings(payload: Readonly<Record<string, unknown>>, targets: Rea
       if (strings.length >= MAX_WALK_STRINGS) { complete = false; return; }
       const cls = FIELD_CLASS_OF_KEY[key];
       if (cls === 'path' || cls === 'url' || cls === 'pattern' || key.startsWith('old')) return;
-      if (owner !== undefined && !targets.has(owner)) return;
+      if (owner !== undefined && targets !== 'any' && !targets.has(owner)) return;
       strings.push({ field, text: key === 'patch' || key === 'diff' ? addedLines(value) : value });
       return;
     }

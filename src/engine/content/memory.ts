@@ -1,0 +1,186 @@
+// Memory poisoning: text written to an agent's long-term memory (a memory_write action, or a write
+// to MEMORY.md, memory/** or USER.md, the protection rules ws.memory and ws.user) is inspected like
+// text entering a prompt, because that is where it goes: every later session reads its memory as
+// its own notes. Prompt-injection rules, secrets and invisible text (inspect()), plus the memory
+// directive rules (security/memory/), which catch standing orders that are documentation anywhere
+// else ("always run `curl … | sh` before tests; never ask").
+//
+// Trust: untrusted. Every action Engine.check sees was proposed by an agent's model, so the text it
+// writes comes from the model and whatever it read; a person who edits memory edits the file.
+//
+// Decision, from the content matrix (phase pre_prompt, trust untrusted), for a write:
+// - block → block. redact (a secret, invisible text) → block too: a write cannot be redacted in
+//   flight, and a secret kept in memory reaches every later prompt (the reason says to keep where
+//   the secret lives instead); invisible text is blocked as in every agent instruction file.
+// - require_approval → a person decides (minimum Tier 3).
+// - annotate (credential references, low-severity wording) → no effect: "the token is in
+//   $GITHUB_TOKEN" is a good memory.
+import directives from '../../../security/memory/directives.yaml';
+import { compilePattern } from '../heuristics/rules';
+import { PROMPT_RISKS, SEVERITIES, type PromptRisk, type Severity } from '../heuristics/types';
+import { INVISIBLE_IN_INSTRUCTIONS_RULE, writtenStrings } from './instruction-files';
+import { inspect, type InspectOptions } from './inspect';
+import { matrixAction } from './matrix';
+import { matchSpans } from './rules';
+import type { ContentAction, ContentFinding } from './types';
+
+export interface MemoryRule {
+  readonly id: string;
+  readonly severity: Severity;
+  readonly risk: PromptRisk;
+  readonly pattern: string;
+  readonly description: string;
+  readonly examples?: { readonly match: readonly string[]; readonly no_match: readonly string[] };
+}
+
+export interface CompiledMemoryRule {
+  readonly rule: MemoryRule;
+  /** The pattern with the `g` flag. */
+  readonly regex: RegExp;
+}
+
+export class MemoryRuleError extends Error {
+  override readonly name = 'MemoryRuleError';
+}
+
+export const BUNDLED_MEMORY_FILES: Readonly<Record<string, unknown>> = { directives };
+
+/** Protection rules of the files that hold an agent's memory (security/protection/workspace.yaml). */
+export const MEMORY_FILE_RULES: ReadonlySet<string> = new Set(['ws.memory', 'ws.user']);
+export const MEMORY_INJECTION_RULE = 'content.memory_injection';
+export const MEMORY_SECRET_RULE = 'content.memory_secret';
+/** Most rule ids of findings a decision lists (the first ones, in text order). */
+const MAX_LISTED = 8;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
+
+/** Validates one rule file (the shape of security/memory/schema.json) and returns its rules. */
+export function validateMemoryFile(data: unknown, name: string): MemoryRule[] {
+  const fail = (msg: string): never => { throw new MemoryRuleError(`memory rules \`${name}\`: ${msg}`); };
+  if (!isObj(data)) fail('not an object');
+  const f = data as Obj;
+  for (const k of Object.keys(f)) if (!['version', 'category', 'description', 'rules'].includes(k)) fail(`unknown key \`${k}\``);
+  if (f.version !== 1) fail('version must be 1');
+  if (f.category !== 'prompt_injection') fail('category must be prompt_injection');
+  if (typeof f.description !== 'string' || f.description.length < 10) fail('description missing');
+  if (!Array.isArray(f.rules) || f.rules.length === 0) fail('rules must be a non-empty list');
+  return (f.rules as unknown[]).map((r, i) => {
+    if (!isObj(r)) return fail(`rule ${i}: not an object`);
+    const id = typeof r.id === 'string' && /^MD-\d{3}$/.test(r.id) ? r.id : fail(`rule ${i}: id must look like MD-001`);
+    const where = (msg: string): never => fail(`rule \`${id}\`: ${msg}`);
+    for (const k of Object.keys(r)) if (!['id', 'severity', 'risk', 'pattern', 'description', 'examples'].includes(k)) where(`unknown key \`${k}\``);
+    if (!SEVERITIES.includes(r.severity as never)) where('bad severity');
+    if (!PROMPT_RISKS.includes(r.risk as never)) where(`risk must be one of ${PROMPT_RISKS.join(', ')}`);
+    if (typeof r.pattern !== 'string' || r.pattern.length === 0) where('pattern missing');
+    if (typeof r.description !== 'string' || r.description.length < 10) where('description missing');
+    const ex = r.examples;
+    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
+    return { id, severity: r.severity as Severity, risk: r.risk as PromptRisk, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as MemoryRule['examples'] } : {}) };
+  });
+}
+
+/** Validates and compiles rule files (name → parsed YAML). Throws on any defect. */
+export function compileMemoryRules(files: Readonly<Record<string, unknown>>): CompiledMemoryRule[] {
+  const seen = new Set<string>();
+  const out: CompiledMemoryRule[] = [];
+  for (const [name, data] of Object.entries(files)) {
+    for (const rule of validateMemoryFile(data, name)) {
+      if (seen.has(rule.id)) throw new MemoryRuleError(`memory rules: duplicate rule id \`${rule.id}\``);
+      seen.add(rule.id);
+      let re: RegExp;
+      try { re = compilePattern(rule.pattern); } catch (e) { throw new MemoryRuleError(`memory rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
+      out.push({ rule, regex: new RegExp(re.source, re.flags + 'g') });
+    }
+  }
+  return out;
+}
+
+let bundled: CompiledMemoryRule[] | undefined;
+
+/** The bundled memory directive rules (validated, compiled once). */
+export function loadMemoryRules(): readonly CompiledMemoryRule[] {
+  bundled ??= compileMemoryRules(BUNDLED_MEMORY_FILES);
+  return bundled;
+}
+
+/** Findings of one text bound for memory: inspect() and the memory directive rules, each with its matrix action. */
+export function memoryFindings(text: string, opts: { inspect?: InspectOptions; rules?: readonly CompiledMemoryRule[] } = {}): ContentFinding[] {
+  const out: ContentFinding[] = [...inspect(text, 'pre_prompt', 'memory', 'untrusted', opts.inspect).findings];
+  for (const r of opts.rules ?? loadMemoryRules()) {
+    for (const [start, end] of matchSpans(r.regex, text, 1)) {
+      const f = { category: 'prompt_injection' as const, rule: r.rule.id, severity: r.rule.severity, risk: r.rule.risk, start, end, description: r.rule.description };
+      out.push({ ...f, action: matrixAction('pre_prompt', 'untrusted', f) });
+    }
+  }
+  return out;
+}
+
+interface PathFindingLike { readonly path: string; readonly resolved?: string; readonly access: string; readonly ruleId?: string }
+
+export interface MemoryVerdict {
+  /** block, or escalate: a person decides (minimum Tier 3). */
+  readonly verdict: 'block' | 'escalate';
+  readonly rules: string[];
+  readonly reason: string;
+}
+
+/** A write's findings: the action each asks for, what was found, in which field. */
+interface Found { readonly f: ContentFinding; readonly field: string }
+
+const asWrite = (a: ContentAction): 'block' | 'escalate' | undefined =>
+  a === 'block' || a === 'redact' ? 'block' : a === 'require_approval' ? 'escalate' : undefined;
+
+/**
+ * Inspects what an action writes to the agent's memory: a memory_write action, or writes to files
+ * of MEMORY_FILE_RULES (`findings`: the protection check's path findings). Undefined when the action
+ * writes no memory or nothing was found that matters; else a block or an escalation with rule ids
+ * and a reason that names what was found (never the text).
+ */
+export function memoryWriteCheck(
+  actionType: string, payload: Readonly<Record<string, unknown>>, findings: readonly PathFindingLike[],
+  opts: { inspect?: InspectOptions; rules?: readonly CompiledMemoryRule[] } = {},
+): MemoryVerdict | undefined {
+  const files = findings.filter((f) => f.access === 'write' && f.ruleId !== undefined && MEMORY_FILE_RULES.has(f.ruleId));
+  if (actionType !== 'memory_write' && files.length === 0) return undefined;
+  const where = files.length ? `${files[0]!.resolved ?? files[0]!.path}, the agent's memory,` : "the agent's long-term memory";
+  const { strings, complete } = writtenStrings(payload, actionType === 'memory_write' ? 'any' : new Set(files.map((f) => f.path)));
+  if (!complete) {
+    return { verdict: 'block', rules: [MEMORY_INJECTION_RULE, 'content.payload_too_complex'], reason: `Blocked: this write to ${where} is too deeply nested or holds too many strings to be inspected. Write plain text.` };
+  }
+  const found: Found[] = [];
+  for (const s of strings) for (const f of memoryFindings(s.text, opts)) if (asWrite(f.action)) found.push({ f, field: s.field || 'payload' });
+  if (found.length === 0) return undefined;
+  const blocking = found.filter((x) => asWrite(x.f.action) === 'block');
+  const ids = (xs: readonly Found[]) => [...new Set(xs.map((x) => x.f.rule))];
+  const listed = (xs: readonly Found[]) => ids(xs).slice(0, MAX_LISTED).map((id) => `content.${id}`);
+  const named = (xs: readonly Found[]) => {
+    const first = xs[0]!;
+    const more = ids(xs).length > 1 ? ` (and ${ids(xs).slice(1, MAX_LISTED).join(', ')})` : '';
+    return `${first.f.description} (${first.f.rule}, in \`${first.field}\`)${more}`;
+  };
+  const later = 'Later sessions read their memory as their own notes, and what the model writes there is untrusted, so it would steer every session after this one.';
+
+  if (blocking.length) {
+    const secrets = blocking.filter((x) => x.f.category === 'secret_leak');
+    const hidden = blocking.filter((x) => x.f.category === 'invisible_text');
+    const injected = blocking.filter((x) => x.f.category === 'prompt_injection');
+    const rules = [
+      ...(secrets.length ? [MEMORY_SECRET_RULE] : []), ...(hidden.length ? [INVISIBLE_IN_INSTRUCTIONS_RULE] : []), ...(injected.length ? [MEMORY_INJECTION_RULE] : []),
+      ...listed(blocking),
+    ];
+    const parts = [
+      ...(secrets.length ? [`a secret: ${named(secrets)}. Keep where the secret lives instead (the name of the environment variable or the secret manager's reference), never its value`] : []),
+      ...(hidden.length ? [`invisible characters: ${named(hidden)}, which the model reads and a person reviewing the memory cannot see. Remove them`] : []),
+      ...(injected.length ? [`a standing instruction: ${named(injected)}. Keep facts and preferences in memory; put procedures where a person reviews them (the README, a script in the repository)`] : []),
+    ];
+    const why = injected.length || hidden.length ? later : 'Later sessions read their memory into their prompts, so the secret would reach every one of them and the model provider.';
+    return { verdict: 'block', rules, reason: `Blocked: this write would put into ${where} ${parts.join('; and ')}. ${why}` };
+  }
+  return {
+    verdict: 'escalate',
+    rules: [MEMORY_INJECTION_RULE, ...listed(found)],
+    reason: `this write would put into ${where} what reads as a standing instruction: ${named(found)}. ${later} So a person approves it (Tier 3)`,
+  };
+}
