@@ -98,7 +98,7 @@ export class Engine {
   /** Shell analysis with the engine's grammar; throws if no grammar was provided. */
   analyzeCommand(command: string, cwd?: string): ShellAnalysis {
     if (!this.opts.shellParser) throw new Error('the shell grammar is not loaded');
-    return analyzeShell(this.opts.shellParser, command, { cwd, home: this.opts.home, platform: this.opts.platform });
+    return analyzeShell(this.opts.shellParser, command, { cwd, home: this.opts.home, platform: this.opts.platform, fs: this.opts.fs });
   }
 
   /** The protection level of one file, independent of any action (for "Explain Protection"). */
@@ -153,7 +153,7 @@ export class Engine {
       const command = action.payload.command;
       if (typeof command !== 'string' || command.length === 0) return block(['action.invalid'], 'execute_command needs a non-empty `command` string');
       if (!o.shellParser) return block(['shell.unavailable'], 'the shell grammar could not be loaded, so the command cannot be analysed');
-      const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform });
+      const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs });
       for (const p of a.reads) touches.push({ path: p, access: 'read', source: 'command' });
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
@@ -164,7 +164,8 @@ export class Engine {
         floorRules.push('shell.opaque');
         floorReasons.push(`the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`);
       }
-      network.push(...a.urls);
+      // Listening servers are not addresses to SSRF-check, but data leaves through them (IFC).
+      network.push(...a.urls, ...a.sinks);
       const logins = new Set(a.logins);
       for (const url of a.urls) {
         const v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);

@@ -42,7 +42,7 @@ const SINKS = {
 // The original's `ssh_keys`, `system_security` and `openparallax_internals` each become two rules,
 // because every criterion of a source must hold (the original OR-ed them by accident).
 const CRITICAL_SOURCES = ['ssh_keys', 'ssh_dir', 'env_files', 'credential_files', 'credential_extensions', 'cloud_config_dirs',
-  'system_security', 'system_security_dirs', 'bulwark_internals', 'bulwark_state_files'];
+  'system_security', 'system_security_dirs', 'process_environment', 'bulwark_internals', 'bulwark_state_files'];
 const SOURCES: Record<IfcPresetName, string[]> = {
   default: [...CRITICAL_SOURCES, 'financial_documents', 'workspace_config', 'default'],
   permissive: [...CRITICAL_SOURCES, 'default'],

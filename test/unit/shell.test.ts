@@ -9,11 +9,20 @@ import type { Tree } from 'web-tree-sitter';
 import { analyzeShell, MAX_COMMAND_LENGTH, type ShellAnalysis, type ShellContext, type ShellParser } from '../../src/engine/shell/analyze';
 import type { Platform } from '../../src/engine/types';
 import { createShellParser, loadShellParser } from '../../src/node/shell-grammar';
+import { nodeFileSystem } from '../../src/node/fs-port';
 
 interface Case {
   cmd: string;
   cwd?: string;
   platform?: Platform;
+  /** The class of command the case stands for (issue 12's classes), shown in the test's name. */
+  class?: string;
+  /**
+   * Files and directories (relative to a fresh temporary directory `{tmp}`) the case needs on disk:
+   * the analysis then gets the real file-system port, `{tmp}` in cmd/cwd/expect is that directory
+   * and the home directory is `{tmp}/home`.
+   */
+  setup?: { files?: Record<string, string>; dirs?: string[] };
   expect: {
     reads?: string[];
     writes?: string[];
@@ -23,6 +32,8 @@ interface Case {
     opaque?: boolean;
     commands?: string[];
     urls?: string[];
+    sinks?: string[];
+    searches?: { path: string; mode: 'contents' | 'names'; names?: string[] }[];
     errors?: boolean;
   };
 }
@@ -74,27 +85,49 @@ describe('shell analyser', () => {
 
     for (const { file, cases } of all) {
       describe(file, () => {
-        for (const c of cases) {
-          it(`${c.platform && c.platform !== 'linux' ? `[${c.platform}] ` : ''}${c.cmd}`, () => {
-            const got = analyzeShell(parser, c.cmd, ctxFor(c));
-            const e = c.expect;
-            const show = JSON.stringify(got);
-            assert.deepEqual(got.reads, sorted(e.reads), `reads: ${show}`);
-            assert.deepEqual(got.writes, sorted(e.writes), `writes: ${show}`);
-            assert.deepEqual(got.deletes, sorted(e.deletes), `deletes: ${show}`);
-            const globKey = (g: { access: string; dir: string; pattern: string; depth?: string }) => `${g.access} ${g.dir} ${g.pattern} ${g.depth ?? 'one'}`;
-            assert.deepEqual(got.globs.map(globKey).sort(), (e.globs ?? []).map(globKey).sort(), `globs: ${show}`);
-            assert.equal(got.network, e.network ?? false, `network: ${show}`);
-            assert.equal(got.opaque, e.opaque ?? false, `opaque: ${show}`);
-            assert.equal(got.opaque, got.opaqueReasons.length > 0, `opaque needs a reason: ${show}`);
-            if (e.commands) assert.deepEqual(got.commands, e.commands, `commands: ${show}`);
-            if (e.urls) assert.deepEqual(sorted(got.urls), sorted(e.urls), `urls: ${show}`);
-            if (e.errors !== undefined) assert.equal(got.errors.length > 0, e.errors, `errors: ${show}`);
+        for (const raw of cases) {
+          it(`${raw.platform && raw.platform !== 'linux' ? `[${raw.platform}] ` : ''}${raw.class ? `[${raw.class}] ` : ''}${raw.cmd}`, () => {
+            const tmp = raw.setup ? fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-shell-'))) : undefined;
+            try {
+              const c = tmp ? (JSON.parse(JSON.stringify(raw).split('{tmp}').join(tmp)) as Case) : raw;
+              if (tmp) {
+                for (const d of c.setup?.dirs ?? []) fs.mkdirSync(path.join(tmp, d), { recursive: true });
+                for (const [f, text] of Object.entries(c.setup?.files ?? {})) {
+                  fs.mkdirSync(path.dirname(path.join(tmp, f)), { recursive: true });
+                  fs.writeFileSync(path.join(tmp, f), text);
+                }
+              }
+              const ctx = tmp ? { ...ctxFor(c), home: path.join(tmp, 'home'), fs: nodeFileSystem } : ctxFor(c);
+              check(c, analyzeShell(parser, c.cmd, ctx));
+            } finally {
+              if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+            }
           });
         }
       });
     }
   });
+
+  function check(c: Case, got: ShellAnalysis): void {
+    const e = c.expect;
+    const show = JSON.stringify(got);
+    assert.deepEqual(got.reads, sorted(e.reads), `reads: ${show}`);
+    assert.deepEqual(got.writes, sorted(e.writes), `writes: ${show}`);
+    assert.deepEqual(got.deletes, sorted(e.deletes), `deletes: ${show}`);
+    const globKey = (g: { access: string; dir: string; pattern: string; depth?: string }) => `${g.access} ${g.dir} ${g.pattern} ${g.depth ?? 'one'}`;
+    assert.deepEqual(got.globs.map(globKey).sort(), (e.globs ?? []).map(globKey).sort(), `globs: ${show}`);
+    assert.equal(got.network, e.network ?? false, `network: ${show}`);
+    assert.equal(got.opaque, e.opaque ?? false, `opaque: ${show}`);
+    assert.equal(got.opaque, got.opaqueReasons.length > 0, `opaque needs a reason: ${show}`);
+    if (e.commands) assert.deepEqual(got.commands, e.commands, `commands: ${show}`);
+    if (e.urls) assert.deepEqual(sorted(got.urls), sorted(e.urls), `urls: ${show}`);
+    if (e.sinks) assert.deepEqual(sorted(got.sinks), sorted(e.sinks), `sinks: ${show}`);
+    if (e.searches) {
+      const key = (x: { path: string; mode: string; names?: string[] }) => `${x.mode} ${x.path} ${(x.names ?? []).join(',')}`;
+      assert.deepEqual(got.searches.map(key).sort(), e.searches.map(key).sort(), `searches: ${show}`);
+    }
+    if (e.errors !== undefined) assert.equal(got.errors.length > 0, e.errors, `errors: ${show}`);
+  }
 
   describe('parser loading', () => {
     it('loads once and returns the same parser', async () => {

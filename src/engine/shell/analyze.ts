@@ -3,11 +3,13 @@
 // syntax tree (never regexes the command line). Pure: no Node or VS Code imports.
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Platform } from '../types';
+import type { FileSystemPort } from '../ports';
 import { isAbsolute, joinPath, normalizePath } from '../paths';
+import { GlobExpander, unescapeGlob } from './expand';
 import { WIN_BACKSLASH, evalSingle, evalWord, literalWord, winUnmap, type WordEnv, type WordValue } from './words';
-import { dispatch, isDangerousEnv } from './commands';
+import { dispatch, isDangerousEnv, printsSecrets, proxyEnv } from './commands';
 import { clip } from './helpers';
-import { cloneScope, mergeScopes, same, type Base, type Io, type Outcome, type Scope } from './state';
+import { cloneScope, mergeScopes, same, type Base, type Feed, type Io, type Outcome, type Scope } from './state';
 
 export interface ShellParser {
   parse(text: string): Tree | null;
@@ -17,6 +19,12 @@ export interface ShellContext {
   cwd?: string;
   home: string;
   platform: Platform;
+  /**
+   * The file system, for what a command names only indirectly: the entries a glob read target
+   * expands to, a patch's files, a repository's configured remotes. Without it those stay unknown
+   * (glob reads are reported by their literal directory, patches and pushes as before).
+   */
+  fs?: FileSystemPort;
 }
 
 export interface ShellAnalysis {
@@ -46,6 +54,11 @@ export interface ShellAnalysis {
   urls: string[];
   /** The subset of `urls` that remote-login tools (ssh, scp, sftp, rsync over ssh) connect to. */
   logins: string[];
+  /**
+   * Ways data leaves the machine that are not an address to check for SSRF: a server listening on
+   * every interface (`python -m http.server`, `nc -l`), one line each. IFC counts them as network.
+   */
+  sinks: string[];
   /** Effects cannot be fully known statically. */
   opaque: boolean;
   /** One short sentence per reason. */
@@ -53,7 +66,14 @@ export interface ShellAnalysis {
   errors: string[];
 }
 
-export type { Base, Scope, Outcome, Io } from './state';
+export type { Base, Scope, Outcome, Io, Feed } from './state';
+
+/**
+ * The pseudo-path that stands for the environment of the processes a command can see: `env`,
+ * `printenv`, `set`, `export -p`, `ps e` print every secret it holds (the agent's API keys). The
+ * protection tables and IFC treat it, like every `/proc/PID/environ`, as a credential store.
+ */
+export const ENVIRONMENT_PSEUDO_PATH = '/proc/self/environ';
 
 /** A directory a command reads below: its files' contents, or its directories' listings. */
 export interface SearchTarget {
@@ -98,6 +118,10 @@ const STATEMENT_TYPES = new Set([
 /** Keeps the result small when a huge command repeats the same mistake thousands of times. */
 const MAX_MESSAGES = 100;
 const MAX_URLS = 500;
+/** Most values a `for` loop is walked with one by one; a longer list leaves the variable unknown. */
+const MAX_LOOP_VALUES = 32;
+/** Largest file read through the port to learn what a command does (a patch, a repository's config). */
+export const MAX_TEXT_BYTES = 1024 * 1024;
 
 export class Analyzer {
   readonly platform: Platform;
@@ -109,6 +133,14 @@ export class Analyzer {
   private readonly searchList = new Map<string, SearchTarget>();
   private readonly urlList = new Set<string>();
   private readonly loginList = new Set<string>();
+  private readonly sinkList = new Set<string>();
+  private readonly expander: GlobExpander | undefined;
+  /** `shopt -s dotglob` (or GLOBIGNORE) seen: `*` also matches names that start with a dot. */
+  dotglob = false;
+  /** Remotes added earlier on this command line (`git remote add NAME URL`): their URL was reported there. */
+  readonly addedRemotes = new Set<string>();
+  /** What the command being walked writes to its stdout, when a handler knows it (see Feed). */
+  private output: Feed | undefined;
   private readonly reasons = new Set<string>();
   private readonly errorList = new Set<string>();
   private network = false;
@@ -121,6 +153,7 @@ export class Analyzer {
 
   constructor(private readonly parser: ShellParser, readonly ctx: ShellContext) {
     this.platform = ctx.platform;
+    this.expander = ctx.fs && ctx.platform !== 'win32' ? new GlobExpander(ctx.fs) : undefined;
   }
 
   // ------------------------------------------------------------------ results
@@ -137,6 +170,7 @@ export class Analyzer {
       network: this.network,
       urls: [...this.urlList],
       logins: [...this.loginList].filter((u) => this.urlList.has(u)),
+      sinks: [...this.sinkList],
       opaque: this.reasons.size > 0,
       opaqueReasons: [...this.reasons],
       errors: [...this.errorList],
@@ -156,6 +190,37 @@ export class Analyzer {
     if (!url) return;
     if (this.urlList.size < MAX_URLS) this.urlList.add(url);
     else this.opaque('the command names too many network targets to list');
+  }
+
+  /** Data leaves the machine in a way that is not an address (a server on every interface). */
+  sink(what: string): void {
+    this.network = true;
+    if (this.sinkList.size < MAX_MESSAGES) this.sinkList.add(what);
+  }
+
+  /**
+   * The command prints the environment of the processes it can see: a read of every secret in it
+   * (ENVIRONMENT_PSEUDO_PATH). On Windows there is no such path: the command is opaque instead.
+   */
+  readEnvironment(what: string): void {
+    if (this.platform === 'win32') this.opaque(`${what} prints the environment, which holds the agent's secrets`);
+    else this.reads.add(ENVIRONMENT_PSEUDO_PATH);
+  }
+
+  /** The command being walked writes `feed` to its stdout (for the next command of a pipeline). */
+  produce(feed: Feed): void {
+    this.output = feed;
+  }
+
+  /** The text of a file through the port (bounded), or undefined when there is no port or it cannot be read. */
+  readText(path: string): string | undefined {
+    const fs = this.ctx.fs;
+    if (!fs?.readText) return undefined;
+    try {
+      return fs.readText(path, MAX_TEXT_BYTES);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A host a remote-login tool connects to (ssh, scp, sftp, rsync over ssh). */
@@ -241,7 +306,13 @@ export class Analyzer {
         const what = w.glob && !w.dynamic ? 'is a glob pattern' : 'is not a literal path';
         this.opaque(`${kind} target \`${clip(w.raw)}\` ${what}`);
         if (!w.dynamic && this.addGlob(kind, w.text, scope)) return;
-      }
+      } else if (w.fifo) {
+        return; // `<(cmd)`: the command is walked where it stands
+      } else if (w.dynamic) {
+        // What cannot be resolved is unknown, never "no read".
+        this.opaque(`read target \`${clip(w.raw)}\` is not a literal path`);
+        if (this.platform !== 'win32' && w.prefix.startsWith('/proc/') && /\/environ$/.test(w.raw.replace(/["'}]/g, ''))) this.readEnvironment(`reading \`${clip(w.raw)}\``);
+      } else this.readGlob(w, scope);
       // Still report the literal directory the unknown part lives in (`~/.ssh/$K` -> ~/.ssh).
       const dir = this.literalDir(w);
       if (dir !== null) this.addResolved(kind, dir, scope);
@@ -250,6 +321,65 @@ export class Analyzer {
     if (w.text === '') return;
     if (this.platform === 'win32' && WIN_DEVICES.test(w.text)) return;
     this.addResolved(kind, w.text, scope);
+  }
+
+  /**
+   * A glob read target: expanded through the file system port like bash does (every path it names
+   * on disk is read; none: the pattern itself, which bash passes on unchanged). When it cannot be
+   * expanded completely it is unknown (opaque), and its literal directory is searched below.
+   */
+  private readGlob(w: WordValue, scope: Scope): void {
+    if (!this.expander) return;
+    const pattern = globPattern(w);
+    for (const base of scope.bases) {
+      let abs: string;
+      if (pattern.startsWith('/')) abs = pattern;
+      else if (base !== null && base.startsWith('/')) abs = `${base.replace(/\/+$/, '')}/${pattern}`;
+      else {
+        this.opaque(`read target \`${clip(w.raw)}\` is a glob with no known working directory`);
+        continue;
+      }
+      const x = this.expander.expand(abs, this.dotglob);
+      if (!x.complete) {
+        this.opaque(`read target \`${clip(w.raw)}\` cannot be expanded (${x.why})`);
+        const comps = pattern.split('/');
+        const last = comps[comps.length - 1]!;
+        const dir = this.literalDir(w);
+        // Searched below its literal directory, narrowed to the last component's name where it has one.
+        if (dir !== null) this.readBelow(literalWord(dir), scope, 'contents', last !== '' && !last.includes('**') && !last.includes('\\') ? [last] : undefined);
+        continue;
+      }
+      if (x.paths.length === 0) this.addResolved('read', unescapeGlob(abs), scope);
+      for (const p of x.paths) this.addResolved('read', p, scope);
+    }
+  }
+
+  /**
+   * The literal values a `for` loop's list stands for: words as they are, globs expanded through
+   * the port; undefined when one is unknown (an expansion, a glob that cannot be expanded).
+   */
+  loopValues(words: readonly WordValue[], scope: Scope): string[] | undefined {
+    const out: string[] = [];
+    for (const w of words) {
+      if (w.dynamic) return undefined;
+      if (!w.glob) {
+        out.push(w.text);
+        continue;
+      }
+      if (!this.expander) return undefined;
+      const pattern = globPattern(w);
+      const base = scope.bases.length === 1 ? scope.bases[0] : null;
+      const relative = !pattern.startsWith('/');
+      if (relative && (base === null || base === undefined || !base.startsWith('/'))) return undefined;
+      const root = relative ? base!.replace(/\/+$/, '') : '';
+      const x = this.expander.expand(relative ? `${root}/${pattern}` : pattern, this.dotglob);
+      if (!x.complete) return undefined;
+      // Relative patterns expand to relative words, as bash does (`for f in *.md` gives `a.md`).
+      if (x.paths.length === 0) out.push(w.text);
+      else out.push(...x.paths.map((p) => (relative ? p.slice(root.length + 1) : p)));
+      if (out.length > MAX_LOOP_VALUES) return undefined;
+    }
+    return out.length > MAX_LOOP_VALUES ? undefined : out;
   }
 
   /** A glob in the last component only, in a known directory: recorded for protection to expand. */
@@ -465,6 +595,9 @@ export class Analyzer {
       this.walkSubstitutions(node, inner);
       return;
     }
+    // `$(< file)` is bash's shorthand for `$(cat file)`: a read of the file.
+    const redirs = node.namedChildren.filter((c) => c.type === 'file_redirect');
+    if (redirs.length) this.applyRedirects(redirs, inner, { stdin: 'tty' });
     this.seq(node.children, inner, { stdin: 'tty' });
   }
 
@@ -642,12 +775,20 @@ export class Analyzer {
     return acc ?? same(scope);
   }
 
-  /** Every element runs in its own subshell; stdin of all but the first is a pipe. */
+  /**
+   * Every element runs in its own subshell; stdin of all but the first is a pipe, carrying what the
+   * element before it writes when that one command's handler knows it (`echo ~/.x | xargs cat`).
+   */
   private pipeline(children: Node[], scope: Scope, io: Io, tail: Node[]): Outcome {
     const elems = children.filter((c) => c.isNamed && c.type !== 'comment');
+    let feed: Feed | undefined;
     elems.forEach((c, i) => {
-      this.walk(c, cloneScope(scope), i === 0 ? io : { stdin: 'pipe' }, i === elems.length - 1 ? tail : []);
+      this.output = undefined;
+      const before = this.commands.length;
+      this.walk(c, cloneScope(scope), i === 0 ? io : feed ? { stdin: 'pipe', feed } : { stdin: 'pipe' }, i === elems.length - 1 ? tail : []);
+      feed = this.commands.length - before === 1 ? this.output : undefined;
     });
+    this.output = undefined;
     return same(scope);
   }
 
@@ -684,8 +825,39 @@ export class Analyzer {
   /** if/while/for/case: bodies walked in order; afterwards the state is "either". */
   private control(node: Node, scope: Scope, io: Io, tail: Node[]): Outcome {
     const io2 = this.applyRedirects(tail, scope, io);
-    const end = this.controlBody(node, cloneScope(scope), io2);
+    const end = node.type === 'for_statement' ? this.forLoop(node, cloneScope(scope), io2) : this.controlBody(node, cloneScope(scope), io2);
     return same(mergeScopes(scope, end));
+  }
+
+  /**
+   * `for V in WORDS; do BODY; done`: the body runs once per value with V set to it (globs expanded
+   * through the port). When the values cannot all be known (an expansion, `for V; do` over "$@",
+   * too many), the body is walked once with V unknown, so what it does with V is opaque.
+   */
+  private forLoop(node: Node, s: Scope, io: Io): Scope {
+    const varNode = node.childForFieldName('variable');
+    const valueNodes: Node[] = [];
+    let body: Node | null = null;
+    for (let i = 0; i < node.childCount; i++) {
+      const f = node.fieldNameForChild(i);
+      if (f === 'value') valueNodes.push(node.child(i)!);
+      else if (f === 'body') body = node.child(i);
+    }
+    const words = valueNodes.flatMap((v) => this.words(v, s));
+    const name = varNode?.text ?? '';
+    const values = valueNodes.length === 0 ? undefined : this.loopValues(words, s);
+    if (!body) return s;
+    if (values === undefined) {
+      s.vars.delete(name);
+      return this.controlBody(body, s, io);
+    }
+    let cur = s;
+    for (const v of values) {
+      cur.vars.set(name, v);
+      cur = this.controlBody(body, cur, io);
+      if (this.stopped) break;
+    }
+    return mergeScopes(s, cur);
   }
 
   private controlBody(node: Node, s: Scope, io: Io): Scope {
@@ -734,10 +906,23 @@ export class Analyzer {
     if (literal === undefined) scope.vars.delete(name);
     else scope.vars.set(name, literal);
     if (name === 'HOME') scope.home = literal !== undefined && literal !== '' ? literal : null;
+    // bash turns dotglob on when GLOBIGNORE is set.
+    if (name === 'GLOBIGNORE') this.dotglob = true;
+    proxyEnv(this, name, value ?? undefined);
     return value;
   }
 
   private declaration(node: Node, scope: Scope): void {
+    // `export`, `export -p`, `declare -x`, `typeset` with no names print variables, the environment
+    // among them; `declare -p NAME` prints that one. `declare -f`/`-F` print functions only.
+    const keyword = node.child(0)?.type ?? '';
+    if (keyword === 'export' || keyword === 'declare' || keyword === 'typeset') {
+      const kids = node.namedChildren;
+      const flags = kids.filter((c) => c.type === 'word' && c.text.startsWith('-')).map((c) => c.text);
+      const names = kids.filter((c) => c.type === 'variable_name').map((c) => literalWord(c.text));
+      const others = kids.filter((c) => c.type !== 'variable_name' && !(c.type === 'word' && c.text.startsWith('-')));
+      if (others.length === 0 && !flags.some((f) => /[fF]/.test(f)) && printsSecrets(names)) this.readEnvironment(keyword + (flags.length ? ' ' + flags.join(' ') : ''));
+    }
     for (const c of node.namedChildren) {
       if (c.type === 'variable_assignment') {
         const value = this.assign(c, scope);
@@ -793,6 +978,7 @@ export class Analyzer {
       const name = a.childForFieldName('name')?.text ?? '';
       if (name === 'HOME') this.opaque('HOME is overridden for a command');
       else if (isDangerousEnv(name, value ?? literalWord(''))) this.opaque(`environment variable ${name} changes what programs run`);
+      else proxyEnv(this, name, value);
     }
     const io2 = this.applyRedirects(redirs, scope, io, fds);
     const argv: WordValue[] = [];
@@ -933,7 +1119,7 @@ export class Analyzer {
         }
         if (op === '<' || op === '<&') {
           this.read(w, scope);
-          out = { stdin: 'file' };
+          out = { stdin: 'file', from: w };
         } else if (op.includes('<') && op.includes('>')) {
           this.read(w, scope);
           this.write(w, scope);
@@ -964,6 +1150,11 @@ export class Analyzer {
       }
     }
   }
+}
+
+/** The glob pattern of a word: quoted characters escaped (WordValue.pattern) when it still matches the text. */
+function globPattern(w: WordValue): string {
+  return w.pattern !== undefined && unescapeGlob(w.pattern) === w.text ? w.pattern : w.text;
 }
 
 export function analyzeShell(parser: ShellParser, command: string, ctx: ShellContext): ShellAnalysis {

@@ -4,7 +4,7 @@ import type { Analyzer } from './analyze';
 import { has, lastValue, parseOpts, values } from './options';
 import { same, cloneScope, type Io, type Outcome, type Scope } from './state';
 import { literalWord, unknownWord, sliceWord, type WordValue } from './words';
-import { allLiteral, clip, genericReads, register, type Entry, type Inv, type Registry } from './helpers';
+import { DOT, allLiteral, clip, genericReads, proxyAddress, register, type Entry, type Inv, type Registry } from './helpers';
 import { FILE_COMMANDS } from './files';
 import { NET_COMMANDS } from './net';
 import { PS_CMDLETS, WIN_COMMANDS, powershell, psAliasFor } from './windows';
@@ -91,6 +91,18 @@ export function isDangerousEnv(name: string, value: WordValue | undefined): bool
   return false;
 }
 
+/** Variables that send a program's connections through another address (curl, wget, git, pip, npm…). */
+const PROXY_ENV = /^(https?|all|ftp|rsync|socks5?|grpc)_proxy$/i;
+
+/**
+ * `HTTPS_PROXY=http://169.254.169.254 curl …`: the proxy is where the connection goes, so its address
+ * is a network target like a URL (checked for SSRF); an unknown one makes the command opaque.
+ */
+export function proxyEnv(an: Analyzer, name: string, value: WordValue | undefined): void {
+  if (!PROXY_ENV.test(name) || !value || (!value.dynamic && value.text === '')) return;
+  an.netWord(proxyAddress(value), `proxy variable ${name}`);
+}
+
 /** Runs `rest` as a command in a child process (no shell functions, no effect on this shell). */
 function runChild(inv: Inv, rest: WordValue[], scope: Scope = inv.scope, io: Io = inv.io): void {
   if (rest.length === 0) return;
@@ -104,6 +116,7 @@ function skipAssignments(inv: Inv, rest: WordValue[]): WordValue[] {
     const name = (w.dynamic ? w.prefix : w.text).split('=')[0]!;
     if (name === 'HOME') inv.an.opaque('HOME is overridden for a command');
     else if (isDangerousEnv(name, sliceWord(w, name.length + 1))) inv.an.opaque(`environment variable ${name} changes what programs run`);
+    else proxyEnv(inv.an, name, sliceWord(w, name.length + 1));
     i++;
   }
   return rest.slice(i);
@@ -171,6 +184,8 @@ register(CORE, 'env', (inv) => {
   }
   if (rest.length === 0) {
     inv.an.pushCommand('env');
+    // With no command, env prints the environment (with -i, only the assignments given to it).
+    if (!has(p, '-i', '--ignore-environment')) inv.an.readEnvironment('env');
     return;
   }
   runChild(inv, rest, scope);
@@ -193,7 +208,34 @@ register(CORE, 'xargs', (inv) => {
     const o = p.opts.find((x) => x.name === '-i' || x.name === '--replace')!;
     replace = o.value && o.value.text !== '' ? o.value.text : '{}';
   }
-  // The words xargs adds come from its input: unknown paths.
+  const verb = rest[0] && !rest[0].dynamic ? rest[0].text.replace(/^.*\//, '') : '';
+  const fromFile = values(p, '-a', '--arg-file').length > 0;
+  // Input it can see: the exact text of the command before it (`echo ~/.ssh/id_rsa | xargs cat`),
+  // or a here-string/heredoc. Each item then is a known argument.
+  const text = fromFile ? undefined : inv.io.stdin === 'pipe' && inv.io.feed?.kind === 'text' ? inv.io.feed.text : inv.io.stdin === 'heredoc' ? inv.io.script : undefined;
+  const delimiter = has(p, '-0', '--null') ? '\0' : lastValue(p, '-d', '--delimiter');
+  const items = text === undefined ? undefined : xargsItems(text, delimiter, replace !== undefined || has(p, '-L', '--max-lines') || p.opts.some((o) => o.name === '-l'));
+  if (items !== undefined) {
+    if (replace === undefined) runChild(inv, [...rest, ...items.map(literalWord)], inv.scope, { stdin: 'tty' });
+    else for (const item of items) runChild(inv, rest.map((w) => (!w.dynamic && w.text.includes(replace!) ? literalWord(w.text.split(replace!).join(item)) : w)), inv.scope, { stdin: 'tty' });
+    // Known names are checked as such; a command that changes files stays a review (as with unknown input).
+    if (WRITE_VERBS.has(verb)) inv.an.opaque(`xargs passes file names from its input to ${verb}`);
+    return;
+  }
+  // Names listed by `find ROOT …`, `git ls-files`, `rg --files` come from below known directories:
+  // a command that reads its arguments reads every file there, as `find … -exec CMD {} +` does.
+  const feed = !fromFile && inv.io.stdin === 'pipe' ? inv.io.feed : undefined;
+  if (feed?.kind === 'below' && !WRITE_VERBS.has(verb)) {
+    for (const root of feed.roots) {
+      const argv = replace === undefined ? [...rest, root] : rest.map((w) => (!w.dynamic && w.text.includes(replace!) ? root : w));
+      const before = inv.an.effectCount();
+      runChild(inv, argv, feed.scope, { stdin: 'tty' });
+      inv.an.readBelow(root, feed.scope, 'contents', feed.names);
+      if (inv.an.effectCount() > before) inv.an.opaque(`xargs passes the names ${feed.by} lists to ${verb || 'a command'}, which changes files`);
+    }
+    return;
+  }
+  // Otherwise the words xargs adds come from its input: unknown paths.
   const input = unknownWord('{xargs input}');
   if (replace !== undefined) {
     const r = replace;
@@ -202,9 +244,42 @@ register(CORE, 'xargs', (inv) => {
   } else rest = [...rest, input];
   const before = inv.an.effectCount();
   runChild(inv, rest, inv.scope, { stdin: 'tty' });
-  const verb = rest[0] && !rest[0].dynamic ? rest[0].text.replace(/^.*\//, '') : '';
   if (inv.an.effectCount() > before || WRITE_VERBS.has(verb)) inv.an.opaque(`xargs passes file names from its input to ${verb || 'a command'}`);
 }, true);
+
+/** Most items of known input xargs is modelled with; more are treated as unknown. */
+const MAX_XARGS_ITEMS = 256;
+
+/**
+ * The arguments xargs makes of `text`: split at `delimiter` (-0, -d), by lines (-I, -L), or at
+ * blanks. Undefined when its quoting rules would matter (quotes or backslashes in blank-split
+ * input, a multi-character -d) or there are too many.
+ */
+function xargsItems(text: string, delimiter: WordValue | string | undefined, byLine: boolean): string[] | undefined {
+  let items: string[];
+  if (delimiter !== undefined) {
+    const d = typeof delimiter === 'string' ? delimiter : delimiter.dynamic ? undefined : decodeDelimiter(delimiter.text);
+    if (d === undefined) return undefined;
+    items = text.split(d);
+    if (items[items.length - 1] === '') items.pop();
+  } else if (byLine) {
+    if (/["'\\]/.test(text)) return undefined;
+    items = text.split('\n').map((l) => l.replace(/^[ \t]+/, '')).filter((l) => l !== '');
+  } else {
+    if (/["'\\]/.test(text)) return undefined;
+    items = text.split(/[ \t\n]+/).filter((t) => t !== '');
+  }
+  return items.length > MAX_XARGS_ITEMS ? undefined : items;
+}
+
+/** xargs -d takes one character, or an escape (`\n`, `\t`, `\0`, `\x2c`). */
+function decodeDelimiter(t: string): string | undefined {
+  if (t.length === 1) return t;
+  const simple: Record<string, string> = { '\\n': '\n', '\\t': '\t', '\\0': '\0', '\\\\': '\\' };
+  if (simple[t] !== undefined) return simple[t];
+  const m = /^\\x([0-9a-fA-F]{2})$/.exec(t);
+  return m ? String.fromCharCode(parseInt(m[1]!, 16)) : undefined;
+}
 
 /** Commands that write or delete the files named in their arguments. */
 const WRITE_VERBS = new Set([
@@ -436,6 +511,16 @@ register(CORE, ['su', 'runuser'], (inv) => {
   shellFromStdin(inv, inv.cmd);
 }, true);
 
+register(CORE, 'httpd', (inv) => {
+  // busybox httpd: `-h DIR` (default: .), `-p [IP:]PORT` (default: every interface, port 80).
+  const p = parseOpts(inv.args, { short: 'hpcruPi', flags: [] });
+  if (!has(p, '-h', '-p', '-f') && p.pos.length) return void genericReads(inv, inv.args);
+  const listen = lastValue(p, '-p');
+  const m = listen && !listen.dynamic ? /^(?:(.*):)?(\d+)$/.exec(listen.text) : null;
+  for (const c of values(p, '-c')) inv.an.read(c, inv.scope);
+  serveFiles(inv, 'httpd', lastValue(p, '-h') ?? DOT, listen?.dynamic ? listen : m?.[1] ? literalWord(m[1]) : undefined, m?.[2] ?? '80');
+});
+
 register(CORE, ['busybox', 'toybox'], (inv) => {
   if (inv.args.length === 0 || inv.args[0]!.text.startsWith('-')) {
     inv.an.pushCommand(inv.cmd);
@@ -635,7 +720,13 @@ register(CORE, ['python', 'pypy'], (inv) => {
 
 function pythonModule(inv: Inv, mod: string, rest: WordValue[]): Outcome | void {
   if (mod === 'pip') return NET_COMMANDS.get('pip')!.fn({ ...inv, cmd: 'pip', args: rest });
-  if (mod === 'http.server' || mod === 'SimpleHTTPServer' || mod === 'smtpd' || mod === 'ftplib') inv.an.net();
+  if (mod === 'http.server' || mod === 'SimpleHTTPServer') {
+    const p = parseOpts(rest, { short: 'bdp', long: ['bind', 'directory', 'protocol'], flags: ['cgi'] });
+    const port = p.pos[0]?.text ?? '8000';
+    if (has(p, '--cgi')) inv.an.opaque(`python -m ${mod} --cgi runs the scripts it serves`);
+    return serveFiles(inv, `python -m ${mod}`, lastValue(p, '-d', '--directory') ?? DOT, lastValue(p, '-b', '--bind'), port);
+  }
+  if (mod === 'smtpd' || mod === 'ftplib') inv.an.net();
   if (mod === 'venv' || mod === 'virtualenv') {
     for (const w of parseOpts(rest, { long: ['prompt', 'upgrade-deps'] }).pos) inv.an.write(w, inv.scope);
     return;
@@ -726,10 +817,31 @@ register(CORE, ['perl', 'ruby'], (inv) => {
   }
 });
 
+/**
+ * A program that serves the files below `dir` over HTTP (`python -m http.server`, `php -S`,
+ * `npx http-server`): whoever can connect reads every one of them, so they count as read; bound to
+ * anything but a loopback address (the default of most of them is every interface) it is also a
+ * way data leaves the machine (a sink for IFC).
+ */
+export function serveFiles(inv: Inv, what: string, dir: WordValue, bind: WordValue | undefined, port: string): void {
+  inv.an.readBelow(dir, inv.scope, 'contents');
+  inv.an.net();
+  if (bind?.dynamic) return void inv.an.opaque(`${what} binds to an address that is not literal`);
+  const host = bind?.text ?? '';
+  if (/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\]|ip6-localhost)$/i.test(host)) return;
+  inv.an.sink(`${what} serves \`${clip(dir.raw)}\` on ${host === '' ? 'every interface' : host}${port ? ` port ${port}` : ''}`);
+}
+
 register(CORE, 'php', (inv) => {
   const p = parseOpts(inv.args, { short: 'rBRFEfcdSzt', long: ['run', 'process-begin', 'process-code', 'process-file', 'process-end', 'file', 'php-ini', 'define', 'server', 'zend-extension', 'docroot'] });
   if (has(p, '-r', '--run', '-B', '-R', '-E', '--process-begin', '--process-code', '--process-end')) return inline(inv, '-r');
-  if (has(p, '-S', '--server')) inv.an.net();
+  const server = lastValue(p, '-S', '--server');
+  if (server) {
+    // `php -S HOST:PORT [-t DOCROOT]`: serves (and runs) the files below the document root.
+    if (server.dynamic) inv.an.opaque('php -S address is not literal');
+    const m = /^(.*):(\d+)$/.exec(server.text);
+    serveFiles(inv, 'php -S', lastValue(p, '-t', '--docroot') ?? DOT, server.dynamic ? server : literalWord(m ? m[1]! : server.text), m ? m[2]! : '');
+  }
   for (const f of values(p, '-f', '--file', '-F', '--process-file')) inv.an.read(f, inv.scope);
   if (p.pos[0]) scriptFile(inv, p.pos[0], p.pos.slice(1));
   else if (!has(p, '-f', '--file', '-S', '--server', '-v', '-m', '-i')) programFromStdin(inv);
@@ -782,6 +894,8 @@ function awk(inv: Inv): void {
   for (const prog of programs) {
     if (prog.dynamic) inv.an.opaque(`${inv.cmd} program is not literal`);
     else if (AWK_SIDE_EFFECTS.test(prog.text)) inv.an.opaque(`${inv.cmd} program runs commands or writes files`);
+    // ENVIRON is the environment: `awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'` prints it.
+    if (!prog.dynamic && /\bENVIRON\b/.test(prog.text)) inv.an.readEnvironment(`${inv.cmd} ENVIRON`);
   }
   for (const o of p.opts) if ((o.name === '-o' || o.name === '-d' || o.name === '-p') && o.value && o.value.text) inv.an.write(o.value, inv.scope);
   const inPlace = values(p, '-i', '--include').some((w) => w.text === 'inplace' || w.text === 'inplace.awk');
@@ -905,8 +1019,77 @@ register(CORE, ['mapfile', 'readarray'], (inv) => {
 });
 
 register(CORE, 'printf', (inv) => {
-  const v = lastValue(parseOpts(inv.args, { short: 'v', posix: true }), '-v');
-  return v ? forgetVars(inv, [v.text.replace(/\[.*$/, '')]) : undefined;
+  const p = parseOpts(inv.args, { short: 'v', posix: true });
+  const v = lastValue(p, '-v');
+  if (v) return forgetVars(inv, [v.text.replace(/\[.*$/, '')]);
+  const [format, ...args] = p.rest;
+  const text = format && !format.dynamic && allLiteral(args) ? printfText(format.text, args.map((w) => w.text)) : undefined;
+  if (text !== undefined) inv.an.produce({ kind: 'text', text, by: 'printf' });
+  return undefined;
+});
+
+/**
+ * What `printf FORMAT ARGS…` prints, for formats of `%s` and the escapes `\n`, `\t`, `\0`, `\\`
+ * only (the format is reused until the arguments run out); undefined for anything else.
+ */
+function printfText(format: string, args: readonly string[]): string | undefined {
+  if (/%[^s%]/.test(format.replace(/%%/g, '')) || /\\[^nt0\\]/.test(format)) return undefined;
+  const specs = (format.replace(/%%/g, '').match(/%s/g) ?? []).length;
+  const one = (vals: readonly string[]) => {
+    let k = 0;
+    return format.replace(/%%|%s|\\[nt0\\]/g, (m) => {
+      if (m === '%%') return '%';
+      if (m === '%s') return vals[k++] ?? '';
+      return ({ '\\n': '\n', '\\t': '\t', '\\0': '\0', '\\\\': '\\' } as Record<string, string>)[m]!;
+    });
+  };
+  if (specs === 0 || args.length === 0) return one([]);
+  let out = '';
+  for (let i = 0; i < args.length; i += specs) out += one(args.slice(i, i + specs));
+  return out;
+}
+
+register(CORE, 'echo', (inv) => {
+  // bash's echo: `-n` drops the newline; escapes (`-e`, or always in sh/zsh) make the text unknown.
+  let args = inv.args;
+  let newline = true;
+  while (args[0] && !args[0].dynamic && /^-[neE]+$/.test(args[0].text)) {
+    if (args[0].text.includes('e')) return;
+    if (args[0].text.includes('n')) newline = false;
+    args = args.slice(1);
+  }
+  if (!allLiteral(args) || args.some((w) => w.text.includes('\\'))) return;
+  inv.an.produce({ kind: 'text', text: args.map((w) => w.text).join(' ') + (newline ? '\n' : ''), by: 'echo' });
+});
+
+/** Variables whose value is not a secret: `printenv PATH` prints nothing worth protecting. */
+const PLAIN_VARIABLES = /^(PATH|HOME|USER|LOGNAME|USERNAME|SHELL|PWD|OLDPWD|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLORTERM|TZ|TMPDIR|TEMP|TMP|HOSTNAME|SHLVL|DISPLAY|EDITOR|VISUAL|PAGER|XDG_[A-Z_]+|NODE_ENV|VIRTUAL_ENV|CONDA_DEFAULT_ENV|CONDA_PREFIX|JAVA_HOME|GOPATH|GOROOT|GOBIN|CARGO_HOME|RUSTUP_HOME|PYTHONPATH|NODE_PATH|NVM_DIR|CI|MANPATH|INFOPATH|PKG_CONFIG_PATH|LD_LIBRARY_PATH)$/;
+
+/** `printenv NAME…`, `declare -p NAME…`: a dump of the environment unless every name is a plain one. */
+export function printsSecrets(names: readonly WordValue[]): boolean {
+  return names.length === 0 || names.some((w) => w.dynamic || !PLAIN_VARIABLES.test(w.text));
+}
+
+register(CORE, 'printenv', (inv) => {
+  const p = parseOpts(inv.args, { flags: ['null', 'help', 'version'] });
+  if (printsSecrets(p.pos)) inv.an.readEnvironment(p.pos.length ? `printenv ${p.pos.map((w) => w.raw).join(' ')}` : 'printenv');
+});
+
+register(CORE, 'set', (inv) => {
+  // `set` alone prints every variable (the environment among them); `set -o`/`+o` print options.
+  if (inv.args.length === 0) inv.an.readEnvironment('set');
+});
+
+register(CORE, ['ps'], (inv) => {
+  // BSD-style letters (`ps eww`, `ps auxe`) with `e`, and macOS `ps -e`/`-E`, print each process's environment.
+  const bsd = inv.args.some((w) => !w.dynamic && /^[a-zA-Z]+$/.test(w.text) && w.text.includes('e'));
+  const mac = inv.an.platform === 'darwin' && inv.args.some((w) => !w.dynamic && /^-[a-zA-Z]*[eE]/.test(w.text));
+  if (bsd || mac || inv.args.some((w) => w.dynamic)) inv.an.readEnvironment(`ps ${inv.args.map((w) => w.raw).join(' ')}`);
+});
+
+register(CORE, ['shopt', 'setopt'], (inv) => {
+  // `shopt -s dotglob` (zsh: `setopt globdots`) lets `*` match names that start with a dot.
+  if (inv.args.some((w) => w.dynamic || /^(dotglob|glob_?dots)$/i.test(w.text)) && (inv.cmd === 'setopt' || inv.args.some((w) => w.text === '-s'))) inv.an.dotglob = true;
 });
 
 register(CORE, 'let', (inv) => forgetVars(inv, inv.args.map((w) => /^[A-Za-z_]\w*/.exec(w.text)?.[0] ?? '').filter(Boolean)));
@@ -915,13 +1098,13 @@ register(CORE, 'getopts', (inv) => forgetVars(inv, inv.args.slice(1, 2).map((w) 
 
 /** Commands that take no file arguments: nothing to report beyond their name. */
 const NO_FILE_ARGS = [
-  'echo', 'true', 'false', ':', 'pwd', 'whoami', 'date', 'export', 'sleep', 'kill', 'pkill', 'killall', 'ps', 'exit',
-  'return', 'shift', 'set', 'unset', 'unalias', 'type', 'which', 'whereis', 'hash', 'test', '[', '[[', 'basename',
+  'true', 'false', ':', 'pwd', 'whoami', 'date', 'export', 'sleep', 'kill', 'pkill', 'killall', 'exit',
+  'return', 'shift', 'unset', 'unalias', 'type', 'which', 'whereis', 'hash', 'test', '[', '[[', 'basename',
   'dirname', 'seq', 'yes', 'expr', 'id', 'groups', 'uname', 'hostname', 'uptime', 'clear', 'reset', 'history', 'jobs',
-  'fg', 'bg', 'wait', 'disown', 'ulimit', 'umask', 'tput', 'stty', 'printenv', 'nproc', 'logname', 'tty', 'users',
-  'who', 'w', 'getconf', 'locale', 'sync', 'shopt', 'local', 'declare', 'typeset', 'readonly', 'caller',
+  'fg', 'bg', 'wait', 'disown', 'ulimit', 'umask', 'tput', 'stty', 'nproc', 'logname', 'tty', 'users',
+  'who', 'w', 'getconf', 'locale', 'sync', 'local', 'declare', 'typeset', 'readonly', 'caller',
   'compgen', 'complete', 'dirs', 'enable', 'help', 'logout', 'suspend', 'times', 'break', 'continue', 'free', 'top',
   'htop', 'lsof', 'cal', 'bc', 'dc', 'factor', 'numfmt', 'tr', 'usleep', 'wall', 'hostnamectl', 'timedatectl',
   'df', 'lsblk', 'lscpu', 'lsusb', 'lspci', 'vmstat', 'iostat', 'renice', 'write-output', 'write-host', 'clear-host',
 ];
-register(CORE, NO_FILE_ARGS, () => undefined);
+register(CORE, NO_FILE_ARGS.filter((n) => !CORE.has(n)), () => undefined);

@@ -1,7 +1,9 @@
 // Handlers for commands that read, write or delete files: coreutils, editors, archivers, readers.
 import { has, lastValue, parseOpts, values, type OptSpec, type Parsed } from './options';
 import { literalWord, sliceWord, type WordValue } from './words';
-import { DOT, baseName, childOf, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
+import { DOT, baseName, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
+import type { Scope } from './state';
+import { filesOfPatch, stripped } from './patch-text';
 
 export const FILE_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(FILE_COMMANDS, names, fn);
@@ -75,9 +77,12 @@ function copyLike(inv: Inv, spec: OptSpec, mode: 'copy' | 'move'): void {
   }
   const noTargetDir = !targetDir && has(p, '-T', '--no-target-directory');
   const parents = has(p, '--parents');
+  // A recursive copy reads everything below a directory it copies (`cp -r ~ ./copy`).
+  const recursive = mode === 'copy' && has(p, '-r', '-R', '-a', '--recursive', '--archive');
   an.write(dest, scope);
   for (const s of sources) {
     if (mode === 'move') an.del(s, scope);
+    else if (recursive) an.readBelow(s, scope, 'contents');
     else an.read(s, scope);
     if (noTargetDir) continue;
     if (parents && !s.dynamic && !s.glob && !/^[\\/]/.test(s.text)) {
@@ -321,9 +326,59 @@ reg('patch', (inv) => {
     inv.an.write(out, scope);
     if (original) inv.an.read(original, scope);
   } else if (original) inv.an.write(original, scope);
-  // Without a file operand, patch edits whatever files the patch names, under the working directory.
-  else inv.an.write(DOT, scope);
+  else {
+    // Without a file operand, patch edits whatever files the patch names, under the working directory.
+    const strip = lastValue(p, '-p', '--strip');
+    const n = strip === undefined ? undefined : /^\d+$/.test(strip.text) ? Number(strip.text) : NaN;
+    applyPatch(inv, [...values(p, '-i', '--input'), ...(patchFile ? [patchFile] : [])], scope, n, 'patch');
+  }
 });
+
+/**
+ * A patch applied below the working directory (`patch -p1 < fix.patch`, `git apply fix.patch`):
+ * its text is read (the files given, else its stdin: a redirected file, `cat FILE |`, a heredoc)
+ * and every file it names is written or removed, after `-pN`. A patch that cannot be read leaves
+ * the command opaque, writing somewhere below the directory.
+ */
+export function applyPatch(inv: Inv, files: readonly WordValue[], scope: Scope, strip: number | undefined, what: string, under?: WordValue): void {
+  const { an } = inv;
+  const texts: Array<{ text: string; scope: Scope }> = [];
+  const unknown = (why: string) => {
+    an.opaque(`${what}: ${why}, so the files it changes are unknown`);
+    an.write(under ?? DOT, scope);
+  };
+  const readOne = (w: WordValue, s: Scope): boolean => {
+    if (w.dynamic || w.glob) return false;
+    const paths = an.resolveText(w.text, s);
+    if (paths.length !== 1 || !paths[0]!.startsWith('/')) return false;
+    const text = an.readText(paths[0]!);
+    if (text === undefined) return false;
+    texts.push({ text, scope: s });
+    return true;
+  };
+  const given = files.filter((f) => f.dynamic || f.text !== '-');
+  if (Number.isNaN(strip)) return unknown('the -p strip count is not a number');
+  if (given.length) {
+    for (const f of given) if (!readOne(f, scope)) return unknown(`the patch \`${clip(f.raw)}\` cannot be read`);
+  } else {
+    const io = inv.io;
+    if (io.stdin === 'file' && io.from) {
+      if (!readOne(io.from, scope)) return unknown(`the patch \`${clip(io.from.raw)}\` cannot be read`);
+    } else if (io.stdin === 'heredoc' && io.script !== undefined) texts.push({ text: io.script, scope });
+    else if (io.stdin === 'pipe' && io.feed?.kind === 'file') {
+      if (!readOne(io.feed.file, io.feed.scope)) return unknown(`the patch \`${clip(io.feed.file.raw)}\` cannot be read`);
+    } else if (io.stdin === 'pipe' && io.feed?.kind === 'text') texts.push({ text: io.feed.text, scope });
+    else return unknown('the patch comes from its input, which cannot be read');
+  }
+  for (const t of texts) {
+    const files = filesOfPatch(t.text);
+    if (!files) return unknown('the patch names too many files');
+    const at = (name: string) => stripped(name, strip).map((n) => (under && !n.startsWith('/') ? joinWord(under, n, an.platform) : literalWord(n)));
+    const removed = new Set(files.deletes.flatMap((n) => at(n).map((w) => w.text)));
+    for (const n of files.writes) for (const w of at(n)) if (!removed.has(w.text)) an.write(w, scope);
+    for (const n of files.deletes) for (const w of at(n)) an.del(w, scope);
+  }
+}
 
 // ------------------------------------------------------------------------------------------
 // Editors open files for writing.
@@ -374,6 +429,8 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
   let toStdout = false;
   let absolute = false;
   let removeFiles = false;
+  let recursive = true;
+  let filesFrom = false;
   const members: Array<{ w: WordValue; dir: WordValue }> = [];
   const longValued = ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'listed-incremental', 'use-compress-program', 'to-command', 'checkpoint-action', 'info-script', 'new-volume-script', 'index-file', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'format', 'strip-components', 'blocking-factor', 'label', 'newer', 'after-date', 'newer-mtime', 'tape-length', 'starting-file', 'suffix', 'rsh-command', 'volno-file', 'record-size', 'occurrence', 'exclude-tag', 'exclude-tag-all', 'exclude-tag-under', 'xattrs-include', 'xattrs-exclude', 'sort', 'quoting-style', 'pax-option', 'backup', 'hole-detection', 'level', 'warning', 'checkpoint', 'atime-preserve', 'one-top-level', 'add-file'];
   const setMode = (m: Mode) => {
@@ -389,7 +446,12 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
       case 'delete': setMode('delete'); break;
       case 'f': case 'file': archive = value; break;
       case 'C': case 'directory': if (value) { dir = value; extractDir = value; } break;
-      case 'T': case 'files-from': case 'X': case 'exclude-from': if (value && value.text !== '-') an.read(value, inv.scope); break;
+      case 'T': case 'files-from':
+        if (value && value.text !== '-') an.read(value, inv.scope);
+        filesFrom = true;
+        break;
+      case 'X': case 'exclude-from': if (value && value.text !== '-') an.read(value, inv.scope); break;
+      case 'no-recursion': recursive = false; break;
       case 'g': case 'listed-incremental': case 'index-file': case 'volno-file': if (value) an.write(value, inv.scope); break;
       case 'O': case 'to-stdout': toStdout = true; break;
       case 'P': case 'absolute-names': absolute = true; break;
@@ -442,16 +504,22 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
         an.write(arch, inv.scope);
         if (mode !== 'create') an.read(arch, inv.scope);
       }
+      // A directory member is archived with everything below it (`tar czf x -C ~ .`).
       for (const m of members) {
         const w = m.dir === DOT || /^[\\/]/.test(m.w.text) ? m.w : joinWord(m.dir, m.w.text, an.platform);
-        if (mode !== 'delete') an.read(m.w.dynamic ? m.w : w, inv.scope);
+        if (mode !== 'delete') {
+          if (recursive) an.readBelow(m.w.dynamic ? m.w : w, inv.scope, 'contents');
+          else an.read(m.w.dynamic ? m.w : w, inv.scope);
+        }
         if (removeFiles) an.del(m.w.dynamic ? m.w : w, inv.scope);
       }
+      if (filesFrom && mode !== 'delete') an.opaque('tar -T archives the files its list names, which are not known here');
       break;
     case 'extract':
       if (arch) an.read(arch, inv.scope);
       if (toStdout) break;
       if (absolute) an.opaque('tar -P extracts to the absolute paths stored in the archive');
+      else an.opaque(`tar extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(extractDir.dynamic ? extractDir.raw : extractDir.text)}\``);
       an.write(extractDir, inv.scope);
       break;
     case 'list':
@@ -501,7 +569,9 @@ reg('unzip', (inv) => {
     else if (excluding) continue;
   }
   if (archive) an.read(archive, inv.scope);
-  if (!noWrite) an.write(dest, inv.scope);
+  if (noWrite) return;
+  an.opaque(`unzip extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``);
+  an.write(dest, inv.scope);
 });
 
 reg('zip', (inv) => {
@@ -511,6 +581,7 @@ reg('zip', (inv) => {
   const valued = new Set(['-b', '-n', '-P', '-t', '-tt', '-s', '-sp', '-Z', '-O', '--output-file', '-lf', '--logfile-path', '-la', '-li', '-sc', '-sb']);
   const operands: WordValue[] = [];
   let move = false;
+  let recursive = false;
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const t = w.text;
@@ -535,6 +606,7 @@ reg('zip', (inv) => {
     }
     if (t === '-@') an.opaque('zip reads the names of the files to add from stdin');
     if (t === '-m' || t === '--move') move = true;
+    if (t === '--recurse-paths' || (/^-[a-zA-Z0-9]+$/.test(t) && /[rR]/.test(t))) recursive = true;
     if (t.startsWith('-') && t.length > 1) continue;
     operands.push(w);
   }
@@ -543,7 +615,8 @@ reg('zip', (inv) => {
   an.write(out, inv.scope);
   if (!out.dynamic && !/\.[^/\\]*$/.test(baseName(out.text, an.platform))) an.write(literalWord(out.text + '.zip'), inv.scope);
   for (const f of files) {
-    an.read(f, inv.scope);
+    if (recursive) an.readBelow(f, inv.scope, 'contents');
+    else an.read(f, inv.scope);
     if (move) an.del(f, inv.scope);
   }
 });
@@ -556,10 +629,13 @@ reg(['7z', '7za', '7zr'], (inv) => {
   const [archive, ...files] = ops;
   if (/^[xe]$/.test(sub.text)) {
     if (archive) inv.an.read(archive, inv.scope);
-    inv.an.write(outDir ? sliceWord(outDir, 2) : DOT, inv.scope);
+    const dest = outDir ? sliceWord(outDir, 2) : DOT;
+    inv.an.opaque(`7z extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``);
+    inv.an.write(dest, inv.scope);
   } else if (/^[aud]$/.test(sub.text)) {
     if (archive) inv.an.write(archive, inv.scope);
-    for (const f of files) inv.an.read(f, inv.scope);
+    // 7z adds directories with everything below them.
+    for (const f of files) inv.an.readBelow(f, inv.scope, 'contents');
   } else if (archive) inv.an.read(archive, inv.scope);
 });
 
@@ -615,7 +691,13 @@ function reader(names: string | readonly string[], spec: OptSpec, opts: { defaul
   });
 }
 
-reader(['cat', 'rev', 'zcat', 'gzcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'tsort'], {});
+reader(['rev', 'zcat', 'gzcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'tsort'], {});
+reg('cat', (inv) => {
+  const p = parseOpts(inv.args, { flags: ['show-all', 'number-nonblank', 'show-ends', 'number', 'squeeze-blank', 'show-tabs', 'show-nonprinting', 'help', 'version'] });
+  for (const f of p.pos) if (f.dynamic || f.text !== '-') inv.an.read(f, inv.scope);
+  // `cat fix.patch | git apply`: the next command reads this file's text.
+  if (p.pos.length === 1 && p.opts.length === 0 && !p.pos[0]!.dynamic && !p.pos[0]!.glob && p.pos[0]!.text !== '-') inv.an.produce({ kind: 'file', file: p.pos[0]!, scope: inv.scope });
+});
 reader('tac', { short: 's', long: ['separator'] });
 reader(['expand', 'unexpand'], { short: 't', long: ['tabs'] });
 reader(['fmt', 'fold'], { short: 'wpgd', long: ['width', 'prefix', 'goal'] });
@@ -659,7 +741,7 @@ reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['forma
 reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'], below: (p) => (lastValue(p, '-L')?.text === '1' ? undefined : 'names') });
 reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'], below: (p) => (has(p, '-a', '--all') && !has(p, '-s', '--summarize') ? 'names' : undefined) });
 reader(['diff', 'diff3', 'sdiff', 'colordiff'], { short: 'CUDFIxXLSWo', long: ['context', 'unified', 'ifdef', 'show-function-line', 'ignore-matching-lines', 'exclude', 'exclude-from', 'label', 'starting-file', 'width', 'tabsize', 'from-file', 'to-file', 'line-format', 'output', 'color', 'palette', 'horizon-lines'] },
-  { readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'], writeOpts: ['-o', '--output'] });
+  { readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'], writeOpts: ['-o', '--output'], below: (p) => (has(p, '-r', '--recursive') ? 'contents' : undefined) });
 reg('cmp', (inv) => {
   const p = parseOpts(inv.args, { short: 'in', long: ['ignore-initial', 'bytes'] });
   for (const f of p.pos.slice(0, 2)) if (f.text !== '-') inv.an.read(f, inv.scope);
@@ -686,6 +768,8 @@ function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDe
       if (recursive) inv.an.readBelow(f, inv.scope, filesOnly ? 'names' : 'contents', names);
       else inv.an.read(f, inv.scope);
     }
+    // `rg --files` and `grep -rl` print names of files below what they search (for `… | xargs CMD`).
+    if (recursive && (filesOnly || has(p, '-l', '--files-with-matches'))) inv.an.produce({ kind: 'below', roots: files, names, scope: inv.scope, by: inv.cmd });
   });
 }
 
@@ -757,6 +841,11 @@ reg('jq', (inv) => {
     else files.push(w);
   }
   for (const f of files) inv.an.read(f, inv.scope);
+  // `env` and `$ENV` are the environment: `jq -n env` prints every secret in it.
+  if (!filter || filter.dynamic || /(^|[^\w$.])env\b|\$ENV\b/.test(filter.text)) {
+    if (filter && !filter.dynamic) inv.an.readEnvironment('jq env');
+    else if (filter) inv.an.opaque('jq filter is not literal');
+  }
 });
 
 reg(['yq'], (inv) => {
@@ -979,6 +1068,8 @@ reg('find', (inv) => {
     if (printsAt >= 0 || !anyAction) an.readBelow(r, scope, 'names', filter(printsAt >= 0 ? printsAt : args.length));
     if (runsAt < 0 && printsAt < 0 && anyAction) an.read(r, scope);
   }
+  // What it prints are names below its roots (for `find … | xargs CMD`).
+  if (runsAt < 0 && (printsAt >= 0 || !anyAction)) an.produce({ kind: 'below', roots, names: filter(printsAt >= 0 ? printsAt : args.length), scope, by: 'find' });
   // With one -name test before the action and no operators, what is removed is the entries with
   // that name below each root.
   const delMatching = (r: WordValue, name: string | undefined) => {

@@ -49,6 +49,16 @@ export function isRemoteSpec(text: string, platform: Platform): boolean {
   return true;
 }
 
+/**
+ * The address a proxy setting connects to, in a form the SSRF check judges: a SOCKS proxy URL
+ * (`socks5h://10.0.0.7:1080`, a scheme the check would pass over) becomes its `host:port`.
+ */
+export function proxyAddress(w: WordValue): WordValue {
+  if (w.dynamic) return w;
+  const m = /^socks[45]?[ah]?:\/\/(?:[^@/]*@)?([^/]+)/i.exec(w.text);
+  return m ? literalWord(m[1]!) : w;
+}
+
 /** Host part of `user@host:path`. */
 export function remoteHost(text: string): string {
   return text.slice(0, text.indexOf(':'));

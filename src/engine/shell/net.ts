@@ -3,7 +3,9 @@
 import { has, lastValue, parseOpts, values } from './options';
 import { literalWord, sliceWord, type WordValue } from './words';
 import type { Scope } from './state';
-import { DOT, childOf, clip, genericReads, isRemoteSpec, joinWord, register, remoteHost, type Inv, type Registry } from './helpers';
+import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from './helpers';
+import { applyPatch } from './files';
+import { serveFiles } from './commands';
 
 export const NET_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(NET_COMMANDS, names, fn);
@@ -60,10 +62,18 @@ reg('curl', (inv) => {
       an.netWord(u, 'curl');
     }
   }
-  for (const x of values(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname')) an.netWord(x, 'curl proxy');
+  for (const x of values(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname')) an.netWord(proxyAddress(x), 'curl proxy');
+  // `--resolve HOST:PORT:ADDR[,ADDR…]` and `--connect-to HOST:PORT:HOST2:PORT2` choose the address
+  // actually connected to: it is checked like the URL's own.
+  for (const r of values(p, '--resolve')) for (const t of resolveTargets(r)) an.netWord(t, 'curl --resolve');
+  for (const c of values(p, '--connect-to')) for (const t of connectToTargets(c)) an.netWord(t, 'curl --connect-to');
   const cfg = values(p, '-K', '--config');
   if (cfg.length) an.net();
-  for (const f of cfg) if (f.text !== '-') an.read(f, scope);
+  for (const f of cfg) {
+    // A config file holds more options (URLs, proxies, uploads): what the command does is not known here.
+    if (f.text !== '-') an.read(f, scope);
+    an.opaque(f.text === '-' && !f.dynamic ? 'curl -K - reads its options from stdin' : `curl -K \`${clip(f.raw)}\` takes its options (addresses, uploads) from a file`);
+  }
   if (has(p, '-n', '--netrc', '--netrc-optional') && scope.home !== null) an.read(literalWord(scope.home + '/.netrc'), scope);
   for (const f of values(p, '--netrc-file', '-E', '--cert', '--key', '--cacert', '--capath', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--unix-socket', '--etag-compare')) an.read(f, scope);
   for (const f of values(p, '-T', '--upload-file')) if (f.text !== '-' && f.text !== '.') an.read(f, scope);
@@ -109,6 +119,22 @@ reg('curl', (inv) => {
   if (remote) an.net();
 });
 
+/** The addresses in `--resolve [+]HOST:PORT:ADDR[,ADDR]…` (IPv6 in brackets), as `ADDR:PORT`. */
+function resolveTargets(w: WordValue): WordValue[] {
+  if (w.dynamic) return [w];
+  const m = /^\+?([^:]*|\[[^\]]*\]):(\d+|\*):(.+)$/.exec(w.text);
+  if (!m) return [w];
+  return m[3]!.split(',').filter(Boolean).map((a) => literalWord(`${/^[\d.]+$|^\[/.test(a) || !a.includes(':') ? a : `[${a}]`}:${m[2] === '*' ? '80' : m[2]}`));
+}
+
+/** The target of `--connect-to HOST1:PORT1:HOST2:PORT2`, as `HOST2:PORT2` (empty parts keep the URL's). */
+function connectToTargets(w: WordValue): WordValue[] {
+  if (w.dynamic) return [w];
+  const m = /^(\[[^\]]*\]|[^:]*):(\d*):(\[[^\]]*\]|[^:]*):(\d*)$/.exec(w.text);
+  if (!m) return [w];
+  return m[3] === '' ? [] : [literalWord(m[4] ? `${m[3]}:${m[4]}` : m[3]!)];
+}
+
 reg('wget', (inv) => {
   const { an, scope } = inv;
   const p = parseOpts(inv.args, {
@@ -124,6 +150,8 @@ reg('wget', (inv) => {
   for (const f of values(p, '-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--hsts-file')) an.write(f, scope);
   for (const e of values(p, '-e', '--execute')) {
     const key = e.text.split('=')[0]!.trim().toLowerCase().replace(/[-_]/g, '');
+    // `-e https_proxy=http://…`: where the connection goes, checked like a URL.
+    if (!e.dynamic && /^(https?|ftp)proxy$/.test(key)) an.netWord(literalWord(e.text.slice(e.text.indexOf('=') + 1).trim()), 'wget proxy');
     if (e.dynamic || !['robots', 'httpproxy', 'httpsproxy', 'ftpproxy', 'noproxy', 'useproxy', 'checkcertificate', 'tries', 'timeout', 'wait', 'useragent', 'verbose', 'quiet', 'retryconnrefused', 'waitretry'].includes(key)) {
       an.opaque('wget -e sets a startup command that may change what it writes');
     }
@@ -202,12 +230,14 @@ reg(['nc', 'ncat', 'netcat', 'nc.openbsd', 'nc.traditional'], (inv) => {
   for (const f of values(p, '--allowfile', '--denyfile', '--ssl-cert', '--ssl-key', '--ssl-trustfile')) inv.an.read(f, inv.scope);
   for (const x of values(p, '-x', '--proxy')) inv.an.netWord(x, `${inv.cmd} proxy`);
   const [host, port] = p.pos;
+  const listen = has(p, '-l', '--listen');
+  // A listener hands whatever it is fed (`nc -l 4444 < .env`) to anyone who connects.
+  if (listen) inv.an.sink(`${inv.cmd} -l listens on ${[...values(p, '-s', '--source'), host, port, ...values(p, '-p', '--source-port')].filter((w): w is WordValue => !!w).map((w) => w.raw).join(' ') || 'a port'}`);
   if (!host) return;
   if (host.dynamic || (port && port.dynamic)) {
     inv.an.opaque(`${inv.cmd} target \`${clip([host, port].filter(Boolean).map((w) => w!.raw).join(' '))}\` is not literal`);
     return;
   }
-  const listen = has(p, '-l', '--listen');
   if (listen && !port && /^\d+$/.test(host.text)) return; // ncat -l 4444
   inv.an.net(port ? `${host.text}:${port.text}` : host.text);
 });
@@ -244,6 +274,7 @@ reg('socat', (inv) => {
       if (parts.length >= 3) an.net(`${parts[1]}:${parts[2]}`);
     } else if (/LISTEN|RECV|RECVFROM/.test(type)) {
       an.net();
+      an.sink(`socat listens on ${type}:${params}`);
     } else if (/^(FILE|OPEN|CREATE|CREAT|GOPEN|PIPE|UNIX-CONNECT|UNIX-CLIENT|UNIX-LISTEN|UNIX-SENDTO|PTY)$/.test(type)) {
       if (params) an.write(literalWord(params), scope);
     } else if (type === '' || /^(STDIO|STDIN|STDOUT|STDERR|-|FD|READLINE)$/.test(type) || t === '-') {
@@ -300,10 +331,13 @@ reg('scp', (inv) => {
   const srcs = p.pos.slice(0, -1);
   const remote = (w: WordValue) => !w.dynamic && (isRemoteSpec(w.text, an.platform) || /^scp:\/\//i.test(w.text));
   const hostOf = (w: WordValue) => (/^scp:\/\//i.test(w.text) ? w.text : remoteHost(w.text));
+  const recursive = has(p, '-r');
   for (const s of srcs) {
     if (remote(s)) an.login(hostOf(s));
     else {
-      an.read(s, scope);
+      // `scp -r DIR host:` sends everything below DIR.
+      if (recursive) an.readBelow(s, scope, 'contents');
+      else an.read(s, scope);
       // A non-literal operand may name a remote host.
       if (s.dynamic) an.netWord(s, 'scp');
     }
@@ -375,10 +409,13 @@ reg('rsync', (inv) => {
   if (!dst) return;
   const srcs = p.pos.slice(0, -1);
   const deleting = p.opts.some((o) => o.name.startsWith('--delete') || o.name === '--remove-source-files');
+  // `rsync -a ~/ dst/` copies everything below a source directory.
+  const recursive = has(p, '-r', '-a', '--recursive', '--archive');
   for (const s of srcs) {
     if (remote(s)) connect(s);
     else {
-      an.read(s, scope);
+      if (recursive) an.readBelow(s, scope, 'contents');
+      else an.read(s, scope);
       if (!dry && has(p, '--remove-source-files')) an.del(s, scope);
     }
   }
@@ -431,13 +468,29 @@ hostTool(['nmap', 'masscan', 'hping3', 'zmap'], 'poiDeSgMsB');
 // ------------------------------------------------------------------------------------------
 // git.
 
-/** `git -c key=value` settings that make git run a command. */
-const GIT_COMMAND_KEYS = /^(core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|worktree)|alias\..*|.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|external|uploadpack|receivepack|proxycommand)|sequence\.editor|gpg\.program|credential\.helper|uploadpack\..*|protocol\..*\.allow|include\.path|includeif\..*|url\..*\.insteadof|url\..*\.pushinsteadof)$/i;
+/**
+ * git settings that make git run a command (hooks, pagers, editors, filters, diff converters,
+ * helpers): setting one is judged as execution configuration. An alias runs a command only when
+ * its value starts with `!` (GIT_ALIAS below).
+ */
+const GIT_COMMAND_KEYS = /^(core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|worktree)|pager\..*|interactive\.difffilter|(man|browser|difftool|mergetool)\..*\.path|.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|external|uploadpack|receivepack|proxycommand)|sequence\.editor|gpg\.program|credential\.helper|uploadpack\..*|protocol\..*\.allow|include\.path|includeif\..*|url\..*\.insteadof|url\..*\.pushinsteadof)$/i;
+const GIT_ALIAS = /^alias\./i;
+/** Settings whose value is where git connects: a remote's URL, a proxy. */
+const GIT_ADDRESS_KEYS = /^(remote\..*\.(url|pushurl)|(https?)(\..*)?\.proxy)$/i;
 
-function gitConfigCheck(inv: Inv, setting: WordValue): void {
+/** One git setting (`key=value` from `-c`, or a key and its value from `git config`). */
+function gitConfigCheck(inv: Inv, setting: WordValue, value?: WordValue): void {
   if (setting.dynamic) return void inv.an.opaque('git -c setting is not literal');
-  const key = setting.text.split('=')[0]!;
+  const eq = setting.text.indexOf('=');
+  const key = eq < 0 ? setting.text : setting.text.slice(0, eq);
+  const val = value ?? (eq < 0 ? undefined : sliceWord(setting, eq + 1));
   if (GIT_COMMAND_KEYS.test(key)) inv.an.opaque(`git setting \`${clip(key, 40)}\` can run commands`);
+  // `alias.x '!sh …'` runs a shell command; `alias.lg 'log --oneline'` only names a git command.
+  else if (GIT_ALIAS.test(key) && (val === undefined || val.dynamic || val.text.trimStart().startsWith('!'))) inv.an.opaque(`git alias \`${clip(key, 40)}\` runs a shell command`);
+  else if (GIT_ADDRESS_KEYS.test(key) && val && (val.dynamic || val.text !== '')) {
+    if (/proxy$/i.test(key)) inv.an.netWord(val, `git ${key}`);
+    else gitRemote(inv, val);
+  }
 }
 
 const GIT_NET = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'fetch-pack', 'send-pack', 'request-pull']);
@@ -527,7 +580,16 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
   push(g) {
     const p = parseOpts(g.rest, { short: 'o', long: ['receive-pack', 'exec', 'repo', 'push-option', 'force-with-lease'] });
     if (has(p, '--receive-pack', '--exec')) g.inv.an.opaque('git push --receive-pack runs a command');
-    if (p.pos[0]) gitRemote(g.inv, p.pos[0]);
+    const dest = lastValue(p, '--repo') ?? p.pos[0];
+    if (!dest) return; // the branch's upstream: a configured remote
+    gitRemote(g.inv, dest);
+    if (dest.dynamic || !/^[\w.-]+$/.test(dest.text) || g.inv.an.addedRemotes.has(dest.text)) return;
+    // A bare name is a remote: pushing to one the repository does not have configured sends it
+    // wherever that name leads (a path, a rewritten URL): not known here.
+    const remotes = configuredRemotes(g.inv, g.scope);
+    if (remotes === undefined) {
+      if (g.inv.an.ctx.fs) g.inv.an.opaque(`git push to \`${clip(dest.raw)}\`: the repository's configured remotes cannot be read`);
+    } else if (!remotes.has(dest.text)) g.inv.an.opaque(`git push to \`${clip(dest.raw)}\`, which is not a remote configured in this repository: where it sends the code cannot be known`);
   },
   'ls-remote'(g) {
     const p = parseOpts(g.rest, { long: ['upload-pack', 'sort', 'server-option'] });
@@ -538,10 +600,13 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     const sub = g.rest.find((w) => !w.text.startsWith('-'))?.text;
     if (sub === 'update' || sub === 'prune' || (sub === 'show' && !g.rest.some((w) => w.text === '-n'))) g.inv.an.net();
     if (sub === 'add' || sub === 'set-url') {
-      const ops = g.rest.filter((w) => !w.text.startsWith('-'));
+      // `git remote add NAME URL`: where later pushes and fetches go, reported (and checked) here.
+      const p = parseOpts(g.rest, { short: 'tm', long: ['track', 'master', 'mirror'] });
+      const ops = p.pos;
       const url = ops[ops.length - 1];
       if (url && ops.length >= 3) {
-        if (!url.dynamic && /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url.text)) g.inv.an.net(url.text);
+        if (url.dynamic || /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url.text) || isRemoteSpec(url.text, g.inv.an.platform)) gitRemote(g.inv, url);
+        if (sub === 'add' && !ops[1]!.dynamic) g.inv.an.addedRemotes.add(ops[1]!.text);
       }
     }
   },
@@ -595,7 +660,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     const p = parseOpts(g.rest, { short: 'pC', long: ['exclude', 'include', 'directory', 'whitespace', 'build-fake-ancestor'] });
     for (const f of p.pos) if (f.text !== '-') g.inv.an.read(f, g.scope);
     if (has(p, '--check', '--stat', '--numstat', '--summary', '--cached')) return;
-    writeBase(g);
+    // The files the patch names (after -p, default 1), below --directory.
+    const strip = lastValue(p, '-p');
+    const n = strip === undefined ? 1 : /^\d+$/.test(strip.text) ? Number(strip.text) : NaN;
+    applyPatch(g.inv, p.pos, g.scope, n, 'git apply', lastValue(p, '--directory'));
   },
   am(g) {
     const p = parseOpts(g.rest, { short: 'pC', long: ['exclude', 'include', 'directory', 'whitespace', 'patch-format', 'resolvemsg', 'quoted-cr', 'empty'] });
@@ -638,12 +706,14 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     }
     const writes = !readOnly && (sub === 'set' || sub === 'unset' || sub === 'edit' || sub === 'rename-section' || sub === 'remove-section' || has(p, '-e', '--edit', '--unset', '--unset-all', '--add', '--replace-all', '--rename-section', '--remove-section') || (sub === '' && ops.length >= 2));
     if (!writes) return;
-    if (ops[0]) gitConfigCheck(g.inv, literalWord(ops[0].text + '='));
+    // Judged by the key and value it sets, and by the file it writes (the tables protect them).
+    if (ops[0]) gitConfigCheck(g.inv, ops[0], sub === 'unset' || has(p, '--unset', '--unset-all') ? literalWord('') : ops[1] ?? lastValue(p, '--value'));
     const file = lastValue(p, '-f', '--file');
     const home = g.scope.home;
     if (file) an.write(file, g.scope);
     else if (has(p, '--global')) an.write(literalWord(home !== null ? `${home}/.gitconfig` : '~/.gitconfig'), g.scope);
     else if (has(p, '--system')) an.write(literalWord('/etc/gitconfig'), g.scope);
+    else if (has(p, '--worktree')) an.write(literalWord('.git/config.worktree'), g.scope);
     else an.write(literalWord('.git/config'), g.scope);
   },
   init(g) {
@@ -666,12 +736,20 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
   archive(g) {
     const p = parseOpts(g.rest, { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file', 'mtime'] });
     for (const o of values(p, '-o', '--output')) g.inv.an.write(o, g.scope);
-    for (const r of values(p, '--remote')) {
+    const remote = values(p, '--remote');
+    for (const r of remote) {
       g.inv.an.net();
       gitRemote(g.inv, r);
     }
     for (const f of values(p, '--add-file')) g.inv.an.read(f, g.scope);
     if (has(p, '--exec')) g.inv.an.opaque('git archive --exec runs a command');
+    if (remote.length) return;
+    // `git archive HEAD .env secrets/`: the named paths (and everything below them) are read; so is
+    // a tree named by path (`HEAD:secrets`).
+    const [tree, ...paths] = p.pos;
+    const inTree = tree && !tree.dynamic ? revPath(tree.text) : undefined;
+    if (inTree) g.inv.an.readBelow(literalWord(inTree), g.scope, 'contents');
+    for (const f of paths) g.inv.an.readBelow(inTree && !f.dynamic ? literalWord(`${inTree}/${f.text}`) : f, g.scope, 'contents');
   },
   bundle(g) {
     const [sub, file] = g.rest.filter((w) => !w.text.startsWith('-'));
@@ -692,18 +770,119 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     const p = parseOpts(g.rest, { short: 'mFcCt', long: ['message', 'file', 'reedit-message', 'reuse-message', 'fixup', 'squash', 'author', 'date', 'template', 'cleanup', 'trailer', 'pathspec-from-file', 'gpg-sign'] });
     for (const f of values(p, '-F', '--file', '-t', '--template', '--pathspec-from-file')) if (f.text !== '-') g.inv.an.read(f, g.scope);
   },
-  diff(g) {
-    const p = parseOpts(g.rest, { long: ['output', 'src-prefix', 'dst-prefix', 'relative', 'diff-filter', 'stat', 'word-diff', 'color-moved', 'anchored', 'ignore-matching-lines', 'ext-diff'], short: 'UOS' });
-    for (const o of values(p, '--output')) g.inv.an.write(o, g.scope);
-    if (has(p, '--ext-diff')) g.inv.an.opaque('git diff --ext-diff runs the configured diff program');
-    if (has(p, '--no-index')) for (const f of p.pos) g.inv.an.read(f, g.scope);
+  diff: gitShowsFiles('diff'),
+  show: gitShowsFiles('show'),
+  log: gitShowsFiles('log'),
+  whatchanged: gitShowsFiles('log'),
+  'cat-file'(g) {
+    const p = parseOpts(g.rest, { long: ['path', 'batch', 'batch-check', 'batch-command', 'filters', 'textconv'] });
+    const content = !has(p, '-t', '-s', '-e', '--batch-check');
+    if (has(p, '--batch', '--batch-command') || p.opts.some((o) => o.name === '--batch' && o.value)) {
+      return void g.inv.an.opaque('git cat-file --batch prints the objects its input names');
+    }
+    const object = p.pos[p.pos.length - 1];
+    if (!object || !content) return;
+    const path = object.dynamic ? undefined : revPath(object.text);
+    if (path !== undefined) g.inv.an.read(literalWord(path), g.scope);
+    else if (object.dynamic || p.pos.length > 1 || has(p, '-p')) {
+      // A blob by its id can hold any file the history ever had.
+      g.inv.an.opaque(`git cat-file prints object \`${clip(object.raw)}\`, whose file cannot be known`);
+    }
+    for (const f of values(p, '--path')) g.inv.an.read(f, g.scope);
+  },
+  blame(g) {
+    const p = parseOpts(g.rest, { short: 'LSC', long: ['contents', 'ignore-rev', 'ignore-revs-file', 'date', 'abbrev'] });
+    for (const f of values(p, '--contents', '--ignore-revs-file', '-S')) g.inv.an.read(f, g.scope);
+    for (const f of p.afterDashDash.length ? p.afterDashDash : p.pos.slice(-1)) g.inv.an.read(f, g.scope);
+  },
+  grep(g) {
+    // git grep searches the files below the working directory (or the paths after `--`).
+    const p = parseOpts(g.rest, { short: 'efABCm', long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'max-count', 'threads', 'max-depth', 'open-files-in-pager'] });
+    if (has(p, '-O', '--open-files-in-pager')) g.inv.an.opaque('git grep -O runs a pager');
+    for (const f of values(p, '-f', '--file')) if (f.text !== '-') g.inv.an.read(f, g.scope);
+    const roots = p.afterDashDash.length ? p.afterDashDash : [DOT];
+    for (const r of roots) g.inv.an.readBelow(r, g.scope, 'contents');
+  },
+  'ls-files'(g) {
+    const p = parseOpts(g.rest, { short: 'xX', long: ['exclude', 'exclude-from', 'exclude-per-directory', 'with-tree', 'abbrev', 'format'] });
+    for (const f of values(p, '-X', '--exclude-from')) g.inv.an.read(f, g.scope);
+    const roots = p.pos.length ? p.pos : [DOT];
+    for (const r of roots) g.inv.an.read(r, g.scope);
+    // It prints the names of tracked files below its paths (for `git ls-files | xargs CMD`).
+    g.inv.an.produce({ kind: 'below', roots, scope: g.scope, by: 'git ls-files' });
   },
   hook(g) {
     g.inv.an.opaque('git hook runs repository hooks');
   },
 };
-GIT_SUBCOMMANDS['log'] = GIT_SUBCOMMANDS['diff']!;
-GIT_SUBCOMMANDS['show'] = GIT_SUBCOMMANDS['diff']!;
+
+/** The path of `REV:path` (`HEAD:.env`, `:0:.env`, `main:./x`); undefined for a bare revision or a URL. */
+function revPath(t: string): string | undefined {
+  if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(t)) return undefined;
+  const m = /^(?::[0-3]:|[^:]*:)(.+)$/.exec(t);
+  if (!m) return undefined;
+  return m[1]!.replace(/^\.\//, '') || undefined;
+}
+
+/** A revision, not a file: `HEAD~2`, `a..b`, `v1^{}`, `@{u}`, a commit id, `--`-less range operands. */
+const REV_LIKE = /^(HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@)([~^@].*)?$|\.\.|[~^]\d*$|@\{|^[0-9a-f]{7,64}$/;
+
+/**
+ * git diff/show/log print file contents (log with -p): a path named as `REV:path`, after `--`, or
+ * as an operand that looks like a file (`.env`, `src/x`, `credentials.json`) is read.
+ */
+function gitShowsFiles(sub: 'diff' | 'show' | 'log'): (g: GitCtx) => void {
+  return (g) => {
+    const p = parseOpts(g.rest, { long: ['output', 'src-prefix', 'dst-prefix', 'relative', 'diff-filter', 'stat', 'word-diff', 'color-moved', 'anchored', 'ignore-matching-lines', 'ext-diff', 'format', 'pretty', 'author', 'since', 'until', 'grep', 'max-count', 'skip', 'date'], short: 'UOSGn' });
+    const { an } = g.inv;
+    for (const o of values(p, '--output')) an.write(o, g.scope);
+    if (has(p, '--ext-diff')) an.opaque(`git ${sub} --ext-diff runs the configured diff program`);
+    if (has(p, '--no-index')) return void p.pos.forEach((f) => an.read(f, g.scope));
+    const patch = sub !== 'log' || p.opts.some((o) => /^(-p|-u|-U|--patch|--patch-with-stat|--patch-with-raw|--unified|--word-diff|--cc|-c|--full-diff)$/.test(o.name));
+    if (!patch) return;
+    for (const w of p.pos) {
+      if (w.dynamic) continue;
+      const inRev = revPath(w.text);
+      if (inRev !== undefined) an.read(literalWord(inRev), g.scope);
+      else if (p.afterDashDash.includes(w)) an.read(w, g.scope);
+      else if (!REV_LIKE.test(w.text) && (isPathLike(w, an.platform) || /\w\.\w/.test(w.text))) an.read(w, g.scope);
+    }
+  };
+}
+
+/**
+ * The remotes a repository has configured (its `.git/config`, found from the working directory
+ * upwards, and the user's ~/.gitconfig), read through the port; undefined when they cannot be read.
+ */
+function configuredRemotes(inv: Inv, scope: Scope): Set<string> | undefined {
+  const { an } = inv;
+  const base = scope.bases.length === 1 ? scope.bases[0] : null;
+  if (!an.ctx.fs?.readText || base === null || base === undefined || !base.startsWith('/')) return undefined;
+  let config: string | undefined;
+  let dir = base.replace(/\/+$/, '') || '/';
+  for (let guard = 0; guard < 64 && config === undefined; guard++) {
+    const at = dir === '/' ? '' : dir;
+    config = an.readText(`${at}/.git/config`);
+    if (config === undefined) {
+      // A worktree or submodule: `.git` is a file naming the git directory.
+      const link = /^gitdir:\s*(.+?)\s*$/m.exec(an.readText(`${at}/.git`) ?? '')?.[1];
+      if (link) {
+        const gitDir = link.startsWith('/') ? link : `${at}/${link}`;
+        const common = an.readText(`${gitDir}/commondir`)?.trim();
+        config = an.readText(`${common ? (common.startsWith('/') ? common : `${gitDir}/${common}`) : gitDir}/config`);
+      }
+    }
+    if (dir === '/') break;
+    dir = dir.slice(0, dir.lastIndexOf('/')) || '/';
+  }
+  if (config === undefined) return undefined;
+  const remotes = new Set<string>();
+  const home = scope.home;
+  for (const text of [config, home ? an.readText(`${home}/.gitconfig`) ?? '' : '']) {
+    for (const m of text.matchAll(/^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]/gm)) remotes.add(m[1]!.replace(/\\(.)/g, '$1'));
+  }
+  return remotes;
+}
 
 // ------------------------------------------------------------------------------------------
 // Package managers and cloud CLIs.
@@ -755,6 +934,11 @@ reg(Object.keys(PACKAGE_NET), (inv) => {
     break;
   }
   if (subs === ALL || subs.includes(sub ?? '')) inv.an.net();
+  const sink = DATA_SINKS[key];
+  if (sink) sink(inv);
+  // A tool writing its own configuration: its operands are keys and values, not files.
+  if (TOOL_CONFIG[key]?.(inv)) return;
+  if ((key === 'npx' || key === 'pnpx' || key === 'bunx') && nodeServer(inv, inv.args)) return;
   if (key === 'pip' || key === 'uv') {
     const p = parseOpts(inv.args, { short: 'rceit', long: ['requirement', 'constraint', 'editable', 'index-url', 'extra-index-url', 'target', 'find-links', 'prefix', 'root', 'src', 'python'] });
     for (const r of values(p, '-r', '--requirement', '-c', '--constraint')) inv.an.read(r, inv.scope);
@@ -764,6 +948,277 @@ reg(Object.keys(PACKAGE_NET), (inv) => {
   }
   genericReads(inv, inv.args);
 });
+
+// ------------------------------------------------------------------------------------------
+// Commands that send local files or data to a remote service (for SSRF and IFC). Targets that are
+// not http(s) URLs (`s3://b/k`, `gs://b`, `rclone://remote/path`) are reported as URLs of their own
+// scheme: the SSRF check passes over schemes it does not fetch, and IFC counts them as network.
+
+/** Non-option operands of a CLI after its subcommands, options with values skipped. */
+function operands(args: readonly WordValue[], valued: readonly string[]): WordValue[] {
+  const out: WordValue[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (args[i]!.dynamic) {
+      out.push(args[i]!);
+      continue;
+    }
+    if (t.startsWith('--') && t.includes('=')) continue;
+    if (t.startsWith('-') && t !== '-') {
+      if (valued.includes(t)) i++;
+      continue;
+    }
+    out.push(args[i]!);
+  }
+  return out;
+}
+
+/** A bucket copy (`aws s3 cp`, `gsutil cp`, `gcloud storage cp`, `rclone copy`): remote operands are targets, local ones are read or written. */
+function bucketCopy(inv: Inv, ops: readonly WordValue[], isRemote: (w: WordValue) => boolean, toUrl: (w: WordValue) => string, recursive: boolean, what: string): void {
+  const { an, scope } = inv;
+  an.net();
+  const dst = ops[ops.length - 1];
+  if (!dst || ops.length < 2) {
+    for (const o of ops) if (isRemote(o)) an.net(toUrl(o));
+    return;
+  }
+  for (const o of ops) {
+    if (o.dynamic) an.netWord(o, what);
+    else if (isRemote(o)) an.net(toUrl(o));
+  }
+  for (const src of ops.slice(0, -1)) {
+    if (src.dynamic || isRemote(src) || src.text === '-') continue;
+    if (recursive) an.readBelow(src, scope, 'contents');
+    else an.read(src, scope);
+  }
+  if (!dst.dynamic && !isRemote(dst) && dst.text !== '-') an.write(dst, scope);
+}
+
+const GH_HOST = 'https://api.github.com';
+/** gh options that take a value (so their values are not taken for operands). */
+const GH_VALUED = ['-R', '--repo', '--hostname', '-f', '-F', '--field', '--raw-field', '--input', '-X', '--method', '-H', '--header', '-q', '--jq', '-t', '--template',
+  '-d', '--desc', '--filename', '-b', '--body', '--body-file', '-T', '--title', '-n', '--notes', '--notes-file', '-e', '--env', '--env-file', '-o', '--org',
+  '-r', '--repos', '-v', '--visibility', '-a', '--add', '--app', '--cache', '-p', '--preview', '--target', '-B', '--base', '-l', '--label', '--milestone', '--assignee', '--reviewer'];
+
+/** Per CLI: how it sends data out. Each handler reports the target(s) and the local files it reads. */
+const DATA_SINKS: Record<string, (inv: Inv) => void> = {
+  gh(inv) {
+    const { an, scope } = inv;
+    const ops = operands(inv.args, GH_VALUED);
+    const [sub, verb] = ops;
+    if (!sub || sub.dynamic || !verb || verb.dynamic) return;
+    const p = parseOpts(inv.args, { short: 'RfFXHqtdbTnepv', long: GH_VALUED.filter((o) => o.startsWith('--')).map((o) => o.slice(2)) });
+    const host = lastValue(p, '--hostname');
+    const out = (path: string) => (host ? (host.dynamic ? an.netWord(host, 'gh --hostname') : an.net(`https://${host.text}/api/v3${path}`)) : an.net(`${GH_HOST}${path}`));
+    const rest = ops.slice(2);
+    if (sub.text === 'api') {
+      // `-F key=@file` sends the file's content; `--input FILE` sends the file as the body.
+      for (const f of values(p, '-F', '--field')) {
+        const at = f.text.indexOf('=@');
+        if (at > 0) an.read(sliceWord(f, at + 2), scope);
+      }
+      for (const f of values(p, '--input')) if (f.text !== '-') an.read(f, scope);
+      const sends = has(p, '-f', '-F', '--field', '--raw-field', '--input') || values(p, '-X', '--method').some((m) => m.dynamic || !/^(GET|HEAD)$/i.test(m.text));
+      if (/^https?:\/\//.test(verb.text)) an.net(verb.text);
+      else if (sends) out(`/${verb.text.replace(/^\//, '')}`);
+    } else if (sub.text === 'gist' && ['create', 'new', 'edit'].includes(verb.text)) {
+      for (const f of rest) if (f.text !== '-') an.read(f, scope);
+      for (const f of values(p, '-a', '--add')) an.read(f, scope);
+      out('/gists');
+    } else if (sub.text === 'release' && ['upload', 'create'].includes(verb.text)) {
+      for (const f of rest.slice(1)) an.read(f.dynamic ? f : literalWord(f.text.replace(/#.*$/, '')), scope);
+      for (const f of values(p, '-F', '--notes-file')) if (f.text !== '-') an.read(f, scope);
+      out('/releases');
+    } else if (['secret', 'variable'].includes(sub.text) && verb.text === 'set') {
+      for (const f of values(p, '-f', '--env-file')) an.read(f, scope);
+      out(`/${sub.text}s`);
+    } else if (['issue', 'pr'].includes(sub.text) && ['create', 'comment', 'edit', 'review'].includes(verb.text)) {
+      for (const f of values(p, '-F', '--body-file')) if (f.text !== '-') an.read(f, scope);
+      out(`/${sub.text === 'pr' ? 'pulls' : 'issues'}`);
+    }
+  },
+  aws(inv) {
+    const { an, scope } = inv;
+    const p = parseOpts(inv.args, { long: ['endpoint-url', 'profile', 'region', 'output', 'query', 'body', 'bucket', 'key', 'cli-input-json', 'cli-input-yaml', 'ca-bundle'] });
+    for (const e of values(p, '--endpoint-url')) an.netWord(e, 'aws --endpoint-url');
+    // `file://x` and `fileb://x` parameter values are read from local files.
+    for (const w of inv.args) {
+      const m = !w.dynamic ? /^(?:--[\w-]+=)?fileb?:\/\/(.+)$/.exec(w.text) : null;
+      if (m) an.read(literalWord(m[1]!), scope);
+    }
+    for (const b of values(p, '--body')) an.read(b, scope);
+    const bucket = lastValue(p, '--bucket');
+    if (bucket) an.netWord(bucket.dynamic ? bucket : literalWord(`s3://${bucket.text}`), 'aws s3api');
+    const [svc, verb, ...rest] = operands(inv.args, ['--profile', '--region', '--output', '--query', '--endpoint-url', '--exclude', '--include', '--acl', '--storage-class', '--sse', '--body', '--bucket', '--key', '--content-type', '--expires', '--cache-control', '--metadata', '--grants', '--ca-bundle']);
+    if (svc?.text !== 's3' || !verb || !['cp', 'mv', 'sync'].includes(verb.text)) return;
+    bucketCopy(inv, rest, (w) => /^s3:\/\//i.test(w.text), (w) => w.text, verb.text === 'sync' || has(p, '--recursive'), 'aws s3');
+  },
+  gsutil(inv) {
+    const args = inv.args.filter((w) => !/^-[mq]$/.test(w.text));
+    const [verb, ...rest] = args;
+    if (!verb || !['cp', 'mv', 'rsync'].includes(verb.text)) return;
+    const p = parseOpts(rest, { short: 'hpsxzaAL', long: [] });
+    bucketCopy(inv, p.pos, (w) => /^gs:\/\//i.test(w.text), (w) => w.text, has(p, '-r', '-R') || verb.text === 'rsync', 'gsutil');
+  },
+  gcloud(inv) {
+    const [svc, verb, ...rest] = operands(inv.args, ['--project', '--account', '--configuration', '--format']);
+    if (svc?.text !== 'storage' || !verb || !['cp', 'mv', 'rsync'].includes(verb.text)) return;
+    bucketCopy(inv, rest, (w) => /^gs:\/\//i.test(w.text), (w) => w.text, has(parseOpts(inv.args, {}), '-r', '-R', '--recursive') || verb.text === 'rsync', 'gcloud storage');
+  },
+  az(inv) {
+    const { an, scope } = inv;
+    const [svc, kind, verb] = operands(inv.args, []);
+    if (svc?.text !== 'storage' || !verb || !/^upload(-batch)?$/.test(verb.text)) return;
+    const p = parseOpts(inv.args, { short: 'cfns', long: ['file', 'source', 'container-name', 'account-name', 'name', 'destination', 'share-name', 'path', 'connection-string', 'sas-token', 'account-key', 'blob-endpoint'] });
+    const account = lastValue(p, '--account-name');
+    const endpoint = lastValue(p, '--blob-endpoint');
+    if (endpoint) an.netWord(endpoint, 'az storage');
+    else if (account) an.netWord(account.dynamic ? account : literalWord(`https://${account.text}.${kind?.text === 'file' ? 'file' : 'blob'}.core.windows.net`), 'az storage');
+    else an.net(`azure-storage://${kind?.text ?? 'blob'}`);
+    for (const f of values(p, '-f', '--file')) an.read(f, scope);
+    for (const d of values(p, '-s', '--source')) {
+      if (verb.text === 'upload-batch') an.readBelow(d, scope, 'contents');
+      else an.read(d, scope);
+    }
+  },
+};
+
+reg('rclone', (inv) => {
+  const [verb, ...rest] = operands(inv.args, ['--config', '--include', '--exclude', '--filter', '--transfers', '--checkers', '--log-file', '--bwlimit', '--max-age', '--min-age', '--backup-dir', '--suffix']);
+  inv.an.net();
+  const p = parseOpts(inv.args, { long: ['config', 'log-file'] });
+  for (const c of values(p, '--config')) inv.an.read(c, inv.scope);
+  for (const l of values(p, '--log-file')) inv.an.write(l, inv.scope);
+  if (!verb || verb.dynamic) return;
+  const remote = (w: WordValue) => !w.dynamic && /^:?[\w .-]*:/.test(w.text) && !/^[A-Za-z]:[\\/]/.test(w.text);
+  const toUrl = (w: WordValue) => `rclone://${w.text.replace(/^:/, '').replace(':', '/')}`;
+  if (['copy', 'sync', 'move', 'copyto', 'moveto', 'bisync', 'copyurl'].includes(verb.text)) {
+    bucketCopy(inv, rest, remote, toUrl, !/to$/.test(verb.text), 'rclone');
+  } else {
+    for (const o of rest) if (remote(o)) inv.an.net(toUrl(o));
+  }
+});
+
+/**
+ * Tools that write their own configuration (`npm config set`, `pip config set`): judged by the file
+ * they change, which the protection tables cover (~/.npmrc, a project .npmrc, pip.conf…).
+ */
+const TOOL_CONFIG: Record<string, (inv: Inv) => boolean> = {
+  npm: (inv) => npmLikeConfig(inv, 'npm'),
+  pnpm: (inv) => npmLikeConfig(inv, 'pnpm'),
+  yarn(inv) {
+    const ops = operands(inv.args, ['--cwd']);
+    if (ops[0]?.text !== 'config' || !ops[1] || !['set', 'unset', 'delete'].includes(ops[1].text)) return false;
+    const home = inv.scope.home ?? '~';
+    // Yarn 1 writes ~/.yarnrc; Yarn 2+ the project's .yarnrc.yml (-H: the home one).
+    const targets = has(parseOpts(inv.args, {}), '-H', '--home') ? [`${home}/.yarnrc.yml`] : [`${home}/.yarnrc`, '.yarnrc.yml'];
+    for (const t of targets) inv.an.write(literalWord(t), inv.scope);
+    execKey(inv, 'yarn', ops[2], /^(yarnPath|yarn-path|plugins|npmRegistryServer|registry|npmScopes|injectEnvironmentFiles|enableScripts|script-shell|shell)$/i);
+    return true;
+  },
+  pip(inv) {
+    const ops = operands(inv.args, ['--python']);
+    if (ops[0]?.text !== 'config' || !ops[1] || !['set', 'unset', 'edit'].includes(ops[1].text)) return false;
+    const p = parseOpts(inv.args, { long: ['editor', 'python'] });
+    if (has(p, '--editor')) inv.an.opaque('pip config edit --editor runs an editor');
+    const home = inv.scope.home ?? '~';
+    const platform = inv.an.platform;
+    let targets: string[];
+    if (has(p, '--global')) targets = platform === 'win32' ? ['C:/ProgramData/pip/pip.ini'] : platform === 'darwin' ? ['/Library/Application Support/pip/pip.conf'] : ['/etc/pip.conf', '/etc/xdg/pip/pip.conf'];
+    else if (has(p, '--site')) {
+      inv.an.opaque('pip config --site writes the configuration of the active environment, which is not known here');
+      return true;
+    }
+    else targets = platform === 'win32' ? [`${home}/AppData/Roaming/pip/pip.ini`] : platform === 'darwin' ? [`${home}/Library/Application Support/pip/pip.conf`, `${home}/.config/pip/pip.conf`] : [`${home}/.config/pip/pip.conf`];
+    for (const t of targets) inv.an.write(literalWord(t), inv.scope);
+    execKey(inv, 'pip', ops[2], /(^|\.)(index-url|extra-index-url|find-links|trusted-host|target|prefix|root|src|editable|require-virtualenv|no-binary)$/i);
+    return true;
+  },
+  conda(inv) {
+    const p = parseOpts(inv.args, { long: ['set', 'add', 'append', 'prepend', 'remove', 'remove-key', 'file', 'env', 'name'] });
+    if (inv.args[0]?.text !== 'config' || !has(p, '--set', '--add', '--append', '--prepend', '--remove', '--remove-key')) return false;
+    const file = lastValue(p, '--file');
+    inv.an.write(file ?? literalWord(`${inv.scope.home ?? '~'}/.condarc`), inv.scope);
+    execKey(inv, 'conda', values(p, '--set', '--add', '--append', '--prepend')[0], /^(channels|default_channels|custom_channels|channel_alias|pip_interop_enabled|ssl_verify|proxy_servers)$/i);
+    return true;
+  },
+};
+TOOL_CONFIG['pip3'] = TOOL_CONFIG['pip']!;
+
+/** A setting that runs code or changes where packages come from is execution configuration: a review. */
+function execKey(inv: Inv, tool: string, key: WordValue | undefined, keys: RegExp): void {
+  if (key && (key.dynamic || keys.test(key.text.split('=')[0]!))) inv.an.opaque(`${tool} setting \`${clip(key.raw, 40)}\` can run code or change where packages come from`);
+}
+
+/** npm settings that run code or change where packages come from: writing one is execution configuration. */
+const NPM_EXEC_KEYS = /^(script-shell|shell|editor|browser|viewer|git|node-options|onload-script|init-module|ignore-scripts|prefix|globalconfig|userconfig|registry|@[^:]+:registry|.*:_authToken|strict-ssl|cafile|proxy|https-proxy|node-gyp)$/i;
+
+/** `npm config set K V`, `npm set K V`, `npm config delete K`, `npm config edit`, `npm pkg set …`; false for other npm commands. */
+function npmLikeConfig(inv: Inv, tool: 'npm' | 'pnpm'): boolean {
+  const { an, scope } = inv;
+  const ops = operands(inv.args, ['--location', '-L', '--prefix', '--userconfig', '--globalconfig', '-C', '--dir', '--registry']);
+  const [sub, action, key, value] = ops;
+  if (!sub || sub.dynamic) return false;
+  if (sub.text === 'pkg' && action && ['set', 'delete', 'fix'].includes(action.text)) {
+    // `npm pkg set scripts.postinstall=…` writes package.json (its scripts run on install).
+    if (ops.slice(2).some((w) => w.dynamic || /^scripts\./.test(w.text))) an.opaque(`${tool} pkg ${action.text} changes the scripts in package.json`);
+    an.write(literalWord('package.json'), scope);
+    return true;
+  }
+  const setting = sub.text === 'set' ? { action: 'set', key: action, value: key } : ['config', 'c'].includes(sub.text) && action && ['set', 'delete', 'rm', 'edit', 'fix'].includes(action.text) ? { action: action.text, key, value } : undefined;
+  if (!setting) return false;
+  const p = parseOpts(inv.args, { short: 'L', long: ['location', 'userconfig', 'globalconfig'] });
+  const location = lastValue(p, '-L', '--location');
+  const home = scope.home ?? '~';
+  execKey(inv, tool, setting.key, NPM_EXEC_KEYS);
+  if (setting.action === 'edit') an.opaque(`${tool} config edit runs an editor`);
+  const user = lastValue(p, '--userconfig');
+  if (location?.dynamic) an.opaque(`${tool} config location is not literal`);
+  else if (location?.text === 'project') an.write(literalWord('.npmrc'), scope);
+  else if (location?.text === 'global' || has(p, '-g', '--global')) {
+    const g = lastValue(p, '--globalconfig');
+    if (g) an.write(g, scope);
+    else an.opaque(`${tool} config --location=global writes the global npmrc, whose place is not known here`);
+  } else if (user) an.write(user, scope);
+  else if (tool === 'pnpm') {
+    const platform = an.platform;
+    an.write(literalWord(platform === 'win32' ? `${home}/AppData/Local/pnpm/config/rc` : platform === 'darwin' ? `${home}/Library/Preferences/pnpm/rc` : `${home}/.config/pnpm/rc`), scope);
+    an.write(literalWord(`${home}/.npmrc`), scope);
+  } else an.write(literalWord(`${home}/.npmrc`), scope);
+  return true;
+}
+
+/** Static file servers run with npx: `npx http-server [DIR] [-a ADDR] [-p PORT]`, `npx serve [DIR] [-l URI]`, `npx live-server`. */
+function nodeServer(inv: Inv, args: readonly WordValue[]): boolean {
+  const p = parseOpts(args, { short: 'p', long: ['package', 'yes'], posix: true });
+  const [pkg, ...rest] = p.rest;
+  const name = pkg && !pkg.dynamic ? pkg.text.replace(/@[^@/]*$/, '') : '';
+  const server = NODE_SERVERS[name];
+  if (!server) return false;
+  server({ ...inv, cmd: name, args: rest });
+  return true;
+}
+
+const NODE_SERVERS: Record<string, (inv: Inv) => void> = {
+  'http-server'(inv) {
+    const p = parseOpts(inv.args, { short: 'apdice', long: ['address', 'port', 'proxy', 'cors', 'ext'] });
+    // Its default root is ./public when it exists, else the working directory: both lie below `.`.
+    serveFiles(inv, 'http-server', p.pos[0] ?? DOT, lastValue(p, '-a', '--address'), lastValue(p, '-p', '--port')?.text ?? '8080');
+  },
+  serve(inv) {
+    const p = parseOpts(inv.args, { short: 'lpc', long: ['listen', 'config'] });
+    const listen = lastValue(p, '-l', '--listen');
+    const m = listen && !listen.dynamic ? /^(?:tcp:\/\/)?(?:(.*):)?(\d+)$/.exec(listen.text) : null;
+    serveFiles(inv, 'serve', p.pos[0] ?? DOT, listen?.dynamic ? listen : m?.[1] ? literalWord(m[1]) : undefined, m?.[2] ?? '3000');
+  },
+  'live-server'(inv) {
+    const host = inv.args.find((w) => w.text.startsWith('--host='));
+    const port = inv.args.find((w) => w.text.startsWith('--port='));
+    const dir = inv.args.find((w) => !w.text.startsWith('-'));
+    serveFiles(inv, 'live-server', dir ?? DOT, host ? sliceWord(host, 7) : undefined, port ? port.text.slice(7) : '8080');
+  },
+};
+reg(Object.keys(NODE_SERVERS), (inv) => NODE_SERVERS[inv.cmd]!(inv));
 
 reg('pacman', (inv) => {
   if (inv.args.some((w) => /^-[A-Za-z]*[SU]/.test(w.text) || w.text === '--sync')) inv.an.net();

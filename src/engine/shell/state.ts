@@ -1,5 +1,6 @@
 // Shell state carried through the walk: possible working directories, literal variables, functions.
 import type { Node } from 'web-tree-sitter';
+import type { WordValue } from './words';
 
 /** A possible working directory; null when it cannot be known. */
 export type Base = string | null;
@@ -30,7 +31,21 @@ export interface Io {
   stdin: 'tty' | 'pipe' | 'heredoc' | 'file';
   /** Literal script text of a heredoc/here-string, when it has no expansions. */
   script?: string;
+  /** With `stdin: 'file'`: the file redirected in (`< fix.patch`). */
+  from?: WordValue;
+  /** With `stdin: 'pipe'`: what the command before it writes, when that is known. */
+  feed?: Feed;
 }
+
+/**
+ * What a command writes to a pipe, as far as the next command can use it: its exact text (`echo a b`,
+ * `printf '%s\n' …` with literal words), the entries below some directories (`find`, `git ls-files`:
+ * their names are not known, only where they are), or the contents of a file (`cat fix.patch`).
+ */
+export type Feed =
+  | { readonly kind: 'text'; readonly text: string; readonly by: string }
+  | { readonly kind: 'below'; readonly roots: readonly WordValue[]; readonly names?: readonly string[]; readonly scope: Scope; readonly by: string }
+  | { readonly kind: 'file'; readonly file: WordValue; readonly scope: Scope };
 
 /** Beyond this many possible working directories, the directory counts as unknown. */
 const MAX_BASES = 8;

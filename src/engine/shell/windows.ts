@@ -184,13 +184,22 @@ ps('new-item', (inv, a) => {
   if (/link|junction/.test(type)) for (const t of get(a, 'target', 'value')) inv.an.read(t, inv.scope);
 });
 
+/** PowerShell's `Env:` drive (`gci env:`, `Get-Content env:OPENAI_API_KEY`) is the environment: its secrets. */
+const ENV_DRIVE = /^env:/i;
+
 ps(['get-content', 'import-csv', 'import-clixml', 'get-filehash', 'get-item', 'select-string'], (inv, a) => {
-  for (const p of get(a, ...PATHS)) inv.an.read(p, inv.scope);
+  for (const p of get(a, ...PATHS)) {
+    if (!p.dynamic && ENV_DRIVE.test(p.text)) inv.an.readEnvironment(`${inv.cmd} ${p.raw}`);
+    else inv.an.read(p, inv.scope);
+  }
 });
 
 ps('get-childitem', (inv, a) => {
   const paths = get(a, ...PATHS);
-  for (const p of paths.length ? paths : [DOT]) inv.an.read(p, inv.scope);
+  for (const p of paths.length ? paths : [DOT]) {
+    if (!p.dynamic && ENV_DRIVE.test(p.text)) inv.an.readEnvironment(`${inv.cmd} ${p.raw}`);
+    else inv.an.read(p, inv.scope);
+  }
 });
 
 ps(['invoke-webrequest', 'invoke-restmethod'], (inv, a) => {
@@ -485,4 +494,10 @@ register(WIN_COMMANDS, 'start', (inv) => {
   inv.an.opaque(`start launches another program (${clip(inv.args.map((w) => w.raw).join(' '), 40)})`);
 });
 
-register(WIN_COMMANDS, ['echo', 'set', 'cls', 'ver', 'vol', 'title', 'color', 'pause', 'ipconfig', 'systeminfo', 'tasklist', 'where', 'whoami', 'hostname', 'setlocal', 'endlocal', 'rem', 'exit', 'path', 'prompt', 'chcp'], () => undefined);
+register(WIN_COMMANDS, 'set', (inv) => {
+  // cmd's `set` alone (or `set PREFIX`) prints the environment; `set NAME=value`, `/a`, `/p` do not.
+  const [first] = inv.args;
+  if (!first || (!first.dynamic && !first.text.includes('=') && !/^\/[ap]$/i.test(first.text))) inv.an.readEnvironment('set');
+});
+
+register(WIN_COMMANDS, ['echo', 'cls', 'ver', 'vol', 'title', 'color', 'pause', 'ipconfig', 'systeminfo', 'tasklist', 'where', 'whoami', 'hostname', 'setlocal', 'endlocal', 'rem', 'exit', 'path', 'prompt', 'chcp'], () => undefined);

@@ -19,6 +19,13 @@ export interface WordValue {
   prefix: string;
   /** What ended `prefix`: a dynamic part, a glob character, or nothing (fully literal). */
   stop: 'dyn' | 'glob' | null;
+  /**
+   * For a literal word with an unquoted glob: the pattern bash matches, with quoted `*?[]\\`
+   * escaped by a backslash (`"a*"b*` -> `a\*b*`), so a quoted character never globs.
+   */
+  pattern?: string;
+  /** The word is one process substitution (`<(sort a)`): a pipe to a command walked on its own, not a file. */
+  fifo?: boolean;
 }
 
 /** What the evaluator needs from the analyser. */
@@ -37,7 +44,7 @@ export interface WordEnv {
 }
 
 /** A run of characters: literal (quoted or not) or an unknown expansion. */
-type Piece = { s: string; q: boolean } | { dyn: true };
+type Piece = { s: string; q: boolean } | { dyn: true; fifo?: boolean };
 
 const MAX_BRACE_RESULTS = 256;
 const MAX_BRACE_WORD = 2048;
@@ -151,6 +158,9 @@ function collect(node: Node, env: WordEnv, out: Piece[], inDouble: boolean): voi
       return;
     }
     case 'process_substitution':
+      env.walkNested(node);
+      out.push({ dyn: true, fifo: true });
+      return;
     case 'arithmetic_expansion':
       env.walkNested(node);
       out.push({ dyn: true });
@@ -401,6 +411,7 @@ function finishInner(pieces: Piece[], raw: string, platform: Platform): WordValu
   let stop: WordValue['stop'] = null;
   let dynamic = false;
   let glob = false;
+  let pattern = '';
   // A `[` only globs when an unquoted `]` follows it.
   const unquoted = pieces.map((p) => ('s' in p && !p.q ? p.s : '')).join('\u0001');
   const hasBracketGlob = /\[[^\]\u0001]*\]/.test(unquoted) || (platform === 'win32' && /\[.*\]/.test(unquoted));
@@ -422,8 +433,10 @@ function finishInner(pieces: Piece[], raw: string, platform: Platform): WordValu
     }
     if (stop === null) prefix += p.s;
     text += p.s;
+    pattern += p.q ? p.s.replace(/[*?[\]\\]/g, '\\$&') : p.s;
   }
-  return { text, raw, dynamic, glob, prefix, stop };
+  if (pieces.length === 1 && 'dyn' in pieces[0]! && pieces[0].fifo) return { text, raw, dynamic, glob, prefix, stop, fifo: true };
+  return glob && !dynamic && platform !== 'win32' ? { text, raw, dynamic, glob, prefix, stop, pattern } : { text, raw, dynamic, glob, prefix, stop };
 }
 
 // ---------------------------------------------------------------------------------------------
