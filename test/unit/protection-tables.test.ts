@@ -48,6 +48,24 @@ describe('protection tables', () => {
           }
           for (const ex of [...rule.examples!.match, ...rule.examples!.no_match]) assert.ok(tested.has(ex), `${rule.id}: example ${ex} is absolute on none of the rule's platforms`);
         });
+        it(`${rule.id}: each glob matches one of its examples, and each platform has a match and a non-match`, () => {
+          // A glob no example exercises could hold a typo that protects nothing, and a platform without
+          // examples is a platform where the rule is not tested at all.
+          const platforms = rule.platforms ?? (['linux', 'darwin', 'win32'] as Platform[]);
+          const matchedBy = new Map(rule.globs.map((g) => [g, false]));
+          for (const platform of platforms) {
+            const env = { platform, home: ENV[platform].home, workspaceRoots: [ENV[platform].workspace] };
+            const perGlob = rule.globs.map((g) => ({ g, compiled: compileTables([{ version: 1, rules: [{ ...rule, globs: [g], except: undefined }] }], env) }));
+            const match = rule.examples!.match.flatMap((ex) => expandExample(ex, platform) ?? []);
+            const noMatch = rule.examples!.no_match.flatMap((ex) => expandExample(ex, platform) ?? []);
+            assert.ok(match.length > 0 && noMatch.length > 0, `${rule.id}: no match or no non-match example is a path on ${platform}`);
+            for (const { g, compiled } of perGlob) {
+              if (match.some((p) => compiled.some((c) => c.regex.test(matchKey(p, platform))))) matchedBy.set(g, true);
+            }
+          }
+          const untested = [...matchedBy].filter(([, hit]) => !hit).map(([g]) => g);
+          assert.deepEqual(untested, [], `${rule.id}: globs no match example exercises`);
+        });
       }
     });
   }
