@@ -5,6 +5,7 @@ import type { FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
 import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathTouch } from './protection/check';
+import { FileFactsCache } from './protection/file-facts';
 import { actionSpec, isKnownActionType } from './actions';
 import { payloadTargetsOf } from './payload';
 import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/analyze';
@@ -12,7 +13,8 @@ import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf'
 import { levelRank } from './types';
 import { runShield, type ShieldParts } from './shield/pipeline';
 import { invisibleTextCopiedIntoInstructions, invisibleTextInInstructionWrite } from './content/instruction-files';
-import { memoryWriteCheck } from './content/memory';
+import { memoryWriteCheck, writesMemory } from './content/memory';
+import { evaluateHeuristics, loadHeuristicRules } from './heuristics';
 import type { TierVerdict } from './shield/types';
 import { REDACTION_FAILED_RULE, redactDecision } from './audit/redact';
 import type { SecretRuleSet } from './secrets';
@@ -57,6 +59,8 @@ export interface PathExplanation {
 export class Engine {
   private readonly rules: CompiledRule[];
   private readonly ssrfPolicy: SsrfPolicy;
+  /** Content and hard-link facts of files by identity, kept across this engine's decisions. */
+  private readonly fileFacts = new FileFactsCache();
 
   constructor(private readonly opts: EngineOptions) {
     this.rules = compileTables(builtinTables(), opts);
@@ -182,7 +186,7 @@ export class Engine {
       }
     }
 
-    const protection = checkProtection(action.type, touches, { platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs });
+    const protection = checkProtection(action.type, touches, { platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs, facts: this.fileFacts });
     if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
     // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
     const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
@@ -190,7 +194,9 @@ export class Engine {
     if (hidden) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: [...hidden.rules, ...protection.rules], reason: hidden.reason };
     // Memory poisoning: what a memory write stores is read by every later session (content/memory.ts).
     // Content rules, like the heuristics: a block is Tier 1's, before any policy can allow the write.
-    const memory = memoryWriteCheck(action.type, action.payload, protection.findings);
+    // Tier 1's evaluation is run once here and handed on to the Shield (a large note is normalised once).
+    const memoryTier1 = writesMemory(action.type, protection.findings) ? evaluateHeuristics(o.shield?.heuristics ?? loadHeuristicRules(), action.type, action.payload) : undefined;
+    const memory = memoryWriteCheck(action.type, action.payload, protection.findings, { ...(o.shield ? { heuristics: o.shield.heuristics } : {}), ...(memoryTier1 ? { tier1: memoryTier1 } : {}) });
     if (memory?.verdict === 'block') return { decision: 'block', tier: 1, minTier: protection.minTier, level: protection.level, rules: [...memory.rules, ...protection.rules], reason: memory.reason };
     if (memory) { floor = 3; floorRules.push(...memory.rules); floorReasons.push(memory.reason); }
 
@@ -223,6 +229,7 @@ export class Engine {
         floorRules: [...(protection.minTier > 0 ? protection.rules : []), ...floorRules],
         floorReasons: reasons,
         protectionRules: protection.minTier > 0 ? [] : protection.rules,
+        ...(memoryTier1 ? { heuristics: memoryTier1 } : {}),
       });
       return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, rules: d.rules, reason: d.reason, confidence: d.confidence, trail: d.trail, ifc: d.ifc };
     }

@@ -1,6 +1,6 @@
 // The engine's one entry point for the extension, the CLI, the hook bridge and the tests.
 export * from './types';
-export type { FileSystemPort } from './ports';
+export type { FileFacts, FileSystemPort } from './ports';
 export { LEXICAL_FS } from './ports';
 export { Engine, type EngineOptions, type CheckResult, type PathExplanation } from './engine';
 export { PathError, normalizePath, resolveActionPath, matchKey } from './paths';

@@ -5,8 +5,9 @@ export interface FileSystemPort {
   /**
    * The path the operating system would really open for `rawAbsolutePath` (an absolute path,
    * not yet normalised, so `..` after a symlink is applied physically): symlinks followed; for a
-   * path that does not exist yet, the nearest existing parent resolved and the rest appended.
-   * `undefined` when nothing can be resolved.
+   * path that does not exist yet, the nearest existing parent resolved and the rest appended, a
+   * dangling symlink followed to the path its text names (a write through it creates that file).
+   * `undefined` when nothing can be resolved (a symlink loop).
    */
   resolvePhysical(rawAbsolutePath: string): string | undefined;
   /**
@@ -24,6 +25,35 @@ export interface FileSystemPort {
    * refuses what it cannot check).
    */
   readText?(absolutePath: string, maxBytes: number): string | undefined;
+  /**
+   * What the file at `absolutePath` is (symlinks followed): its kind, identity (device, inode),
+   * link count, size and modification time; `undefined` when it does not exist or cannot be
+   * inspected. The identity matches hard links to protected files and, with the size and times,
+   * keys the content cache.
+   * A host without it leaves content and hard links unknown: names decide (LEXICAL_FS).
+   */
+  statFile?(absolutePath: string): FileFacts | undefined;
+  /**
+   * The first bytes (at most `maxBytes`) of the regular file at `absolutePath` (symlinks
+   * followed), to tell what it is by its content (a private key by any name, a certificate).
+   * Regular files only: a FIFO, device or socket is never opened, so nothing can make the engine
+   * wait on it. `undefined` when the file is missing, not regular or unreadable.
+   */
+  readHead?(absolutePath: string, maxBytes: number): Uint8Array | undefined;
+}
+
+/** The identity and shape of one file, as `FileSystemPort.statFile` reports it. */
+export interface FileFacts {
+  readonly kind: 'file' | 'directory' | 'other';
+  /** Device and inode as decimal strings (64-bit values do not fit a JavaScript number). */
+  readonly dev: string;
+  readonly ino: string;
+  /** Number of hard links (names) of the file. */
+  readonly nlink: number;
+  readonly size: number;
+  /** Modification and status-change times in nanoseconds, as decimal strings (with size: the content cache's version). */
+  readonly mtime: string;
+  readonly ctime: string;
 }
 
 /** A file system with nothing on it: paths resolve to themselves. For pure callers and tests of lexical rules. */

@@ -15,7 +15,7 @@ interface Case {
   cwd?: string;
   platform?: Platform;
   workspace?: string;
-  setup?: { files?: string[]; dirs?: string[]; symlinks?: Record<string, string> };
+  setup?: { files?: string[]; dirs?: string[]; symlinks?: Record<string, string>; hardlinks?: Record<string, string> };
   expect: { decision: string; rule?: string; level?: string; min_tier?: number; reason?: string };
 }
 
@@ -70,6 +70,10 @@ describe('decision corpus (test/cases/protection)', () => {
             for (const [link, target] of Object.entries(setup.symlinks ?? {})) {
               fs.mkdirSync(path.dirname(link), { recursive: true });
               fs.symlinkSync(target, link);
+            }
+            for (const [link, target] of Object.entries(setup.hardlinks ?? {})) {
+              fs.mkdirSync(path.dirname(link), { recursive: true });
+              fs.linkSync(target, link);
             }
             const engine = new Engine({ platform, home: vars.home, workspaceRoots: [vars.workspace], selfPaths: [vars.state], fs: nodeFileSystem, shellParser: parser });
             const action = { ...(fill(c.action, vars) as object), sessionId: 'corpus', cwd: c.cwd ? (fill(c.cwd, vars) as string) : undefined } as ActionRequest;

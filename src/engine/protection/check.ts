@@ -8,6 +8,8 @@ import type { FileSystemPort } from '../ports';
 import { PathError, basename, expandHome, isAbsolute, isWithin, matchKey, normalizePath, resolveActionPath } from '../paths';
 import type { CompiledRule } from './tables';
 import { matchingRules, rulesBelow } from './tables';
+import { FileFactsCache, HARD_LINK_SCAN_BYTES, type ContentScope, type UnknownLinkContent } from './file-facts';
+import type { ContentSignature } from './content';
 import { Minimatch } from 'minimatch';
 
 /** One path an action touches, and how. */
@@ -66,10 +68,24 @@ export interface ProtectionContext {
   readonly cwd?: string;
   readonly rules: readonly CompiledRule[];
   readonly fs: FileSystemPort;
+  /** What is known about files by their identity (content, hard links); the engine keeps one per instance. Without it, nothing is remembered between actions. */
+  readonly facts?: FileFactsCache;
+}
+
+/** The context of one checkProtection call: the engine's file facts and this action's content budget. */
+interface Ctx extends ProtectionContext {
+  readonly facts: FileFactsCache;
+  readonly scope: ContentScope;
 }
 
 /** Rule id of a payload part the engine cannot interpret: escalated to Tier 2, not blocked. */
 export const PAYLOAD_UNCLEAR_RULE = 'payload.unclear';
+
+/** Rule of a hard link none of whose other names is a protected file Bulwark can see: a review decides. */
+export const HARD_LINK_UNKNOWN_RULE = 'protection.hard_link_unknown';
+
+/** Rule of files whose content one action had no budget left to read: a review decides. */
+export const CONTENT_UNCHECKED_RULE = 'protection.content_unchecked';
 
 /** Most files a directory operation may contain and still be checked file by file. */
 export const MAX_TREE_ENTRIES = 5000;
@@ -108,7 +124,9 @@ export function pathTouchesOf(action: ActionRequest, platform?: Platform): PathT
  * destination; deleting a directory checks what lies below it. The highest level wins: a block on
  * any path blocks the action, otherwise the action's minimum tier is the highest required.
  */
-export function checkProtection(actionType: string, touches: readonly PathTouch[], ctx: ProtectionContext): ProtectionResult {
+export function checkProtection(actionType: string, touches: readonly PathTouch[], context: ProtectionContext): ProtectionResult {
+  const facts = context.facts ?? new FileFactsCache();
+  const ctx: Ctx = { ...context, facts, scope: facts.newScope() };
   const findings: PathFinding[] = [];
   // A tree copy reads (copy) or removes (move) its sources and writes its destinations.
   const copiesTree = actionSpec(actionType).copiesTree === true;
@@ -125,6 +143,7 @@ export function checkProtection(actionType: string, touches: readonly PathTouch[
     if (touch.below !== undefined) findings.push(...checkSearch(touch, touch.below, ctx));
   }
   for (const src of sources) for (const dst of destinations) findings.push(...checkTreeCopy(src, dst, ctx));
+  if (ctx.scope.unchecked.length) findings.push(contentUnchecked(ctx.scope.unchecked));
   return summarise(findings);
 }
 
@@ -157,7 +176,11 @@ function resolveTouch(touch: PathTouch, ctx: ProtectionContext): Resolved | Path
   return { display: touch.path, normalized, candidates };
 }
 
-function checkOnePath(touch: PathTouch, ctx: ProtectionContext): PathFinding[] {
+/**
+ * The strongest finding for one path: its names (lexical and physical) against the tables, then
+ * what the file itself is (withFileFacts) unless only its name is read (`namesOnly`: a listing).
+ */
+function checkOnePath(touch: PathTouch, ctx: Ctx, namesOnly = false): PathFinding[] {
   const r = resolveTouch(touch, ctx);
   if (!('candidates' in r)) return [r];
   let best: PathFinding | undefined;
@@ -167,11 +190,103 @@ function checkOnePath(touch: PathTouch, ctx: ProtectionContext): PathFinding[] {
       if (!best || outranks(f, best)) best = f;
     }
   }
+  if (!namesOnly) {
+    const physical = r.candidates[r.candidates.length - 1]!;
+    best = strongest(withFileFacts(r.display, physical, touch.access, best ? [best] : [], ctx));
+  }
   return [best ?? { path: r.display, access: touch.access, level: 'unprotected', effect: { kind: 'none' }, message: `${r.display} is not protected` }];
 }
 
+function strongest(findings: readonly PathFinding[]): PathFinding | undefined {
+  let best: PathFinding | undefined;
+  for (const f of findings) if (!best || outranks(f, best)) best = f;
+  return best;
+}
+
+/**
+ * What the file at `physical` adds to what its names decided (`named`): a file with several
+ * names (hard links) is also every protected file it is, found by device and inode; a file whose
+ * first bytes are private-key material is fully blocked whatever it is called; and a read that a
+ * name rule with `public_content_readable` blocks is allowed when all of the file is public
+ * material (certificates, public keys). Skipped when a name already blocks the access outright,
+ * and without a port that can stat files (names decide).
+ *
+ * A hard link none of whose names Bulwark can see as protected is treated as its most protected
+ * possible self within what can be known: its other names may be any file on the device, so a
+ * write (which changes the file under every name) needs a Tier 2 review, and so does a read unless
+ * the whole file is text in which no secret detector fires (a credential's content gives it away
+ * whatever its name; a private key is blocked as any file is). Removing one name leaves the others
+ * intact, so a delete adds nothing.
+ */
+function withFileFacts(display: string, physical: string, access: PathAccess, named: readonly PathFinding[], ctx: Ctx): PathFinding[] {
+  const fs = ctx.fs;
+  if (!fs.statFile) return [...named];
+  const readable = (f: PathFinding) => f.effect.kind === 'block' && access === 'read' && ctx.rules.some((c) => c.rule.id === f.ruleId && c.rule.public_content_readable === true);
+  if (named.some((f) => f.effect.kind === 'block' && !readable(f))) return [...named];
+  const st = fs.statFile(physical);
+  if (!st || st.kind !== 'file') return [...named];
+  let found = [...named];
+  if (st.nlink > 1) {
+    const targets = ctx.facts.linkTargets(st, ctx.rules, fs, ctx.platform, ctx.scope);
+    if (targets !== 'unknown') {
+      for (const t of targets) found.push(finding(display, t.path, access, t.rule, 'a hard link to'));
+    } else if (access === 'write') {
+      found.push(unknownLink(display, access, st.nlink, 'writing it changes the file under every name'));
+    } else if (access === 'read') {
+      const content = ctx.facts.unknownLinkContent(fs, physical, st, ctx.scope);
+      if (content !== 'clean') found.push(unknownLink(display, access, st.nlink, UNKNOWN_LINK_CONTENT[content]));
+    }
+    if (found.some((f) => f.effect.kind === 'block' && !readable(f))) return found;
+  }
+  const signature = ctx.facts.privateKey(fs, physical, st, ctx.scope);
+  if (signature) return [...found, privateKeyFinding(display, physical !== display ? physical : undefined, access, signature)];
+  if (access === 'read' && found.some(readable) && ctx.facts.publicMaterial(fs, physical, st, ctx.scope)) {
+    found = found.map((f) => (readable(f) ? publicRead(f) : f));
+  }
+  return found;
+}
+
+const UNKNOWN_LINK_CONTENT: Record<Exclude<UnknownLinkContent, 'clean'>, string> = {
+  secret: 'and a secret detector fires on its content',
+  binary: 'and its content is not text that can be checked for secrets',
+  large: `and it is larger than the ${HARD_LINK_SCAN_BYTES / 1024} KiB that are checked for secrets`,
+  unreadable: 'and its content could not be read to check it for secrets',
+};
+
+function unknownLink(display: string, access: PathAccess, names: number, why: string): PathFinding {
+  return {
+    path: display, access, level: 'escalate_tier2', ruleId: HARD_LINK_UNKNOWN_RULE, effect: { kind: 'min_tier', tier: 2 },
+    message: `${display} is one of ${names} names of the same file (hard links), none of the others a protected file Bulwark can see, ${why}, so a Tier 2 review decides`
+      + (access === 'write' ? '. To change only this name, write a new file and rename it over this one (that breaks the link)' : ''),
+  };
+}
+
+function privateKeyFinding(display: string, resolved: string | undefined, access: PathAccess, s: ContentSignature): PathFinding {
+  return {
+    path: display, resolved, access, level: 'full_block', ruleId: s.id, effect: { kind: 'block' },
+    message: `${resolved ? `${display} (resolves to ${resolved})` : display} is fully blocked to agents (no read, no write) by its content, whatever it is called (rule ${s.id}): ${s.reason}. `
+      + 'Use the key through a tool that keeps it (ssh-agent, a credential helper, the cloud CLI) rather than reading or copying the file',
+  };
+}
+
+/** A read of public material (certificates, public keys) that a name rule would block: allowed, the file stays read-only. */
+function publicRead(f: PathFinding): PathFinding {
+  return {
+    ...f, level: 'read_only', effect: { kind: 'none' },
+    message: `${f.resolved ? `${f.path} (${f.resolved})` : f.path} holds only public material (certificates or public keys), so it may be read although rule ${f.ruleId} protects it by name; it stays read-only to agents`,
+  };
+}
+
+function contentUnchecked(paths: readonly string[]): PathFinding {
+  const shown = paths.slice(0, 3).map((p) => `\`${p}\``).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
+  return {
+    path: paths[0]!, access: 'read', level: 'escalate_tier2', ruleId: CONTENT_UNCHECKED_RULE, effect: { kind: 'min_tier', tier: 2 },
+    message: `the action touches more files than Bulwark can check by content in one decision (${shown} not checked for private-key material), so a Tier 2 review decides; name fewer files or a narrower directory`,
+  };
+}
+
 /** Deleting a directory removes everything below it: protected locations there count as deleted. */
-function checkBelow(touch: PathTouch, ctx: ProtectionContext): PathFinding[] {
+function checkBelow(touch: PathTouch, ctx: Ctx): PathFinding[] {
   const r = resolveTouch(touch, ctx);
   if (!('candidates' in r)) return [];
   const out: PathFinding[] = [];
@@ -198,7 +313,7 @@ function checkBelow(touch: PathTouch, ctx: ProtectionContext): PathFinding[] {
  * and each protected location the tables name below it counts as read. Any entry that may not be
  * read refuses the search; the reason names the entries and suggests narrower directories.
  */
-function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: ProtectionContext): PathFinding[] {
+function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): PathFinding[] {
   const r = resolveTouch(touch, ctx);
   if (!('candidates' in r)) return [];
   const admits = nameFilter(touch.belowNames);
@@ -231,13 +346,14 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Protecti
     const links = tree.links === undefined ? undefined : new Set(tree.links.map((e) => safeNormalize(e, ctx.platform)));
     for (const entry of targets) {
       if (links && !links.has(entry)) {
-        for (const c of matchingRules(ctx.rules, matchKey(entry, ctx.platform))) {
-          const f = finding(entry, undefined, 'read', c);
+        const named = matchingRules(ctx.rules, matchKey(entry, ctx.platform)).map((c) => finding(entry, undefined, 'read', c));
+        // A search of contents reads each file: what it is counts too (a key by another name, a hard link).
+        for (const f of mode === 'contents' ? withFileFacts(entry, entry, 'read', named, ctx) : named) {
           if (f.effect.kind !== 'none') hits.push({ ...f, path: r.display, resolved: entry });
         }
         continue;
       }
-      for (const f of checkOnePath({ path: entry, access: 'read', source: touch.source }, ctx)) {
+      for (const f of checkOnePath({ path: entry, access: 'read', source: touch.source }, ctx, mode === 'names')) {
         if (f.effect.kind !== 'none') hits.push({ ...f, path: r.display, resolved: f.resolved ?? entry });
       }
     }
@@ -281,7 +397,7 @@ const MAX_GLOB_ENTRIES = 2000;
  * -delete`, `-exec rm -rf {} +`) the entries are those anywhere below the directory, and a
  * protected location counts when any component of its path below the directory could match.
  */
-function checkPattern(touch: PathTouch, pattern: string, ctx: ProtectionContext): PathFinding[] {
+function checkPattern(touch: PathTouch, pattern: string, ctx: Ctx): PathFinding[] {
   const dir: PathTouch = { path: touch.path, access: touch.access, source: touch.source };
   const r = resolveTouch(dir, ctx);
   if (!('candidates' in r)) return [r];
@@ -342,7 +458,7 @@ function listChildren(fs: FileSystemPort, dir: string, platform: Platform): stri
 }
 
 /** copy_dir / move_dir: each source file is read (or removed) and written at its destination. */
-function checkTreeCopy(src: PathTouch, dst: PathTouch, ctx: ProtectionContext): PathFinding[] {
+function checkTreeCopy(src: PathTouch, dst: PathTouch, ctx: Ctx): PathFinding[] {
   const s = resolveTouch(src, ctx);
   const d = resolveTouch(dst, ctx);
   if (!('candidates' in s) || !('candidates' in d)) return [];

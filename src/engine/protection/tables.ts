@@ -15,6 +15,12 @@ export interface ProtectionRule {
   readonly globs: readonly string[];
   readonly except?: readonly string[];
   readonly reason: string;
+  /**
+   * A read (never a write or delete) is allowed when all of the file is public material
+   * (certificates, public keys: security/protection/content.yaml), read whole through the
+   * file-system port; anything else, or a file that cannot be read whole, stays at `level`.
+   */
+  readonly public_content_readable?: boolean;
   /** Test data: checked by the tests on the files, left out of the shipped bundles. */
   readonly examples?: { readonly match: readonly string[]; readonly no_match: readonly string[] };
 }
@@ -36,6 +42,12 @@ export interface CompiledRule {
   readonly except?: RegExp;
   /** Literal prefixes (match keys) of the rooted globs, to find protected paths below a deleted directory. */
   readonly prefixes: readonly string[];
+  /**
+   * Where files this rule protects can be found on disk, as written (case kept): the literal part
+   * of each rooted glob, and of each match-anywhere glob at every workspace root (and in the home
+   * directory when its tail is literal). What the hard-link index stats and lists.
+   */
+  readonly locations: readonly string[];
 }
 
 /** Rule for Bulwark's own state configured by the host (log location, storage folders). */
@@ -60,6 +72,7 @@ export function validateTable(data: unknown, name: string): ProtectionTable {
     if (!PROTECTION_LEVELS.includes(r.level as ProtectionLevel) || r.level === 'unprotected') fail(`rule \`${id}\`: bad level`);
     if (!Array.isArray(r.globs) || r.globs.length === 0 || !r.globs.every((g) => typeof g === 'string' && /^(~\/|\/|\?:\/|\{workspace\}\/|\*\*\/)/.test(g))) fail(`rule \`${id}\`: globs must be rooted`);
     if (typeof r.reason !== 'string' || r.reason.length < 10) fail(`rule \`${id}\`: reason missing`);
+    if (r.public_content_readable !== undefined && typeof r.public_content_readable !== 'boolean') fail(`rule \`${id}\`: public_content_readable must be true or false`);
   }
   return data as ProtectionTable;
 }
@@ -85,6 +98,20 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
     const p = staticPrefix(rest);
     return { source: escapeRegex(base) + globToRegexSource(rest), prefix: p === undefined ? undefined : base + p };
   };
+  const home = normalizePath(env.home, env.platform);
+  const roots = env.workspaceRoots.map((r) => normalizePath(r, env.platform));
+  const under = (base: string, rest: string) => safeNormalize(`${base.replace(/\/$/, '')}/${rest}`, env.platform);
+  /** The literal directories and files of a glob, case kept (globs are matched case-insensitively, disks may not be). */
+  const locationsOf = (glob: string): string[] => {
+    if (glob.startsWith('~/')) { const p = staticPrefix(glob.slice(1)); return p === undefined ? [] : [under(home, p)]; }
+    if (glob.startsWith('{workspace}/')) { const p = staticPrefix(glob.slice('{workspace}'.length)); return p === undefined ? [] : roots.map((r) => under(r, p)); }
+    if (glob.startsWith('**/')) {
+      const p = staticPrefix(glob.slice(2));
+      return p === undefined ? roots : [...roots, home].map((r) => under(r, p));
+    }
+    const p = staticPrefix(glob);
+    return p === undefined ? [] : [safeNormalize(p, env.platform)];
+  };
   for (const table of tables) {
     for (const rule of table.rules) {
       if (rule.platforms && !rule.platforms.includes(env.platform)) continue;
@@ -96,6 +123,7 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
         regex: new RegExp(`^(?:${parts.map((p) => p.source).join('|')})$`),
         except: exceptParts.length ? new RegExp(`^(?:${exceptParts.map((p) => p.source).join('|')})$`) : undefined,
         prefixes: parts.flatMap((p) => (p.prefix ? [p.prefix] : [])),
+        locations: [...new Set(rule.globs.flatMap(locationsOf).filter((l) => l !== '' && !isWithin(matchKey(home, env.platform), matchKey(l, env.platform))))],
       });
     }
   }
@@ -108,9 +136,14 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
       },
       regex: new RegExp(`^(?:${selfPaths.map((k) => escapeRegex(k) + '(?:/.*)?').join('|')})$`),
       prefixes: selfPaths,
+      locations: (env.selfPaths ?? []).map((p) => normalizePath(p, env.platform)),
     });
   }
   return out;
+}
+
+function safeNormalize(p: string, platform: Platform): string {
+  try { return normalizePath(p, platform); } catch { return ''; }
 }
 
 /** Every compiled rule that matches the match key of one path. */

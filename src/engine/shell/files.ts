@@ -113,12 +113,18 @@ reg('ln', (inv) => {
   const p = parseOpts(inv.args, { short: 'tS', long: ['target-directory', 'suffix'], flags: ['backup', 'directory', 'force', 'interactive', 'logical', 'no-dereference', 'physical', 'relative', 'symbolic', 'no-target-directory', 'verbose', 'help', 'version'] });
   const symbolic = has(p, '-s', '--symbolic');
   const relative = has(p, '-r', '--relative');
-  /** A relative symlink target is resolved from the link's directory, not the working directory. */
+  /**
+   * A relative symlink target is resolved from the link's directory, not the working directory.
+   * A symbolic link is also a write of its target: what is written through it lands there.
+   */
   const readTarget = (target: WordValue, link: WordValue) => {
+    let word = target;
     if (symbolic && !relative && !target.dynamic && !target.glob && !link.dynamic && !/^[\\/~]/.test(target.text) && !/^[A-Za-z]:/.test(target.text)) {
       const d = dirWord(link, an.platform);
-      an.read(d === DOT ? target : joinWord(d, target.text, an.platform), scope);
-    } else an.read(target, scope);
+      if (d !== DOT) word = joinWord(d, target.text, an.platform);
+    }
+    an.read(word, scope);
+    if (symbolic) an.write(word, scope);
   };
   const targetDir = lastValue(p, '-t', '--target-directory');
   if (targetDir) {
