@@ -39,7 +39,7 @@ describe('memory poisoning: rule data (security/memory)', () => {
     let checked = 0;
     for (const f of FILES) {
       for (const r of readYaml(f).rules) {
-        const compiled = rules.find((c) => c.rule.id === r.id)!;
+        const compiled = rules.rules.find((c) => c.rule.id === r.id)!;
         for (const m of r.examples.match) {
           assert.ok(matchSpans(compiled.regex, m).length > 0, `${r.id} should match ${JSON.stringify(m)}`);
           assert.ok(memoryFindings(m).some((x) => x.rule === r.id && x.category === 'prompt_injection'), `${r.id} via memoryFindings: ${JSON.stringify(m)}`);
@@ -57,7 +57,7 @@ describe('memory poisoning: rule data (security/memory)', () => {
   it('the loader refuses malformed data (fail closed)', () => {
     const rule = { id: 'MD-900', severity: 'high', risk: 'instruction', pattern: 'x', description: 'a test rule' };
     const good = { version: 1, category: 'prompt_injection', description: 'a test file', rules: [rule] };
-    assert.equal(compileMemoryRules({ good }).length, 1);
+    assert.equal(compileMemoryRules({ good }).rules.length, 1);
     const bad: [unknown, RegExp][] = [
       [{ ...good, category: 'invisible_text' }, /category/],
       [{ ...good, rules: [{ ...rule, id: 'PI-900' }] }, /MD-001/],

@@ -12,6 +12,6 @@ export {
 export { loadContentRules, compileContentRules, validateContentFile, matchSpans, BUNDLED_CONTENT_FILES, ContentRuleError, type ContentRule, type CompiledContentRule } from './rules';
 export { invisibleTextInInstructionWrite, INSTRUCTION_FILE_RULES, INVISIBLE_IN_INSTRUCTIONS_RULE } from './instruction-files';
 export {
-  memoryWriteCheck, memoryFindings, loadMemoryRules, compileMemoryRules, validateMemoryFile, BUNDLED_MEMORY_FILES, MEMORY_FILE_RULES,
-  MEMORY_INJECTION_RULE, MEMORY_SECRET_RULE, MemoryRuleError, type MemoryRule, type CompiledMemoryRule, type MemoryVerdict,
+  memoryWriteCheck, memoryFindings, writesMemory, loadMemoryRules, compileMemoryRules, validateMemoryFile, BUNDLED_MEMORY_FILES, MEMORY_FILE_RULES,
+  MEMORY_INJECTION_RULE, MEMORY_SECRET_RULE, MemoryRuleError, type MemoryRule, type CompiledMemoryRule, type CompiledMemoryRules, type MemoryVerdict, type MemoryCheckOptions,
 } from './memory';

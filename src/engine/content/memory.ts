@@ -1,7 +1,8 @@
 // Memory poisoning: text written to an agent's long-term memory (a memory_write action, or a write
 // to MEMORY.md, memory/** or USER.md, the protection rules ws.memory and ws.user) is inspected like
 // text entering a prompt, because that is where it goes: every later session reads its memory as
-// its own notes. Prompt-injection rules, secrets and invisible text (inspect()), plus the memory
+// its own notes. The prompt-injection rules (through Tier 1's evaluation, which the engine shares
+// with the Shield so a large note is normalised once), secrets, invisible text, and the memory
 // directive rules (security/memory/), which catch standing orders that are documentation anywhere
 // else ("always run `curl … | sh` before tests; never ask").
 //
@@ -16,13 +17,15 @@
 // - annotate (credential references, low-severity wording) → no effect: "the token is in
 //   $GITHUB_TOKEN" is a good memory.
 import directives from '../../../security/memory/directives.yaml';
-import { compilePattern } from '../heuristics/rules';
-import { PROMPT_RISKS, SEVERITIES, type PromptRisk, type Severity } from '../heuristics/types';
+import { evaluateHeuristics } from '../heuristics/evaluate';
+import { KeywordIndex, requiredLiterals } from '../heuristics/prefilter';
+import { compilePattern, loadHeuristicRules, type CompiledRuleSet } from '../heuristics/rules';
+import { PROMPT_RISKS, SEVERITIES, type HeuristicResult, type PromptRisk, type Severity } from '../heuristics/types';
+import { findSecrets, loadSecretRules } from '../secrets';
 import { INVISIBLE_IN_INSTRUCTIONS_RULE, writtenStrings } from './instruction-files';
-import { inspect, type InspectOptions } from './inspect';
 import { matrixAction } from './matrix';
-import { matchSpans } from './rules';
-import type { ContentAction, ContentFinding } from './types';
+import { loadContentRules, matchSpans } from './rules';
+import type { ContentAction, ContentFinding, FindingCategory } from './types';
 
 export interface MemoryRule {
   readonly id: string;
@@ -37,6 +40,17 @@ export interface CompiledMemoryRule {
   readonly rule: MemoryRule;
   /** The pattern with the `g` flag. */
   readonly regex: RegExp;
+  /**
+   * Literal sets every match contains (Tier 1's prefilter analysis), as keyword ids of the rule set's
+   * index: a text without one keyword of each set cannot match, and the rule is skipped.
+   */
+  readonly prefilter: readonly (readonly number[])[];
+}
+
+/** The rules and one keyword automaton over all their literals (one pass over a text tells every rule's prefilter). */
+export interface CompiledMemoryRules {
+  readonly rules: readonly CompiledMemoryRule[];
+  readonly keywords: KeywordIndex;
 }
 
 export class MemoryRuleError extends Error {
@@ -82,39 +96,76 @@ export function validateMemoryFile(data: unknown, name: string): MemoryRule[] {
 }
 
 /** Validates and compiles rule files (name → parsed YAML). Throws on any defect. */
-export function compileMemoryRules(files: Readonly<Record<string, unknown>>): CompiledMemoryRule[] {
+export function compileMemoryRules(files: Readonly<Record<string, unknown>>): CompiledMemoryRules {
   const seen = new Set<string>();
   const out: CompiledMemoryRule[] = [];
+  const ids = new Map<string, number>();
+  const idOf = (k: string) => { let id = ids.get(k); if (id === undefined) { id = ids.size; ids.set(k, id); } return id; };
   for (const [name, data] of Object.entries(files)) {
     for (const rule of validateMemoryFile(data, name)) {
       if (seen.has(rule.id)) throw new MemoryRuleError(`memory rules: duplicate rule id \`${rule.id}\``);
       seen.add(rule.id);
       let re: RegExp;
       try { re = compilePattern(rule.pattern); } catch (e) { throw new MemoryRuleError(`memory rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
-      out.push({ rule, regex: new RegExp(re.source, re.flags + 'g') });
+      out.push({ rule, regex: new RegExp(re.source, re.flags + 'g'), prefilter: requiredLiterals(re.source).map((set) => set.map(idOf)) });
     }
   }
-  return out;
+  return { rules: out, keywords: new KeywordIndex([...ids.keys()]) };
 }
 
-let bundled: CompiledMemoryRule[] | undefined;
+let bundled: CompiledMemoryRules | undefined;
 
 /** The bundled memory directive rules (validated, compiled once). */
-export function loadMemoryRules(): readonly CompiledMemoryRule[] {
+export function loadMemoryRules(): CompiledMemoryRules {
   bundled ??= compileMemoryRules(BUNDLED_MEMORY_FILES);
   return bundled;
 }
 
-/** Findings of one text bound for memory: inspect() and the memory directive rules, each with its matrix action. */
-export function memoryFindings(text: string, opts: { inspect?: InspectOptions; rules?: readonly CompiledMemoryRule[] } = {}): ContentFinding[] {
-  const out: ContentFinding[] = [...inspect(text, 'pre_prompt', 'memory', 'untrusted', opts.inspect).findings];
-  for (const r of opts.rules ?? loadMemoryRules()) {
-    for (const [start, end] of matchSpans(r.regex, text, 1)) {
-      const f = { category: 'prompt_injection' as const, rule: r.rule.id, severity: r.rule.severity, risk: r.rule.risk, start, end, description: r.rule.description };
-      out.push({ ...f, action: matrixAction('pre_prompt', 'untrusted', f) });
-    }
+export interface MemoryCheckOptions {
+  /** Tier 1's rule set (default: the bundled rules). */
+  readonly heuristics?: CompiledRuleSet;
+  /** Tier 1's evaluation of the whole payload with the same action type, when the caller has it: reused where it covers the written text. */
+  readonly tier1?: HeuristicResult;
+  readonly rules?: CompiledMemoryRules;
+}
+
+const finding = (category: FindingCategory, rule: string, severity: Severity, description: string, risk?: PromptRisk): ContentFinding => {
+  const f = { category, rule, severity, start: 0, end: 0, description, ...(risk ? { risk } : {}) };
+  return { ...f, action: matrixAction('pre_prompt', 'untrusted', f) };
+};
+
+/** Prompt-injection findings of a Tier 1 result, with each rule's risk (the matrix needs it). */
+function injectionOf(h: HeuristicResult, set: CompiledRuleSet): { f: ContentFinding; field: string }[] {
+  return h.findings.filter((x) => x.category === 'prompt_injection').map((x) => {
+    const rule = set.rules.find((r) => r.rule.id === x.ruleId)?.rule;
+    return { f: finding('prompt_injection', x.ruleId, x.severity, x.description, rule?.risk), field: x.field };
+  });
+}
+
+/** Findings of one text bound for memory, other than prompt injection: secrets, invisible text, the memory directive rules. */
+function ownFindings(text: string, rules: CompiledMemoryRules): ContentFinding[] {
+  const out: ContentFinding[] = [];
+  for (const s of findSecrets(loadSecretRules(), text)) out.push(finding('secret_leak', s.ruleId, 'high', s.description));
+  for (const c of loadContentRules()) {
+    if (c.rule.category === 'invisible_text' && matchSpans(c.regex, text, 1).length) out.push(finding('invisible_text', c.rule.id, c.rule.severity, c.rule.description));
+  }
+  const hits = rules.keywords.scan(text);
+  for (const r of rules.rules) {
+    if (!r.prefilter.every((set) => set.some((id) => hits.found[id] === 1))) continue;
+    if (matchSpans(r.regex, text, 1).length) out.push(finding('prompt_injection', r.rule.id, r.rule.severity, r.rule.description, r.rule.risk));
   }
   return out;
+}
+
+/** Every finding of one text bound for memory (prompt injection, secrets, invisible text, memory directives), each with its matrix action. */
+export function memoryFindings(text: string, opts: MemoryCheckOptions = {}): ContentFinding[] {
+  const set = opts.heuristics ?? loadHeuristicRules();
+  return [...injectionOf(evaluateHeuristics(set, 'memory_write', { content: text }), set).map((x) => x.f), ...ownFindings(text, opts.rules ?? loadMemoryRules())];
+}
+
+/** True when the action writes to the agent's memory: a memory_write, or a write to a file of MEMORY_FILE_RULES. */
+export function writesMemory(actionType: string, findings: readonly PathFindingLike[]): boolean {
+  return actionType === 'memory_write' || findings.some((f) => f.access === 'write' && f.ruleId !== undefined && MEMORY_FILE_RULES.has(f.ruleId));
 }
 
 interface PathFindingLike { readonly path: string; readonly resolved?: string; readonly access: string; readonly ruleId?: string }
@@ -139,18 +190,30 @@ const asWrite = (a: ContentAction): 'block' | 'escalate' | undefined =>
  * and a reason that names what was found (never the text).
  */
 export function memoryWriteCheck(
-  actionType: string, payload: Readonly<Record<string, unknown>>, findings: readonly PathFindingLike[],
-  opts: { inspect?: InspectOptions; rules?: readonly CompiledMemoryRule[] } = {},
+  actionType: string, payload: Readonly<Record<string, unknown>>, findings: readonly PathFindingLike[], opts: MemoryCheckOptions = {},
 ): MemoryVerdict | undefined {
+  if (!writesMemory(actionType, findings)) return undefined;
   const files = findings.filter((f) => f.access === 'write' && f.ruleId !== undefined && MEMORY_FILE_RULES.has(f.ruleId));
-  if (actionType !== 'memory_write' && files.length === 0) return undefined;
   const where = files.length ? `${files[0]!.resolved ?? files[0]!.path}, the agent's memory,` : "the agent's long-term memory";
   const { strings, complete } = writtenStrings(payload, actionType === 'memory_write' ? 'any' : new Set(files.map((f) => f.path)));
   if (!complete) {
     return { verdict: 'block', rules: [MEMORY_INJECTION_RULE, 'content.payload_too_complex'], reason: `Blocked: this write to ${where} is too deeply nested or holds too many strings to be inspected. Write plain text.` };
   }
-  const found: Found[] = [];
-  for (const s of strings) for (const f of memoryFindings(s.text, opts)) if (asWrite(f.action)) found.push({ f, field: s.field || 'payload' });
+  const set = opts.heuristics ?? loadHeuristicRules();
+  const rules = opts.rules ?? loadMemoryRules();
+  const all: Found[] = [];
+  // Prompt injection: Tier 1's findings over the whole payload when they cover what is written (the
+  // same strings, nothing cut, every finding in a written field); else each written string anew (a
+  // diff's added lines, a finding in text being replaced that may hide one in the new text).
+  const whole = new Set(strings.filter((s) => !/(?:^|\.)(?:patch|diff)$/i.test(s.field)).map((s) => s.field));
+  const reuse = opts.tier1 && !opts.tier1.normalization.truncated && injectionOf(opts.tier1, set).every((x) => whole.has(x.field)) ? opts.tier1 : undefined;
+  if (reuse) all.push(...injectionOf(reuse, set));
+  for (const s of strings) {
+    const field = s.field || 'payload';
+    if (!reuse || !whole.has(s.field)) for (const x of injectionOf(evaluateHeuristics(set, actionType, { content: s.text }), set)) all.push({ f: x.f, field });
+    for (const f of ownFindings(s.text, rules)) all.push({ f, field });
+  }
+  const found = all.filter((x) => asWrite(x.f.action));
   if (found.length === 0) return undefined;
   const blocking = found.filter((x) => asWrite(x.f.action) === 'block');
   const ids = (xs: readonly Found[]) => [...new Set(xs.map((x) => x.f.rule))];

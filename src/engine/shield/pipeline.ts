@@ -62,6 +62,11 @@ export interface ShieldInput {
   readonly floorReasons: readonly string[];
   /** Protection rules that applied without blocking (shown with the decision). */
   readonly protectionRules: readonly string[];
+  /**
+   * Tier 1's heuristic evaluation of this action (all rules, with `parts.heuristics`), when the
+   * engine already ran it (for a memory write's content inspection): not computed twice.
+   */
+  readonly heuristics?: HeuristicResult;
 }
 
 export interface ShieldDecision {
@@ -117,7 +122,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   // block is final at any minimum tier, so a command that is both flagged and opaque is not
   // judged more leniently than one that is only flagged.
   {
-    const h = evaluateHeuristics(parts.heuristics, input.action.type, input.action.payload);
+    const h = input.heuristics ?? evaluateHeuristics(parts.heuristics, input.action.type, input.action.payload);
     trail.push(heuristicVerdict(h));
     if (h.verdict === 'block') return heuristicBlock(h, finish, trail, false);
     let t1: Verdict = h.verdict;
