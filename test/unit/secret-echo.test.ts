@@ -27,6 +27,7 @@ import { PendingBridgeActions, bridgeService, type BridgedAction } from '../../s
 import type { BridgeDecision } from '../../src/node/hooks/bridge-protocol';
 import { approvalText } from '../../src/node/approval-text';
 import { AuditView } from '../../src/node/audit-view';
+import { applyPatch } from '../../src/node/file-tools';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
 const CLI = path.join(repoRoot(), 'dist', 'cli.js');
@@ -270,6 +271,21 @@ describe('secrets are never echoed (issue 12 §1)', function () {
     assertNoSecret(JSON.stringify(d2), 'the bridge answer to an unredacted reason');
     await log.close();
     assertNoSecret(fs.readFileSync(logFile, 'utf8'), 'the bridge\'s audit entries');
+  });
+
+  it('a patch refusal (the file tool\'s answer, the chat view\'s message): the quoted oldText is redacted before it is cut', () => {
+    const ws = path.join(tmp, 'ws');
+    fs.mkdirSync(ws);
+    const file = path.join(ws, 'config.txt');
+    fs.writeFileSync(file, 'a\na\n');
+    const apply = (oldText: string) => applyPatch({ edits: [{ path: file, oldText, newText: 'b' }] }, { workspaceRoots: [ws], store: new MemoryStateStore(), dryRun: true, home });
+    // The secret straddles the preview's cut at 77 characters.
+    const missing = apply(`${'#'.repeat(60)} token ${SECRET.github} end`);
+    assert.equal(missing.ok, false);
+    assert.match(JSON.stringify(missing), /patch\.edit_not_found/);
+    assertNoSecret(JSON.stringify(missing), 'a patch refusal');
+    const twice = apply('a');
+    assert.match(JSON.stringify(twice), /patch\.edit_ambiguous/);
   });
 
   it('the audit webview\'s model: rows and details, also of entries an older Bulwark wrote unredacted', async () => {

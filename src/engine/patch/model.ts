@@ -1,6 +1,7 @@
 // The patch model: what an agent may ask to change, the limits, and the refusal shape. Pure.
 import type { Platform } from '../types';
 import type { SecretRuleSet } from '../secrets';
+import { redactTextOrWithhold } from '../audit/redact';
 
 /** Replace the one exact occurrence of `oldText` in the file at `path` by `newText`. */
 export interface EditOp { readonly path: string; readonly oldText: string; readonly newText: string }
@@ -91,10 +92,12 @@ export interface PatchRefusal {
   readonly problems: readonly PatchProblem[];
 }
 
+/** The refusal of a patch. Its texts go to the agent, the chat view and the audit log: secrets redacted here. */
 export function refusal(problems: readonly PatchProblem[]): PatchRefusal {
   const rules = [...new Set(problems.map((p) => p.rule))];
-  const reason = `Refused: ${problems.map((p) => `${p.path ? `${p.path}: ` : ''}${p.reason} [${p.rule}]`).join('; ')}.`;
-  return { ok: false, rules, reason, problems };
+  const shown = problems.map((p) => ({ ...p, reason: redactTextOrWithhold(p.reason) }));
+  const reason = `Refused: ${shown.map((p) => `${p.path ? `${p.path}: ` : ''}${p.reason} [${p.rule}]`).join('; ')}.`;
+  return { ok: false, rules, reason: redactTextOrWithhold(reason), problems: shown };
 }
 
 /** `[REDACTED:<rule-id>]` as written by redactSecrets (any rule id, so a forged one is caught too). */

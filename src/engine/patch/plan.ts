@@ -23,6 +23,7 @@
 import type { Platform } from '../types';
 import { isAbsolute, isWithin, normalizePath } from '../paths';
 import { findSecrets } from '../secrets';
+import { redactTextOrWithhold } from '../audit/redact';
 import { jsonDialectOf, parseJson } from './jsonc';
 import {
   DEFAULT_PATCH_LIMITS, isWriteOp, parsePatch, placeholdersIn, refusal,
@@ -324,6 +325,8 @@ function planFile(g: Group, ctx: PatchContext, limits: PatchLimits): FilePlan | 
   };
 }
 
-function preview(s: string): string {
-  return s.length > 80 ? `${s.slice(0, 77)}…` : s;
+/** The head of an agent's text for a refusal: secrets redacted before the cut, so no piece of one is left at it. */
+function preview(text: string): string {
+  const s = redactTextOrWithhold(text.slice(0, 400));
+  return s.length > 80 || text.length > 400 ? `${s.slice(0, 77)}…` : s;
 }
