@@ -323,7 +323,7 @@ describe('hook bridge', () => {
         const t0 = Date.now();
         const r = await askBridge(stateDir, decideBody(), { timeoutMs: 300 });
         assert.equal(r.kind, 'unreachable');
-        assert.match(r.kind === 'unreachable' ? r.why : '', /no answer within 300 ms/);
+        assert.match(r.kind === 'unreachable' ? r.why : '', /no answer within (2\d\d|300) ms/); // the budget left when the exchange starts
         assert.ok(Date.now() - t0 < 2000);
       } finally {
         mute.close();
