@@ -6,7 +6,7 @@ import { same, cloneScope, type Io, type Outcome, type Scope } from './state';
 import { literalWord, unknownWord, sliceWord, type WordValue } from './words';
 import { DOT, allLiteral, clip, genericReads, proxyAddress, register, type Entry, type Inv, type Registry } from './helpers';
 import { FILE_COMMANDS } from './files';
-import { NET_COMMANDS } from './net';
+import { LOOPBACK, NET_COMMANDS } from './net';
 import { PS_CMDLETS, WIN_COMMANDS, powershell, psAliasFor } from './windows';
 
 const CORE: Registry = new Map();
@@ -235,17 +235,23 @@ register(CORE, 'xargs', (inv) => {
     }
     return;
   }
-  // Otherwise the words xargs adds come from its input: unknown paths.
+  // Otherwise the words xargs adds come from its input: unknown paths. With -I the literal text
+  // around the replacement string stays (`-I{} cat ~/.ssh/{}` reads somewhere in ~/.ssh).
   const input = unknownWord('{xargs input}');
   if (replace !== undefined) {
     const r = replace;
-    rest = rest.map((w, i) => (i > 0 && w.text.includes(r) ? input : w));
-    if (rest[0]!.text.includes(r)) rest[0] = input;
+    rest = rest.map((w) => (w.text.includes(r) ? (w.dynamic ? input : withUnknownPart(w, r)) : w));
   } else rest = [...rest, input];
   const before = inv.an.effectCount();
   runChild(inv, rest, inv.scope, { stdin: 'tty' });
   if (inv.an.effectCount() > before || WRITE_VERBS.has(verb)) inv.an.opaque(`xargs passes file names from its input to ${verb || 'a command'}`);
 }, true);
+
+/** `w` with every `r` in it standing for an unknown value: a dynamic word whose literal prefix is what precedes the first one. */
+function withUnknownPart(w: WordValue, r: string): WordValue {
+  const at = w.text.indexOf(r);
+  return { text: w.text.split(r).join(''), raw: w.raw, dynamic: true, glob: false, prefix: w.text.slice(0, at), stop: 'dyn' };
+}
 
 /** Most items of known input xargs is modelled with; more are treated as unknown. */
 const MAX_XARGS_ITEMS = 256;
@@ -828,7 +834,7 @@ export function serveFiles(inv: Inv, what: string, dir: WordValue, bind: WordVal
   inv.an.net();
   if (bind?.dynamic) return void inv.an.opaque(`${what} binds to an address that is not literal`);
   const host = bind?.text ?? '';
-  if (/^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\]|ip6-localhost)$/i.test(host)) return;
+  if (LOOPBACK.test(host)) return;
   inv.an.sink(`${what} serves \`${clip(dir.raw)}\` on ${host === '' ? 'every interface' : host}${port ? ` port ${port}` : ''}`);
 }
 

@@ -231,8 +231,12 @@ reg(['nc', 'ncat', 'netcat', 'nc.openbsd', 'nc.traditional'], (inv) => {
   for (const x of values(p, '-x', '--proxy')) inv.an.netWord(x, `${inv.cmd} proxy`);
   const [host, port] = p.pos;
   const listen = has(p, '-l', '--listen');
-  // A listener hands whatever it is fed (`nc -l 4444 < .env`) to anyone who connects.
-  if (listen) inv.an.sink(`${inv.cmd} -l listens on ${[...values(p, '-s', '--source'), host, port, ...values(p, '-p', '--source-port')].filter((w): w is WordValue => !!w).map((w) => w.raw).join(' ') || 'a port'}`);
+  // A listener hands whatever it is fed (`nc -l 4444 < .env`) to anyone who connects, unless it
+  // is bound to a loopback address.
+  const bound = values(p, '-s', '--source')[0] ?? (port ? host : undefined);
+  if (listen && !(bound && !bound.dynamic && LOOPBACK.test(bound.text))) {
+    inv.an.sink(`${inv.cmd} -l listens on ${[...values(p, '-s', '--source'), host, port, ...values(p, '-p', '--source-port')].filter((w): w is WordValue => !!w).map((w) => w.raw).join(' ') || 'a port'}`);
+  }
   if (!host) return;
   if (host.dynamic || (port && port.dynamic)) {
     inv.an.opaque(`${inv.cmd} target \`${clip([host, port].filter(Boolean).map((w) => w!.raw).join(' '))}\` is not literal`);
@@ -282,6 +286,9 @@ reg('socat', (inv) => {
     } else if (t.startsWith('/')) an.write(literalWord(t.split(',')[0]!), scope);
   }
 });
+
+/** Addresses only this machine can reach. */
+export const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\]|ip6-localhost)$/i;
 
 const SSH_VALUED = 'BbcDEeFIiJLlmOoPpQRSWw';
 
