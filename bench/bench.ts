@@ -10,7 +10,7 @@ import { buildShield } from '../src/node/shield-setup';
 import { MemoryStateStore } from '../src/engine/shield/types';
 import { loadOnnxClassifier } from '../src/node/classifier/onnx-classifier';
 import { writeTinyClassifier } from '../test/unit/helpers/tiny-classifier';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { AuditLog } from '../src/node/audit/audit-log';
 import { printRedactionFigures, redactionFigures } from './redaction';
 import { clientOverhead, hookFigures, printHookFigures } from './hooks';
@@ -60,6 +60,33 @@ function fileActions(ws: string, home: string, root: string): ActionRequest[] {
     ['move_file', { source: `${ws}/docs/x.md`, destination: `${ws}/docs/y.md` }],
     ['write_file', { path: `${ws}/src/../SOUL.md.`, content: 'x' }],
     ['search_files', { path: ws, pattern: 'TODO' }],
+  ];
+  return Array.from({ length: N_ACTIONS }, (_, i) => {
+    const [type, payload] = templates[i % templates.length]!;
+    return { id: String(i), type, payload, sessionId: 'bench' };
+  });
+}
+
+/**
+ * What a file is beyond its name (issue 12 §2–3): a private key by another name, certificate-only
+ * PEM files, hard links to a protected file and to an unprotected one, and a search of contents
+ * over 200 files. Cached by file identity after the first pass, as in a running engine.
+ */
+function contentActions(ws: string, home: string, root: string): ActionRequest[] {
+  const put = (p: string, data: string | Uint8Array) => { fs.mkdirSync(path.dirname(p), { recursive: true }); fs.writeFileSync(p, data); return p; };
+  const key = put(`${ws}/config/server_rsa`, generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }));
+  const cert = put(`${ws}/certs/ca.pem`, `-----BEGIN CERTIFICATE-----\n${randomBytes(600).toString('base64').replace(/.{64}/g, '$&\n')}\n-----END CERTIFICATE-----\n`);
+  fs.linkSync(`${home}/.bashrc`, `${ws}/rc.txt`);
+  fs.linkSync(put(`${root}/elsewhere/shared.txt`, 'shared notes\n'), `${ws}/shared.txt`);
+  for (let i = 0; i < 200; i++) put(`${ws}/many/f${i}.ts`, `export const x${i} = ${i};\n`);
+  const templates: Array<[string, Record<string, unknown>]> = [
+    ['read_file', { path: key }],
+    ['read_file', { path: cert }],
+    ['read_file', { path: `${ws}/rc.txt` }],
+    ['write_file', { path: `${ws}/rc.txt`, content: 'x' }],
+    ['read_file', { path: `${ws}/shared.txt` }],
+    ['write_file', { path: `${ws}/shared.txt`, content: 'x' }],
+    ['grep_files', { path: `${ws}/many`, pattern: 'x' }],
   ];
   return Array.from({ length: N_ACTIONS }, (_, i) => {
     const [type, payload] = templates[i % templates.length]!;
@@ -164,7 +191,10 @@ async function main(): Promise<void> {
       await measure('check: execute_command (analysis + protection)', commandActions, (a) => engine.check(a)),
       await measure('shell analysis only', commandActions, (a) => engine.analyzeCommand(a.payload.command as string, ws)),
       await measure('full deterministic path (protection+IFC+Tier 0+Tier 1), payloads ≤ 64 KB', shieldActions(ws), (a) => shieldEngine.check(a)),
+      await measure('check: content and links (keys by any name, certificates, hard links, grep of 200 files)', contentActions(ws, home, root), (a) => engine.check(a)),
     ];
+    // BULWARK_BENCH_ONLY=protection: only the rows above.
+    if (process.env.BULWARK_BENCH_ONLY === 'protection') { console.table(rows); return; }
     // Classifier inference (tokenise + onnxruntime-node + softmax) on the tests' tiny model: this is
     // Bulwark's overhead around the model, not a DeBERTa forward pass.
     const modelDir = writeTinyClassifier(path.join(root, 'tiny-model'));

@@ -75,6 +75,9 @@ const O_NOCTTY = fs.constants.O_NOCTTY ?? 0;
  * file swapped for a FIFO between the two calls is not read either.
  */
 function readHeadOf(p: string, maxBytes: number): Uint8Array | undefined {
+  // Only an absolute path of this host: a path of another platform (a Windows path checked on
+  // Linux in tests) must not be read relative to the working directory.
+  if (!path.isAbsolute(p)) return undefined;
   let before: fs.BigIntStats | undefined;
   try { before = fs.statSync(p, { bigint: true, throwIfNoEntry: false }); } catch { return undefined; }
   if (!before?.isFile()) return undefined;
@@ -108,6 +111,7 @@ export const nodeFileSystem: FileSystemPort = {
     try { return new TextDecoder('utf-8').decode(readRegular(nodeFileOps, p, maxBytes, true).bytes); } catch { return undefined; }
   },
   statFile(p: string): FileFacts | undefined {
+    if (!path.isAbsolute(p)) return undefined;
     try {
       const st = fs.statSync(p, { bigint: true, throwIfNoEntry: false });
       return st ? factsOf(st) : undefined;

@@ -292,6 +292,9 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
     assert.deepEqual([st.kind, st.size, st.nlink], ['file', 100_000, 1]);
     assert.equal(nodeFileSystem.statFile!(ws)!.kind, 'directory');
     assert.equal(nodeFileSystem.statFile!(path.join(ws, 'missing')), undefined);
+    // A path that is not absolute on this host (a Windows path checked on Linux) is never looked up relative to the working directory.
+    assert.equal(nodeFileSystem.statFile!('package.json'), undefined);
+    assert.equal(nodeFileSystem.readHead!('package.json', 10), undefined);
   });
 
   it('an action over more files than its content budget allows is reviewed (Tier 2), not guessed', () => {

@@ -192,7 +192,7 @@ function checkOnePath(touch: PathTouch, ctx: Ctx, namesOnly = false): PathFindin
   }
   if (!namesOnly) {
     const physical = r.candidates[r.candidates.length - 1]!;
-    best = strongest(withFileFacts(r.display, physical, touch.access, best ? [best] : [], ctx));
+    best = strongest(withFileFacts(r.display, physical, touch.access, best ? [best] : [], ctx, physical !== r.normalized ? physical : undefined));
   }
   return [best ?? { path: r.display, access: touch.access, level: 'unprotected', effect: { kind: 'none' }, message: `${r.display} is not protected` }];
 }
@@ -218,7 +218,7 @@ function strongest(findings: readonly PathFinding[]): PathFinding | undefined {
  * whatever its name; a private key is blocked as any file is). Removing one name leaves the others
  * intact, so a delete adds nothing.
  */
-function withFileFacts(display: string, physical: string, access: PathAccess, named: readonly PathFinding[], ctx: Ctx): PathFinding[] {
+function withFileFacts(display: string, physical: string, access: PathAccess, named: readonly PathFinding[], ctx: Ctx, resolved?: string): PathFinding[] {
   const fs = ctx.fs;
   if (!fs.statFile) return [...named];
   const readable = (f: PathFinding) => f.effect.kind === 'block' && access === 'read' && ctx.rules.some((c) => c.rule.id === f.ruleId && c.rule.public_content_readable === true);
@@ -229,7 +229,9 @@ function withFileFacts(display: string, physical: string, access: PathAccess, na
   if (st.nlink > 1) {
     const targets = ctx.facts.linkTargets(st, ctx.rules, fs, ctx.platform, ctx.scope);
     if (targets !== 'unknown') {
-      for (const t of targets) found.push(finding(display, t.path, access, t.rule, 'a hard link to'));
+      // The file's own protected name is already among `named`: only its other names add.
+      const self = matchKey(safeNormalize(physical, ctx.platform), ctx.platform);
+      for (const t of targets) if (matchKey(safeNormalize(t.path, ctx.platform), ctx.platform) !== self) found.push(finding(display, t.path, access, t.rule, 'a hard link to'));
     } else if (access === 'write') {
       found.push(unknownLink(display, access, st.nlink, 'writing it changes the file under every name'));
     } else if (access === 'read') {
@@ -239,7 +241,7 @@ function withFileFacts(display: string, physical: string, access: PathAccess, na
     if (found.some((f) => f.effect.kind === 'block' && !readable(f))) return found;
   }
   const signature = ctx.facts.privateKey(fs, physical, st, ctx.scope);
-  if (signature) return [...found, privateKeyFinding(display, physical !== display ? physical : undefined, access, signature)];
+  if (signature) return [...found, privateKeyFinding(display, resolved, access, signature)];
   if (access === 'read' && found.some(readable) && ctx.facts.publicMaterial(fs, physical, st, ctx.scope)) {
     found = found.map((f) => (readable(f) ? publicRead(f) : f));
   }
