@@ -274,6 +274,6 @@ export async function runShell(argv: string[]): Promise<number> {
   const a = engine.analyzeCommand(f.rest[0]!, cwd === undefined ? undefined : platform === 'win32' ? cwd : absoluteDir('--cwd', cwd));
   // The analysis quotes the command's words (a token in a header, a password in a URL): redacted like every decision.
   const { redactArgs } = await import('../engine/audit/redact');
-  process.stdout.write(JSON.stringify(redactArgs({ commands: a.commands, reads: a.reads, writes: a.writes, deletes: a.deletes, network: a.network, opaque: a.opaque, errors: a.errors, urls: a.urls, opaque_reasons: a.opaqueReasons })) + '\n');
+  process.stdout.write(JSON.stringify(redactArgs({ commands: a.commands, reads: a.reads, writes: a.writes, deletes: a.deletes, network: a.network, opaque: a.opaque, errors: a.errors, urls: a.urls, sinks: a.sinks, searches: a.searches, opaque_reasons: a.opaqueReasons })) + '\n');
   return 0;
 }
