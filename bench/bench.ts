@@ -186,6 +186,11 @@ async function main(): Promise<void> {
       platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser,
       shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
     });
+    // BULWARK_BENCH_ONLY=deterministic: only the full deterministic path row (profiling).
+    if (process.env.BULWARK_BENCH_ONLY === 'deterministic') {
+      console.table([await measure('full deterministic path (protection+IFC+Tier 0+Tier 1), payloads ≤ 64 KB', shieldActions(ws), (a) => shieldEngine.check(a))]);
+      return;
+    }
     const rows = [
       await measure('check: file actions (protection only)', fileActions(ws, home, root), (a) => engine.check(a)),
       await measure('check: execute_command (analysis + protection)', commandActions, (a) => engine.check(a)),

@@ -120,7 +120,7 @@ export async function clientOverhead(): Promise<{ line: string; figures?: unknow
     return { line: 'client run overhead: skipped (the agent clients are not installed: run `npm test` once)' };
   }
   // A path esbuild does not follow: the harness is plain Node, loaded as it is.
-  const load = eval('require') as NodeJS.Require;
+  const load = module.require.bind(module) as NodeJS.Require;
   const t = load(timing) as { measureHookOverhead(o: { client: string; repeats: number }): Promise<unknown>; formatOverhead(f: unknown): string };
   const figures = await t.measureHookOverhead({ client: 'claude', repeats: 2 });
   return { line: `client run overhead: ${t.formatOverhead(figures)}`, figures };

@@ -7,7 +7,7 @@ import type { Platform } from '../types';
 import { levelRank } from '../types';
 import { matchKey, normalizePath } from '../paths';
 import { HEAD_BYTES, isPublicMaterial, privateKeySignature, publicMaxBytes, type ContentSignature } from './content';
-import type { CompiledRule } from './tables';
+import { ruleMatches, type CompiledRule } from './tables';
 import { findSecrets, loadSecretRules } from '../secrets';
 
 /** Most files whose content one action may read (cache misses); more are counted unchecked. */
@@ -20,6 +20,8 @@ const MAX_CACHED_FILES = 50_000;
 export const HARD_LINK_SCAN_BYTES = 256 * 1024;
 /** A hard-link index older than this is rebuilt before a link is called unknown. */
 export const LINK_INDEX_TTL_MS = 5000;
+/** File systems keep times coarser than the clock (FAT: 2 s): a status change this close before the index counts as after it. */
+const CTIME_SLACK_MS = 3000;
 /** Most entries listed below one protected location, and in all, to build the hard-link index. */
 const MAX_INDEX_ENTRIES_PER_LOCATION = 5000;
 const MAX_INDEX_ENTRIES = 25_000;
@@ -148,12 +150,26 @@ export class FileFactsCache {
     let r = lookup();
     if (r.hits.length === 0 && !scope.rebuiltIndex) {
       scope.rebuiltIndex = true;
-      if (r.stale || this.now() - this.indexBuiltAt > LINK_INDEX_TTL_MS || locationsState(rules, fs) !== this.indexLocations) {
+      if (r.stale || this.now() - this.indexBuiltAt > LINK_INDEX_TTL_MS || this.locationsChanged(f, rules, fs)) {
         this.rebuild(rules, fs, platform);
         r = lookup();
       }
     }
     return r.hits.length ? r.hits : 'unknown';
+  }
+
+  /**
+   * Whether a protected location changed since the index was built. Stat'ing every location costs
+   * hundreds of system calls, and a store full of hard links (pnpm's, Nix's) would pay it on every
+   * action. A new name for this file (a link made into a protected location) changes its status
+   * time, so only a file whose status changed around or after the index was built can have a
+   * protected name the index does not know; for the others, the index's own TTL is enough.
+   */
+  private locationsChanged(f: FileFacts, rules: readonly CompiledRule[], fs: FileSystemPort): boolean {
+    let ctimeMs: number;
+    try { ctimeMs = Number(BigInt(f.ctime) / 1_000_000n); } catch { ctimeMs = Infinity; }
+    if (ctimeMs < this.indexBuiltAt - CTIME_SLACK_MS) return false;
+    return locationsState(rules, fs) !== this.indexLocations;
   }
 
   /**
@@ -169,7 +185,7 @@ export class FileFactsCache {
     const add = (path: string, physical: string, c: CompiledRule) => {
       let key: string;
       try { key = matchKey(normalizePath(path, platform), platform); } catch { return; }
-      if (!c.regex.test(key) || (c.except && c.except.test(key))) return;
+      if (!ruleMatches(c, key)) return;
       const st = fs.statFile?.(physical);
       if (!st || st.kind !== 'file' || st.nlink < 2) return;
       const id = identityKey(st);

@@ -48,6 +48,11 @@ export interface CompiledRule {
    * directory when its tail is literal). What the hard-link index stats and lists.
    */
   readonly locations: readonly string[];
+  /**
+   * A cheap first test: a key can match only if it contains one of these texts (each glob's longest
+   * literal run). Undefined when some glob has no literal worth testing (the regex always runs).
+   */
+  readonly literals?: readonly string[];
 }
 
 /** Rule for Bulwark's own state configured by the host (log location, storage folders). */
@@ -86,17 +91,17 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
   const homeKey = matchKey(normalizePath(env.home, env.platform), env.platform);
   const rootKeys = env.workspaceRoots.map((r) => matchKey(normalizePath(r, env.platform), env.platform));
   const out: CompiledRule[] = [];
-  const expand = (glob: string): { source: string; prefix?: string }[] => {
+  const expand = (glob: string): { source: string; prefix?: string; literal: string }[] => {
     const g = glob.toLowerCase();
     if (g.startsWith('~/')) return [rooted(homeKey, g.slice(1))];
     if (g.startsWith('{workspace}/')) return rootKeys.map((k) => rooted(k, g.slice('{workspace}'.length)));
-    if (g.startsWith('**/')) return [{ source: globToRegexSource(g) }];
-    return [{ source: globToRegexSource(g), prefix: staticPrefix(g) }];
+    if (g.startsWith('**/')) return [{ source: globToRegexSource(g), literal: longestLiteral(g) }];
+    return [{ source: globToRegexSource(g), prefix: staticPrefix(g), literal: longestLiteral(g) }];
   };
   const rooted = (rootKey: string, rest: string) => {
     const base = rootKey === '/' ? '' : rootKey.replace(/\/$/, '');
     const p = staticPrefix(rest);
-    return { source: escapeRegex(base) + globToRegexSource(rest), prefix: p === undefined ? undefined : base + p };
+    return { source: escapeRegex(base) + globToRegexSource(rest), prefix: p === undefined ? undefined : base + p, literal: longestLiteral(base + rest) };
   };
   const home = normalizePath(env.home, env.platform);
   const roots = env.workspaceRoots.map((r) => normalizePath(r, env.platform));
@@ -124,6 +129,7 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
         except: exceptParts.length ? new RegExp(`^(?:${exceptParts.map((p) => p.source).join('|')})$`) : undefined,
         prefixes: parts.flatMap((p) => (p.prefix ? [p.prefix] : [])),
         locations: [...new Set(rule.globs.flatMap(locationsOf).filter((l) => l !== '' && !isWithin(matchKey(home, env.platform), matchKey(l, env.platform))))],
+        ...(parts.every((p) => p.literal.length >= 3) ? { literals: [...new Set(parts.map((p) => p.literal))] } : {}),
       });
     }
   }
@@ -146,9 +152,29 @@ function safeNormalize(p: string, platform: Platform): string {
   try { return normalizePath(p, platform); } catch { return ''; }
 }
 
+/** Whether one compiled rule matches a match key (its literal prefilter first, then its regex). */
+export function ruleMatches(c: CompiledRule, key: string): boolean {
+  if (c.literals && !c.literals.some((l) => key.includes(l))) return false;
+  return c.regex.test(key) && !(c.except && c.except.test(key));
+}
+
 /** Every compiled rule that matches the match key of one path. */
 export function matchingRules(compiled: readonly CompiledRule[], key: string): CompiledRule[] {
-  return compiled.filter((c) => c.regex.test(key) && !(c.except && c.except.test(key)));
+  return compiled.filter((c) => ruleMatches(c, key));
+}
+
+/**
+ * The longest run of literal characters of a (lower-cased) glob, without the slashes at its ends:
+ * every path the glob matches contains it (`**\/.git/hooks/**` → `.git/hooks`; `/a/b/**` may match
+ * `/a/b` itself, hence no trailing slash).
+ */
+export function longestLiteral(glob: string): string {
+  let best = '';
+  for (const run of glob.split(/[*?]+/)) {
+    const t = run.replace(/^\/+|\/+$/g, '');
+    if (t.length > best.length) best = t;
+  }
+  return best;
 }
 
 /** Rules with a rooted location at or below the directory `dirKey` (what deleting that directory would remove). */
