@@ -12,7 +12,8 @@ import {
   normalizeForScan, requiredLiterals, type CompiledRuleSet, type HeuristicResult, type HeuristicRule, type HeuristicRuleFile,
 } from '../../src/engine/heuristics';
 import { execRule } from '../../src/engine/heuristics/evaluate';
-import { NFKC_STABLE } from '../../src/engine/heuristics/normalize';
+import { NFKC_STABLE, letterSpacedRuns } from '../../src/engine/heuristics/normalize';
+import { prng } from './helpers/prng';
 import { repoRoot } from './helpers/repo';
 
 const DIR = path.join(repoRoot(), 'security/heuristics');
@@ -673,5 +674,26 @@ describe('heuristics: performance', () => {
       console.log(`      ${name}: p50 ${(p50 * 1000).toFixed(0)} µs, p99 ${(p99 * 1000).toFixed(0)} µs`);
       assert.ok(p50 < 20, `${name}: p50 ${p50} ms`);
     }
+  });
+});
+
+describe('letter-spaced runs: the cheap gate never hides a run', () => {
+  it('every text in which the full Unicode pattern finds a run still yields it (fixed-seed fuzz, astral letters included)', () => {
+    const full = /(?<![\p{L}\p{N}])\p{L}(?:(?:[ ._*-]|[ ]{2,4}|[ ]?\/[ ]?)\p{L}){5,600}(?![\p{L}\p{N}])/gu;
+    const letters = ['a', 'Z', 'é', 'ж', '𝐢', '中', 'ß'];
+    const seps = [' ', '.', '_', '*', '-', '/', ' / ', '/ ', ' /', '  ', '   ', '    ', '     ', '..', 'x', '1', ''];
+    const rnd = prng(20261126);
+    let withRun = 0;
+    for (let i = 0; i < 20000; i++) {
+      let t = rnd() < 0.5 ? '' : 'w ';
+      const n = 3 + Math.floor(rnd() * 10);
+      for (let j = 0; j < n; j++) t += letters[Math.floor(rnd() * letters.length)]! + (j < n - 1 ? seps[Math.floor(rnd() * seps.length)]! : '');
+      if (rnd() < 0.5) t += ' end';
+      const expected = [...t.matchAll(full)].filter((m) => m[0].replace(/[ ._*\/-]/g, '').length >= 6).length;
+      if (expected === 0) continue;
+      withRun++;
+      assert.ok([...letterSpacedRuns(t)].length > 0, `no run found in ${JSON.stringify(t)}`);
+    }
+    assert.ok(withRun > 1000, `the fuzz produced too few runs to mean anything (${withRun})`);
   });
 });

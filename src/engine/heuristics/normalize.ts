@@ -369,8 +369,16 @@ export function dequoteShell(text: string): string {
  * gap. Yields the joined text with the run's offsets in `text`.
  */
 const SPACED_RUN = /(?<![\p{L}\p{N}])\p{L}(?:(?:[ ._*-]|[ ]{2,4}|[ ]?\/[ ]?)\p{L}){5,600}(?![\p{L}\p{N}])/gu;
+/**
+ * What every letter-spaced run contains, as a plain (non-Unicode) pattern that is much cheaper to
+ * search: four single characters (code points) between separators (each separator one to four of
+ * ` ._*-/`). A text without it has no run, so the Unicode pattern above need not walk it.
+ */
+const GATE_CHAR = String.raw`(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[^ ._*\/-])`; // one code point: a letter outside the BMP is two code units
+const GATE_SEP = String.raw`[ ._*\/-]`;
+const SPACED_RUN_GATE = new RegExp(`${GATE_SEP}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}`);
 export function* letterSpacedRuns(text: string): Generator<{ text: string; start: number; end: number }> {
-  if (text.length < 11) return;
+  if (text.length < 11 || !SPACED_RUN_GATE.test(text)) return;
   for (const m of text.matchAll(SPACED_RUN)) {
     const run = m[0];
     // Ordinary text has letters separated this way only by accident ("a b c"): skip short ones
