@@ -16,6 +16,20 @@ import { makeTempDir, repoRoot } from './helpers/repo';
 
 const UNKNOWN = 'mcp__files__do_something';
 
+
+/** A temp tree with `home/` and `ws/` holding the given files (each containing `x`), and an engine on it. */
+async function engineWorld(homeFiles: readonly string[], wsFiles: readonly string[]): Promise<{ tmp: string; home: string; ws: string; parser: ShellParser; engine: Engine }> {
+  const tmp = makeTempDir();
+  const home = path.join(tmp, 'home');
+  const ws = path.join(tmp, 'ws');
+  for (const f of [...homeFiles.map((h) => path.join(home, h)), ...wsFiles.map((w) => path.join(ws, w))]) {
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, 'x');
+  }
+  const parser = await loadShellParser();
+  return { tmp, home, ws, parser, engine: new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser }) };
+}
+
 describe('action model: one table of action types', () => {
   it('defines every known type once, and unknown types get the fail-closed row', () => {
     assert.deepEqual([...KNOWN_ACTION_TYPES].sort(), Object.keys(ACTION_TYPES).sort());
@@ -50,14 +64,7 @@ describe('action model: one table of action types', () => {
     let ws: string;
     let engine: Engine;
     before(async () => {
-      tmp = makeTempDir();
-      home = path.join(tmp, 'home');
-      ws = path.join(tmp, 'ws');
-      for (const f of [path.join(home, '.bashrc'), path.join(ws, 'src/a.ts')]) {
-        fs.mkdirSync(path.dirname(f), { recursive: true });
-        fs.writeFileSync(f, 'x');
-      }
-      engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: await loadShellParser() });
+      ({ tmp, home, ws, engine } = await engineWorld(['.bashrc'], ['src/a.ts']));
     });
     after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -140,14 +147,7 @@ describe('action model: every path or URL in a payload is checked, whatever its 
   let ws: string;
   let engine: Engine;
   before(async () => {
-    tmp = makeTempDir();
-    home = path.join(tmp, 'home');
-    ws = path.join(tmp, 'ws');
-    for (const f of [path.join(home, '.ssh/id_rsa'), path.join(ws, '.env'), path.join(ws, '.git/hooks/pre-commit'), path.join(ws, 'src/app.ts')]) {
-      fs.mkdirSync(path.dirname(f), { recursive: true });
-      fs.writeFileSync(f, 'x');
-    }
-    engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: await loadShellParser() });
+    ({ tmp, home, ws, engine } = await engineWorld(['.ssh/id_rsa'], ['.env', '.git/hooks/pre-commit', 'src/app.ts']));
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -285,15 +285,7 @@ describe('action model: searches and listings below a directory', () => {
   let engine: Engine;
   let parser: ShellParser;
   before(async () => {
-    tmp = makeTempDir();
-    home = path.join(tmp, 'home');
-    ws = path.join(tmp, 'ws');
-    for (const f of [path.join(home, '.ssh/id_rsa'), path.join(home, 'notes/todo.md'), path.join(ws, '.env'), path.join(ws, 'src/app.ts'), path.join(ws, 'src/util/log.ts'), path.join(ws, 'docs/guide.md')]) {
-      fs.mkdirSync(path.dirname(f), { recursive: true });
-      fs.writeFileSync(f, 'x');
-    }
-    parser = await loadShellParser();
-    engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
+    ({ tmp, home, ws, parser, engine } = await engineWorld(['.ssh/id_rsa', 'notes/todo.md'], ['.env', 'src/app.ts', 'src/util/log.ts', 'docs/guide.md']));
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
   const check = (a: Omit<ActionRequest, 'sessionId'>) => engine.check({ ...a, sessionId: 'search', cwd: a.cwd ?? ws });
