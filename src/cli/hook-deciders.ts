@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { HookCall, MappedAction, OutputFinding } from '../engine/agents';
-import { isAgentId } from '../engine/agents';
+import { agentScopedSession, isAgentId } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 import { askBridge } from '../node/hooks/bridge-client';
@@ -34,8 +34,6 @@ const NO_REVIEWER = 'No one can approve it right now: the Bulwark extension is n
 
 const blockDecision = (rule: string, reason: string): BridgeDecision => ({ decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason });
 
-/** The session as the extension and the audit log name it: per agent, so two agents' sessions never mix. */
-export const agentSession = (call: HookCall) => `${call.agent}:${call.sessionId}`;
 
 export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise<HookDecider> {
   if (!isAgentId(flags.agent)) throw new Error(`unknown agent ${flags.agent}`);
@@ -64,7 +62,7 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       decide: async (c, action) => {
         const ask = () => askBridge(stateDir, {
           v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
-          action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentSession(c), ...cwdOf(c, action) },
+          action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentScopedSession(c.agent, c.sessionId), ...cwdOf(c, action) },
         }, { timeoutMs: timeoutMs() });
         let r = await ask();
         // The hooks' own server handed over to an extension that just started: ask the extension.
@@ -76,7 +74,7 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       // The extension inspects with its warm rules and records what it found; the hook compiles nothing.
       inspectOutput: async (c, text) => {
         if (!text) return [];
-        const r = await askBridge(stateDir, { v: 1, kind: 'inspect', agent: c.agent, sessionId: agentSession(c), tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }, { timeoutMs: timeoutMs() });
+        const r = await askBridge(stateDir, { v: 1, kind: 'inspect', agent: c.agent, sessionId: agentScopedSession(c.agent, c.sessionId), tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }, { timeoutMs: timeoutMs() });
         if (r.kind === 'answer' && r.response.ok && r.response.findings) return r.response.findings;
         process.stderr.write('Bulwark: the extension could not inspect this tool output; it was inspected here and not recorded\n');
         return inspectLocally(c, text);
@@ -131,12 +129,11 @@ function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
   if (path.isAbsolute(action.cwd)) return { cwd: action.cwd };
   return base ? { cwd: path.resolve(base, action.cwd.startsWith('~') ? path.join(os.homedir(), action.cwd.slice(1)) : action.cwd) } : {};
 }
-export { cwdOf };
 
+/** Findings only, recorded nowhere: for when neither an extension nor this process may write the chain. */
 async function inspectLocally(call: HookCall, text: string): Promise<OutputFinding[]> {
   if (!text) return [];
-  const { inspect } = await import('../engine/content');
-  const r = inspect(text, 'pre_prompt', `${call.agent}:${call.toolName}`, 'untrusted');
-  return r.findings.map((f) => ({ category: f.category, rule: f.rule }));
+  const { inspectToolOutput } = await import('../engine/agents/output');
+  return inspectToolOutput({ agent: call.agent, sessionId: call.sessionId, tool: call.toolName!, text }).findings;
 }
 

@@ -8,10 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CheckResult, Engine } from '../engine';
-import type { AgentId } from '../engine/agents';
-import type { BridgeDecision, BridgeFinding } from '../node/hooks/bridge-protocol';
-import { agentScopedSession } from '../node/hooks/bridge-service';
-import { inspect } from '../engine/content';
+import { agentScopedSession, type AgentId, type OutputFinding } from '../engine/agents';
+import type { BridgeDecision } from '../node/hooks/bridge-protocol';
+import { inspectToolOutput, type ToolOutput } from '../engine/agents/output';
 import { loadSecretRules, redactSecrets } from '../engine/secrets';
 import { readAuditLocationFile } from '../node/hooks/bridge-files';
 import { createNodeEngine, currentPlatform } from '../node/create-engine';
@@ -99,15 +98,10 @@ export class LocalDecider {
   }
 
   /** Inspects a tool's output and records what was found (rule ids and counts, never the text). */
-  async inspect(req: { agent: AgentId; sessionId: string; tool: string; toolUseId?: string; text: string }): Promise<BridgeFinding[]> {
+  async inspect(req: ToolOutput): Promise<OutputFinding[]> {
     if (!req.text) return [];
-    const r = inspect(req.text, 'pre_prompt', `${req.agent}:${req.tool}`, 'untrusted');
-    const findings = r.findings.map((f) => ({ category: f.category, rule: f.rule }));
-    const tool = /^[\w.:@/#-]{1,128}$/.test(req.tool) ? req.tool : 'tool';
-    await this.append((log) => log.append({
-      event: 'ACTION_EXECUTED', session: agentScopedSession(req.agent, req.sessionId), action_type: tool,
-      details: { agent: req.agent, inspected_output: { tool, characters: req.text.length, findings: findings.length, rules: [...new Set(findings.map((f) => f.rule))].slice(0, 200), categories: [...new Set(findings.map((f) => f.category))], action: r.action } },
-    }));
+    const { findings, event } = inspectToolOutput(req);
+    await this.append((log) => log.append(event));
     return findings;
   }
 }

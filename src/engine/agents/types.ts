@@ -5,6 +5,11 @@
 export const AGENT_IDS = ['claude', 'codex', 'gemini', 'copilot-cli', 'vscode'] as const;
 export type AgentId = (typeof AGENT_IDS)[number];
 
+/** `claude:<session>`: sessions are per agent, so two agents' sessions never mix; one that already names its agent is kept, one naming another agent is nested, never adopted. */
+export function agentScopedSession(agent: AgentId, sessionId: string): string {
+  return sessionId.startsWith(`${agent}:`) ? sessionId : `${agent}:${sessionId}`;
+}
+
 export const isAgentId = (v: unknown): v is AgentId => typeof v === 'string' && (AGENT_IDS as readonly string[]).includes(v);
 
 /** Human names, for messages and the installer. */

@@ -4,7 +4,8 @@
 // as it gets the answer), and keep the audit log honest when the hook was answered `block` because
 // no decision came in time. src/vscode/hook-bridge.ts passes the engine and the log.
 import crypto from 'node:crypto';
-import { AGENT_NAMES, type AgentId } from '../../engine/agents/types';
+import { AGENT_NAMES, agentScopedSession, type AgentId } from '../../engine/agents/types';
+import { IDENTIFIER, MAX_ITEMS, inspectToolOutput } from '../../engine/agents/output';
 import type { AuditEventInput } from '../../engine/audit';
 import { redactArgs } from '../../engine/audit/events';
 import { loadSecretRules, redactSecrets } from '../../engine/secrets';
@@ -45,11 +46,6 @@ export class PendingBridgeActions {
   }
 
   get size(): number { return this.byId.size; }
-}
-
-/** `claude:<session>`: the hook already scopes it; a session that names another agent is nested, never adopted. */
-export function agentScopedSession(agent: AgentId, sessionId: string): string {
-  return sessionId.startsWith(`${agent}:`) ? sessionId : `${agent}:${sessionId}`;
 }
 
 export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, 'decide' | 'record' | 'inspect'> {
@@ -111,14 +107,8 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
     },
 
     async inspect(req: InspectRequest): Promise<readonly BridgeFinding[]> {
-      const { inspect } = await import('../../engine/content');
-      const r = inspect(req.text, 'pre_prompt', `${req.agent}:${req.tool}`, 'untrusted');
-      const findings = r.findings.map((f) => ({ category: f.category, rule: f.rule }));
-      const tool = IDENTIFIER.test(req.tool) ? req.tool : 'tool';
-      await d.append({
-        event: 'ACTION_EXECUTED', session: agentScopedSession(req.agent, req.sessionId), action_type: tool,
-        details: { agent: req.agent, inspected_output: { tool, ...(req.toolUseId && IDENTIFIER.test(req.toolUseId) ? { tool_use_id: req.toolUseId } : {}), characters: req.text.length, findings: findings.length, rules: [...new Set(findings.map((f) => f.rule))].slice(0, MAX_ITEMS), categories: [...new Set(findings.map((f) => f.category))], action: r.action } },
-      });
+      const { findings, event } = inspectToolOutput(req);
+      await d.append(event);
       return findings;
     },
   };
@@ -128,9 +118,6 @@ function blocked(rule: string, why: string): BridgeDecision {
   return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason: `Blocked: ${why}.` };
 }
 
-/** Rule ids, tool names, categories, counts: what an output finding may carry into the audit log. */
-const IDENTIFIER = /^[\w.:@/#-]{1,128}$/;
-const MAX_ITEMS = 200;
 
 /**
  * Keeps numbers, booleans and identifier-like strings; any other text (a piece of the tool's output
