@@ -20,11 +20,11 @@ import directives from '../../../security/memory/directives.yaml';
 import { evaluateHeuristics } from '../heuristics/evaluate';
 import { KeywordIndex, requiredLiterals } from '../heuristics/prefilter';
 import { compilePattern, loadHeuristicRules, type CompiledRuleSet } from '../heuristics/rules';
-import { PROMPT_RISKS, SEVERITIES, type HeuristicResult, type PromptRisk, type Severity } from '../heuristics/types';
+import { PROMPT_RISKS, type HeuristicResult, type PromptRisk, type Severity } from '../heuristics/types';
 import { findSecrets, loadSecretRules } from '../secrets';
 import { INVISIBLE_IN_INSTRUCTIONS_RULE, writtenStrings } from './instruction-files';
 import { matrixAction } from './matrix';
-import { loadContentRules, matchSpans } from './rules';
+import { loadContentRules, matchSpans, validateRuleFile } from './rules';
 import type { ContentAction, ContentFinding, FindingCategory } from './types';
 
 export interface MemoryRule {
@@ -66,32 +66,18 @@ export const MEMORY_SECRET_RULE = 'content.memory_secret';
 /** Most rule ids of findings a decision lists (the first ones, in text order). */
 const MAX_LISTED = 8;
 
-type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
-
 /** Validates one rule file (the shape of security/memory/schema.json) and returns its rules. */
 export function validateMemoryFile(data: unknown, name: string): MemoryRule[] {
   const fail = (msg: string): never => { throw new MemoryRuleError(`memory rules \`${name}\`: ${msg}`); };
-  if (!isObj(data)) fail('not an object');
-  const f = data as Obj;
-  for (const k of Object.keys(f)) if (!['version', 'category', 'description', 'rules'].includes(k)) fail(`unknown key \`${k}\``);
-  if (f.version !== 1) fail('version must be 1');
-  if (f.category !== 'prompt_injection') fail('category must be prompt_injection');
-  if (typeof f.description !== 'string' || f.description.length < 10) fail('description missing');
-  if (!Array.isArray(f.rules) || f.rules.length === 0) fail('rules must be a non-empty list');
-  return (f.rules as unknown[]).map((r, i) => {
-    if (!isObj(r)) return fail(`rule ${i}: not an object`);
-    const id = typeof r.id === 'string' && /^MD-\d{3}$/.test(r.id) ? r.id : fail(`rule ${i}: id must look like MD-001`);
-    const where = (msg: string): never => fail(`rule \`${id}\`: ${msg}`);
-    for (const k of Object.keys(r)) if (!['id', 'severity', 'risk', 'pattern', 'description', 'examples'].includes(k)) where(`unknown key \`${k}\``);
-    if (!SEVERITIES.includes(r.severity as never)) where('bad severity');
-    if (!PROMPT_RISKS.includes(r.risk as never)) where(`risk must be one of ${PROMPT_RISKS.join(', ')}`);
-    if (typeof r.pattern !== 'string' || r.pattern.length === 0) where('pattern missing');
-    if (typeof r.description !== 'string' || r.description.length < 10) where('description missing');
-    const ex = r.examples;
-    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
-    return { id, severity: r.severity as Severity, risk: r.risk as PromptRisk, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as MemoryRule['examples'] } : {}) };
+  return validateRuleFile<'prompt_injection', MemoryRule>(data, {
+    fail,
+    category: (v) => (v === 'prompt_injection' ? v : fail('category must be prompt_injection')),
+    id: () => ({ pattern: /^MD-\d{3}$/, example: 'MD-001' }),
+    extraKeys: ['risk'],
+    rule: (base, raw, _category, where) => {
+      if (!PROMPT_RISKS.includes(raw.risk as never)) where(`risk must be one of ${PROMPT_RISKS.join(', ')}`);
+      return { id: base.id, severity: base.severity, risk: raw.risk as PromptRisk, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) };
+    },
   });
 }
 

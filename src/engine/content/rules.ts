@@ -37,27 +37,67 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
 
-/** Validates one rule file (the shape of security/content/schema.json) and returns its rules. */
-export function validateContentFile(data: unknown, name: string): ContentRule[] {
-  const fail = (msg: string): never => { throw new ContentRuleError(`content rules \`${name}\`: ${msg}`); };
+/** What every content-style rule carries (security/content/ and security/memory/). */
+export interface BaseRuleFields {
+  readonly id: string;
+  readonly severity: Severity;
+  readonly pattern: string;
+  readonly description: string;
+  readonly examples?: { readonly match: readonly string[]; readonly no_match: readonly string[] };
+}
+
+export interface RuleFileShape<C extends string, R> {
+  /** Throws the caller's error for `msg` (its own class and label). */
+  readonly fail: (msg: string) => never;
+  /** The file's category, or a failure saying which ones are allowed. */
+  readonly category: (v: unknown) => C;
+  /** Rule ids of a category: the pattern and an example for the message. */
+  readonly id: (category: C) => { readonly pattern: RegExp; readonly example: string };
+  /** Keys a rule may have beyond the base ones. */
+  readonly extraKeys?: readonly string[];
+  /** The rule from its checked base fields (and its raw object, for the extra keys). */
+  readonly rule: (base: BaseRuleFields, raw: Obj, category: C, where: (msg: string) => never) => R;
+}
+
+/**
+ * The checks every content-style rule file shares: version 1, a category, a description and a
+ * non-empty rule list; each rule's id, severity, pattern, description and optional examples (at least
+ * two that must and two that must not match), and no unknown key.
+ */
+export function validateRuleFile<C extends string, R>(data: unknown, shape: RuleFileShape<C, R>): R[] {
+  const fail = shape.fail;
   if (!isObj(data)) fail('not an object');
   const f = data as Obj;
   for (const k of Object.keys(f)) if (!['version', 'category', 'description', 'rules'].includes(k)) fail(`unknown key \`${k}\``);
   if (f.version !== 1) fail('version must be 1');
-  const category = f.category === 'credential_reference' || f.category === 'invisible_text' ? f.category : fail('category must be credential_reference or invisible_text');
+  const category = shape.category(f.category);
   if (typeof f.description !== 'string' || f.description.length < 10) fail('description missing');
   if (!Array.isArray(f.rules) || f.rules.length === 0) fail('rules must be a non-empty list');
+  const keys = ['id', 'severity', ...(shape.extraKeys ?? []), 'pattern', 'description', 'examples'];
+  const idShape = shape.id(category);
   return (f.rules as unknown[]).map((r, i) => {
     if (!isObj(r)) return fail(`rule ${i}: not an object`);
-    const id = typeof r.id === 'string' && new RegExp(`^${ID_PREFIX[category]}-\\d{3}$`).test(r.id) ? r.id : fail(`rule ${i}: id must look like ${ID_PREFIX[category]}-001`);
+    const id = typeof r.id === 'string' && idShape.pattern.test(r.id) ? r.id : fail(`rule ${i}: id must look like ${idShape.example}`);
     const where = (msg: string): never => fail(`rule \`${id}\`: ${msg}`);
-    for (const k of Object.keys(r)) if (!['id', 'severity', 'pattern', 'description', 'examples'].includes(k)) where(`unknown key \`${k}\``);
+    for (const k of Object.keys(r)) if (!keys.includes(k)) where(`unknown key \`${k}\``);
     if (!SEVERITIES.includes(r.severity as never)) where('bad severity');
     if (typeof r.pattern !== 'string' || r.pattern.length === 0) where('pattern missing');
     if (typeof r.description !== 'string' || r.description.length < 10) where('description missing');
     const ex = r.examples;
     if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
-    return { id, category, severity: r.severity as Severity, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as ContentRule['examples'] } : {}) };
+    const base: BaseRuleFields = { id, severity: r.severity as Severity, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as BaseRuleFields['examples'] } : {}) };
+    return shape.rule(base, r, category, where);
+  });
+}
+
+/** Validates one rule file (the shape of security/content/schema.json) and returns its rules. */
+export function validateContentFile(data: unknown, name: string): ContentRule[] {
+  const fail = (msg: string): never => { throw new ContentRuleError(`content rules \`${name}\`: ${msg}`); };
+  return validateRuleFile<ContentRuleCategory, ContentRule>(data, {
+    fail,
+    category: (v) => (v === 'credential_reference' || v === 'invisible_text' ? v : fail('category must be credential_reference or invisible_text')),
+    id: (category) => ({ pattern: new RegExp(`^${ID_PREFIX[category]}-\\d{3}$`), example: `${ID_PREFIX[category]}-001` }),
+    rule: (base, _raw, category) => ({ id: base.id, category, severity: base.severity, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) }),
   });
 }
 
