@@ -56,33 +56,27 @@ f=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ failing' | 
 stage_result "unit tests" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
 if [ -z "$p$f" ]; then cat "$LOGS/unit.txt"; fi   # e.g. a compile error before mocha ran
 
+# A stage that runs a suite script needing dist/ and closes with `NAME: N passed, M failed`.
+suite_stage() { # suite_stage NAME SKIP_BUILD_VAR SCRIPT
+  local name=$1 skip_var=$2 script=$3 t=$SECONDS rc line p f
+  say "$name: bash $script"
+  if [ "$build_rc" = 0 ]; then
+    env "$skip_var=1" bash "$script" 2>&1 | tee "$LOGS/$name.txt"
+    rc=${PIPESTATUS[0]}
+  else
+    echo "$name: skipped, the build failed" | tee "$LOGS/$name.txt"; rc=1
+  fi
+  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$LOGS/$name.txt" | tail -n1)
+  p=$(sed -E "s/^$name: ([0-9]+) passed.*/\1/" <<<"$line")
+  f=$(sed -E 's/.*, ([0-9]+) failed$/\1/' <<<"$line")
+  stage_result "$name" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
+}
+
 # --- agents: the four real agent CLIs (pinned, from npm) with Bulwark's hooks, against a scripted model server -----
-say "agents: bash test/agents/run.sh"
-t=$SECONDS
-if [ "$build_rc" = 0 ]; then
-  BULWARK_AGENTS_SKIP_BUILD=1 bash test/agents/run.sh 2>&1 | tee "$LOGS/agents.txt"
-  rc=${PIPESTATUS[0]}
-else
-  echo "agents: skipped, the build failed" | tee "$LOGS/agents.txt"; rc=1
-fi
-line=$(grep -E '^agents: [0-9]+ passed, [0-9]+ failed$' "$LOGS/agents.txt" | tail -n1)
-p=$(sed -E 's/^agents: ([0-9]+) passed.*/\1/' <<<"$line")
-f=$(sed -E 's/.*, ([0-9]+) failed$/\1/' <<<"$line")
-stage_result agents "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
+suite_stage agents BULWARK_AGENTS_SKIP_BUILD test/agents/run.sh
 
 # --- e2e: the extension in code-server (extension-host suite + UI through the installed .vsix) ---------------------
-say "e2e: bash test/e2e/test-e2e.sh"
-t=$SECONDS
-if [ "$build_rc" = 0 ]; then
-  BULWARK_E2E_SKIP_BUILD=1 bash test/e2e/test-e2e.sh 2>&1 | tee "$LOGS/e2e.txt"
-  rc=${PIPESTATUS[0]}
-else
-  echo "e2e: skipped, the build failed" | tee "$LOGS/e2e.txt"; rc=1
-fi
-line=$(grep -E '^e2e: [0-9]+ passed, [0-9]+ failed$' "$LOGS/e2e.txt" | tail -n1)
-p=$(sed -E 's/^e2e: ([0-9]+) passed.*/\1/' <<<"$line")
-f=$(sed -E 's/.*, ([0-9]+) failed$/\1/' <<<"$line")
-stage_result e2e "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
+suite_stage e2e BULWARK_E2E_SKIP_BUILD test/e2e/test-e2e.sh
 
 stages=$(printf '%s, ' "${STAGES[@]}")
 say "stages: ${stages%, } -- total $((SECONDS - T0))s"
