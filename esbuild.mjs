@@ -104,6 +104,8 @@ const common = {
 const surfaces = [
   { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...nativeExternals] },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: nativeExternals },
+  // Runs inside the OS sandbox: the network forwarder to the filtering proxy. No engine in it (starts fast).
+  { entryPoints: ['src/sandbox-init/main.ts'], outfile: 'dist/sandbox-init.js' },
 ];
 
 function walk(dir, pred) {

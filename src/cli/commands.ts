@@ -15,6 +15,7 @@ import { OpenAIChatBackend } from '../node/openai-chat';
 import { randomBytes } from 'node:crypto';
 import { lazyOnnxClassifier } from '../node/classifier/lazy-classifier';
 import { UsageError } from './usage-error';
+import { absoluteDir, parseFlags, type Flags } from './flags';
 
 export { UsageError };
 
@@ -35,42 +36,15 @@ export const USAGE = `usage:
   bulwark hooks uninstall [--agent A]... [--home DIR] [--state-dir DIR] [--yes] [--dry-run]
   bulwark hooks status [--home DIR] [--workspace DIR] [--state-dir DIR]
       (puts Bulwark's hook wrapper into each client's hook configuration, shows the plan first; status: guarded, not installed, tampered)
+  bulwark exec [--cwd DIR] [--workspace DIR]... [--allow-net HOST[:PORT]]... [--env NAME]... [--timeout SECONDS] [--verbose] -- CMD...
+      (runs CMD in the OS sandbox: credentials hidden, only the workspaces writable, network only to the allowed hosts
+       through Bulwark's proxy; exit status of CMD, 124 on timeout, 125 when no sandbox can start)
   bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
   bulwark policy validate FILE
   bulwark policy test FILE [--home DIR]
   bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)
   bulwark scan  < texts.jsonl   ({"id","text","phase":"pre_prompt|pre_execution|export","trust":"trusted|untrusted|mixed"} → {"id","action","findings","redacted"})`;
 
-
-interface Flags { values: Map<string, string[]>; bools: Set<string>; rest: string[] }
-
-function parseFlags(argv: string[], valued: string[], booleans: string[]): Flags {
-  const values = new Map<string, string[]>();
-  const bools = new Set<string>();
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') { rest.push(...argv.slice(i + 1)); break; }
-    const [name, inline] = a.startsWith('--') && a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    if (valued.includes(name)) {
-      const v = inline ?? argv[++i];
-      if (v === undefined) throw new UsageError(`${name} needs a value`);
-      values.set(name, [...(values.get(name) ?? []), v]);
-    } else if (booleans.includes(name)) {
-      bools.add(name);
-    } else if (a.startsWith('-')) {
-      throw new UsageError(`unknown option ${a}`);
-    } else {
-      rest.push(a);
-    }
-  }
-  return { values, bools, rest };
-}
-
-function absoluteDir(flag: string, v: string): string {
-  if (!path.isAbsolute(v)) throw new UsageError(`${flag} must be an absolute path, got \`${v}\``);
-  return path.resolve(v);
-}
 
 function platformFlag(f: Flags): Platform {
   const p = f.values.get('--platform')?.at(-1) ?? currentPlatform();

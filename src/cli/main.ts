@@ -27,6 +27,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'shell': return await (await import('./commands')).runShell(rest);
       case 'policy': return await (await import('./commands')).runPolicy(rest);
       case 'audit': return await (await import('./commands')).runAudit(rest);
+      case 'exec': return await (await import('./exec')).runExec(rest);
       case 'redact': return await (await import('./redact')).runRedact(rest);
       case 'scan': return await (await import('./scan')).runScan(rest);
       case undefined: case '-h': case '--help': case 'help':

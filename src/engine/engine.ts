@@ -3,6 +3,7 @@
 import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from './types';
 import type { FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
+import { planSandbox, type SandboxPlan } from './sandbox/plan';
 import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
 import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathTouch } from './protection/check';
 import { FileFactsCache } from './protection/file-facts';
@@ -106,6 +107,15 @@ export class Engine {
   }
 
   /** The protection level of one file, independent of any action (for "Explain Protection"). */
+  /**
+   * What an OS sandbox must hide and keep read-only for a command that may write only below
+   * `writableRoots`: the same tables this engine decides with. Throws SandboxPlanError when a writable
+   * root is itself protected.
+   */
+  sandboxPlan(writableRoots: readonly string[]): SandboxPlan {
+    return planSandbox({ rules: this.rules, fs: this.opts.fs, platform: this.opts.platform, writableRoots });
+  }
+
   explainPath(path: string): PathExplanation {
     let normalized: string;
     try {
