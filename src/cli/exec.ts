@@ -58,7 +58,7 @@ export async function runExec(argv: string[], io: { stdout: NodeJS.WritableStrea
       { command: f.rest, cwd, plan, env, timeoutMs: timeoutS * 1000, allowHosts, inheritStdin: true },
       { stdout: (t) => io.stdout.write(t), stderr: (t) => io.stderr.write(t) },
       controller.signal,
-      { forwarder: { node: process.execPath, script: path.join(__dirname, 'sandbox-init.js') } },
+      { forwarder: { node: process.execPath, script: path.join(__dirname, 'sandbox-init.js') }, ...(process.env.BULWARK_BWRAP ? { bwrapPath: process.env.BULWARK_BWRAP } : {}) },
     );
   } finally {
     process.removeListener('SIGINT', onSignal);

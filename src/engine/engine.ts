@@ -113,7 +113,7 @@ export class Engine {
    * root is itself protected.
    */
   sandboxPlan(writableRoots: readonly string[]): SandboxPlan {
-    return planSandbox({ rules: this.rules, fs: this.opts.fs, platform: this.opts.platform, writableRoots });
+    return planSandbox({ rules: this.rules, fs: this.opts.fs, platform: this.opts.platform, writableRoots, home: this.opts.home });
   }
 
   explainPath(path: string): PathExplanation {

@@ -49,6 +49,12 @@ export interface SandboxPlanInput {
   readonly platform: Platform;
   readonly writableRoots: readonly string[];
   /**
+   * The home directory: listed breadth-first (the first `maxHomeEntries`) for credentials named anywhere
+   * (`.bash_history`, `*.p12`), which have no literal location to stat.
+   */
+  readonly home?: string;
+  readonly maxHomeEntries?: number;
+  /**
    * Trees the sandbox mounts afresh (its own /proc and /dev): nothing below them is planned or listed.
    * Default: /proc, /dev, /sys.
    */
@@ -188,6 +194,19 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
       const ek = keyOf(e);
       if (ek === undefined) continue;
       const c = strongest(rules.filter((r) => ruleMatches(r, ek)));
+      if (c) consider(e, c);
+    }
+  }
+
+  // 3. The shallow part of the home directory, for full-block names that have no literal location. A cut
+  // listing is expected here (caches, checkouts) and reaches the deep levels last.
+  if (input.home) {
+    const blocking = rules.filter((c) => c.rule.level === 'full_block');
+    const tree = fs.listTree(physical(input.home), input.maxHomeEntries ?? 20_000);
+    for (const e of tree?.entries ?? []) {
+      const ek = keyOf(e);
+      if (ek === undefined || [...hidden.keys()].some((h) => isWithin(ek, h))) continue;
+      const c = strongest(blocking.filter((r) => ruleMatches(r, ek)));
       if (c) consider(e, c);
     }
   }

@@ -38,17 +38,21 @@ export function bwrapArgs(o: BwrapOptions): string[] {
   for (const w of plan.writable) a.push('--bind', w, w);
   for (const m of plan.readOnly) a.push('--ro-bind', m.path, m.path);
   for (const g of plan.guardDirs) a.push('--ro-bind', o.emptyDir, g.path);
-  const reexposedParents = new Set(plan.reexposed.map((m) => m.path.replace(/\/[^/]+$/, '')));
+  const placed = new Set<string>();
   for (const h of plan.hidden) {
     if (h.kind === 'directory') {
-      // Mode 000 (or traverse-only where public files are bound back): listing and reading fail
-      // with "Permission denied", not an empty success that looks like data.
-      a.push('--perms', reexposedParents.has(h.path) ? '0111' : '0000', '--tmpfs', h.path, '--remount-ro', h.path);
+      // Mode 000 (traverse-only where public files are bound back): listing and reading fail with
+      // "Permission denied", not an empty success that looks like data. The public files are bound
+      // while the tmpfs is still writable (bwrap makes their mount points), then it is made read-only.
+      const inside = plan.reexposed.filter((m) => m.path.startsWith(`${h.path}/`));
+      a.push('--perms', inside.length ? '0111' : '0000', '--tmpfs', h.path);
+      for (const m of inside) { a.push('--ro-bind', m.path, m.path); placed.add(m.path); }
+      a.push('--remount-ro', h.path);
     } else {
       a.push('--ro-bind', o.emptyFile, h.path);
     }
   }
-  for (const m of plan.reexposed) a.push('--ro-bind', m.path, m.path);
+  for (const m of plan.reexposed) if (!placed.has(m.path)) a.push('--ro-bind', m.path, m.path);
   for (const p of o.extraReadOnly ?? []) a.push('--ro-bind', p, p);
   if (o.proxyDir) a.push('--bind', o.proxyDir, o.proxyDir);
   if (o.seccompFd !== undefined) a.push('--seccomp', String(o.seccompFd));

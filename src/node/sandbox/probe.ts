@@ -47,6 +47,7 @@ async function probe(bwrapPath?: string): Promise<SandboxStatus> {
     return none('none', `there is no OS sandbox for ${process.platform} yet`, 'set bulwark.sandbox.unsandboxed to "tier3" to run commands after a human approves each one, or keep "refuse"');
   }
   const program = bwrapPath ?? findOnPath('bwrap');
+  if (bwrapPath && !isExecutable(bwrapPath)) return none('bubblewrap', `bubblewrap (bwrap) is not installed at ${bwrapPath} (BULWARK_BWRAP)`, 'install it: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), `sudo pacman -S bubblewrap` (Arch), or point BULWARK_BWRAP at it');
   if (!program) return none('bubblewrap', 'bubblewrap (bwrap) is not installed', 'install it: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), `sudo pacman -S bubblewrap` (Arch)');
   const version = (await run(program, ['--version'])).stdout.trim().replace(/^bubblewrap\s*/, '');
   const trial = await run(program, ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--dev', '/dev', '--proc', '/proc', '--', 'true']);
@@ -71,6 +72,10 @@ async function probe(bwrapPath?: string): Promise<SandboxStatus> {
 
 function none(mechanism: SandboxMechanism, reason: string, fix: string): SandboxStatus {
   return { available: false, mechanism, reason, fix, enforces: [] };
+}
+
+function isExecutable(p: string): boolean {
+  try { fs.accessSync(p, fs.constants.X_OK); return fs.statSync(p).isFile(); } catch { return false; }
 }
 
 export function findOnPath(name: string): string | undefined {
