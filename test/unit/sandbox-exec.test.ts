@@ -17,7 +17,7 @@ const AWS_SECRET = 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPL
 // A GitHub token shape the secret rules know (synthetic).
 const TOKEN = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
 
-interface Fixture { base: string; home: string; ws: string; outside: string; uid?: number }
+interface Fixture { base: string; home: string; ws: string; outside: string; uid?: number; node: string; cli: string }
 
 function bwrapAvailable(): string | undefined {
   const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--disable-userns', '--', 'true']);
@@ -40,8 +40,22 @@ function makeFixture(owner?: { uid: number; gid: number }): Fixture {
   put(path.join(ws, '.git/hooks/pre-commit'), '#!/bin/sh\nexit 0\n', 0o755);
   put(path.join(ws, '.vscode/settings.json'), '{}\n');
   put(path.join(outside, 'keep.txt'), 'untouched\n');
+  let node = process.execPath;
+  let cli = CLI;
+  if (owner && !runnableBy(owner, node, cli)) {
+    // The repository (and the Node inside it) may sit below a directory the user cannot enter (/root):
+    // the user gets copies, as an installed extension would be readable to its user.
+    const bin = path.join(base, 'bin');
+    fs.mkdirSync(bin);
+    fs.copyFileSync(node, path.join(bin, 'node'));
+    fs.chmodSync(path.join(bin, 'node'), 0o755);
+    for (const b of ['cli.js', 'sandbox-init.js']) fs.copyFileSync(path.join(path.dirname(CLI), b), path.join(bin, b));
+    node = path.join(bin, 'node');
+    cli = path.join(bin, 'cli.js');
+  }
   if (owner) spawnSync('chown', ['-R', `${owner.uid}:${owner.gid}`, base]);
-  return { base, home, ws, outside, uid: owner?.uid };
+  if (owner && !runnableBy(owner, node, cli)) throw new Error(`the test user cannot run ${node} ${cli}`);
+  return { base, home, ws, outside, uid: owner?.uid, node, cli };
 }
 
 interface Run { code: number | null; stdout: string; stderr: string }
@@ -49,7 +63,7 @@ interface Run { code: number | null; stdout: string; stderr: string }
 /** `bulwark exec` as the fixture's user (or this one), with HOME set to the fixture's home. */
 function exec(f: Fixture, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Run> {
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: f.home, ...opts.env };
-  const argv = [process.execPath, CLI, 'exec', '--cwd', f.ws, '--workspace', f.ws, ...args];
+  const argv = [f.node, f.cli, 'exec', '--cwd', f.ws, '--workspace', f.ws, ...args];
   const [cmd, ...rest] = f.uid === undefined ? argv : ['setpriv', `--reuid=${f.uid}`, `--regid=${f.uid}`, '--clear-groups', ...argv];
   return new Promise((resolve, reject) => {
     const child = spawn(cmd!, rest, { env, cwd: f.ws, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -76,6 +90,11 @@ function bare(f: Fixture, script: string): Promise<Run> {
   });
 }
 
+function runnableBy(owner: { uid: number; gid: number }, node: string, cli: string): boolean {
+  const probe = spawnSync('setpriv', [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', node, '-e', `require('fs').accessSync(${JSON.stringify(cli)})`]);
+  return probe.status === 0;
+}
+
 function ensureTestUser(): { uid: number; gid: number } | string {
   if (process.getuid?.() !== 0) return 'not running as root: this run is already the unprivileged one';
   let r = spawnSync('id', ['-u', TEST_USER]);
@@ -86,9 +105,6 @@ function ensureTestUser(): { uid: number; gid: number } | string {
   }
   const uid = Number(r.stdout.toString().trim());
   const gid = Number(spawnSync('id', ['-g', TEST_USER]).stdout.toString().trim());
-  // The user must be able to run Node and read the bundles (they live under the repository).
-  const probe = spawnSync('setpriv', [`--reuid=${uid}`, `--regid=${gid}`, '--clear-groups', process.execPath, '-e', `require('fs').accessSync(${JSON.stringify(CLI)})`]);
-  if (probe.status !== 0) return `the test user cannot run ${process.execPath} on ${CLI}: ${probe.stderr.toString().trim()}`;
   return { uid, gid };
 }
 
