@@ -14,6 +14,7 @@ import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { AuditLog } from '../src/node/audit/audit-log';
 import { printRedactionFigures, redactionFigures } from './redaction';
 import { clientOverhead, hookFigures, printHookFigures } from './hooks';
+import { printSandboxFigures, sandboxFigures } from './sandbox';
 
 const N_ACTIONS = 10_000;
 
@@ -177,6 +178,8 @@ async function main(): Promise<void> {
   if (process.env.BULWARK_BENCH_ONLY === 'redaction') return printRedactionFigures(await redactionFigures());
   // BULWARK_BENCH_ONLY=hooks: only the hook figures (bench/hooks.ts; needs dist/cli.js).
   if (process.env.BULWARK_BENCH_ONLY === 'hooks') return printHookFigures(await hookFigures(), await clientOverhead());
+  // BULWARK_BENCH_ONLY=sandbox: only the OS sandbox figures (bench/sandbox.ts).
+  if (process.env.BULWARK_BENCH_ONLY === 'sandbox') return printSandboxFigures(await sandboxFigures());
   const { root, ws, home } = makeTree();
   const parser = await loadShellParser();
   const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
@@ -220,7 +223,9 @@ async function main(): Promise<void> {
     const hooks = await hookFigures();
     const overhead = await clientOverhead();
     printHookFigures(hooks, overhead);
-    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null }));
+    const sandbox = await sandboxFigures();
+    printSandboxFigures(sandbox);
+    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null, sandbox }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
