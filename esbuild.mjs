@@ -106,6 +106,7 @@ const surfaces = [
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, external: nativeExternals },
   // Runs inside the OS sandbox: the network forwarder to the filtering proxy. No engine in it (starts fast).
   { entryPoints: ['src/sandbox-init/main.ts'], outfile: 'dist/sandbox-init.js' },
+  { entryPoints: ['src/sandbox-helper/main.ts'], outfile: 'dist/sandbox-helper.js' },
 ];
 
 function walk(dir, pred) {

@@ -8,6 +8,7 @@
 // rebuild (and its error notifications) happen eagerly.
 import * as vscode from 'vscode';
 import os from 'node:os';
+import path from 'node:path';
 import type { Engine } from '../engine';
 import type { InjectionClassifier } from '../engine/shield/pipeline';
 import type { StateStore } from '../engine/shield/types';
@@ -20,6 +21,7 @@ import { loadOnnxClassifier } from '../node/classifier/onnx-classifier';
 import { ModalApprovalSurface } from './approval-modal';
 import { PendingBridgeActions } from '../node/hooks/bridge-service';
 import { LmChatBackend, parseLmSelector } from './lm-backend';
+import { SandboxHelperClient } from '../node/sandbox/helper-client';
 
 /** SecretStorage key of the OpenAI-compatible evaluator's API key. */
 export const TIER2_API_KEY_SECRET = 'bulwark.tier2.apiKey';
@@ -103,6 +105,14 @@ export class EngineHost implements vscode.Disposable {
       });
     }
     return this.current.engine;
+  }
+
+  private helper: SandboxHelperClient | undefined;
+
+  /** The sandbox helper process (dist/sandbox-helper.js): started on first use, killed with the extension. */
+  sandboxHelper(): SandboxHelperClient {
+    this.helper ??= new SandboxHelperClient({ helperScript: path.join(this.context.extensionPath, 'dist', 'sandbox-helper.js'), log: (line) => this.log.info(line) });
+    return this.helper;
   }
 
   /** Forget the current engine (e.g. the API key changed); the next engine() call builds a new one. */
@@ -292,6 +302,7 @@ export class EngineHost implements vscode.Disposable {
   }
 
   dispose(): void {
+    this.helper?.dispose();
     for (const d of this.subscriptions) d.dispose();
     for (const c of this.classifiers.values()) if (c.state === 'loaded') void c.classifier.dispose?.().catch(() => undefined);
     this.classifiers.clear();

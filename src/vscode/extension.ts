@@ -13,6 +13,9 @@ import { registerVerifyAudit } from './verify-audit';
 import { registerFileTools } from './file-tools';
 import { registerHookBridge } from './hook-bridge';
 import { registerInstallHooks } from './install-hooks';
+import { registerRunCommand } from './run-command';
+import { registerSandboxTerminal } from './sandbox-terminal';
+import { registerDoctor } from './doctor';
 import { stateDirSelfPaths } from '../node/hooks/state-dir';
 
 /** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
@@ -37,6 +40,9 @@ export function activate(context: vscode.ExtensionContext): BulwarkTestApi | und
   registerFileTools(context, host, audit);
   registerHookBridge(context, host, audit, log);
   registerInstallHooks(context, host, log);
+  registerRunCommand(context, host, audit, log);
+  registerSandboxTerminal(context, host);
+  registerDoctor(context, host);
   if (context.extensionMode === vscode.ExtensionMode.Test) {
     return { setTier2ApiKey: (key) => storeTier2ApiKey(context, host, key) };
   }

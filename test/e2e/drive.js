@@ -5,6 +5,7 @@
 'use strict';
 const { launchBrowser, closeBrowser } = require('./browser');
 const { hookBridgeChecks } = require('./hook-bridge');
+const { sandboxTerminalChecks } = require('./sandbox-terminal');
 const fs = require('node:fs');
 const path = require('node:path');
 
@@ -442,6 +443,8 @@ async function main() {
       return figure;
     });
   }
+  // ---- the sandboxed terminal (last: it reloads the window to switch the terminal renderer) ----------------
+  await sandboxTerminalChecks({ page, check, shot, runCommand, sleep, setUserSetting });
 }
 
 main()

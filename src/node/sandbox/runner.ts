@@ -51,6 +51,8 @@ export interface SandboxRunResult {
 export interface SandboxOutput {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Each connection the proxy decided, as it is decided (they are also in the result's `network`). */
+  network?(decision: ProxyDecision): void;
 }
 
 export interface SandboxRunnerOptions {
@@ -59,6 +61,11 @@ export interface SandboxRunnerOptions {
   readonly bwrapPath?: string;
   /** Where the run's private files go (default os.tmpdir()). */
   readonly tmpRoot?: string;
+  /**
+   * An interactive run (a terminal): called once the command has started, with its standard input left
+   * open, instead of writing `req.stdin` and closing it. Writes after the command ended are dropped.
+   */
+  readonly interactiveStdin?: (stdin: NodeJS.WritableStream) => void;
 }
 
 export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, signal?: AbortSignal, opts: SandboxRunnerOptions = {}): Promise<SandboxRunResult> {
@@ -89,7 +96,7 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
       proxyDir = path.join(runDir, 'net');
       fs.mkdirSync(proxyDir, { mode: 0o700 });
       const socketPath = path.join(proxyDir, 'proxy.sock');
-      proxy = await startFilteringProxy({ socketPath, allowHosts: [...req.allowHosts], onDecision: (d) => { if (network.length < 10_000) network.push(d); } });
+      proxy = await startFilteringProxy({ socketPath, allowHosts: [...req.allowHosts], onDecision: (d) => { if (network.length < 10_000) network.push(d); out.network?.(d); } });
       command = [opts.forwarder!.node, opts.forwarder!.script, '--proxy-socket', socketPath, '--port', '0', '--', ...command];
     }
 
@@ -134,7 +141,8 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
         return { end: () => { redactor.write(decoder.decode()); redactor.close(); } };
       });
       child.stdin?.on('error', () => { /* the command may not read its input */ });
-      child.stdin?.end(req.stdin ?? '');
+      if (opts.interactiveStdin && child.stdin) opts.interactiveStdin(child.stdin);
+      else child.stdin?.end(req.stdin ?? '');
       let stopped: 'timed_out' | 'cancelled' | undefined;
       const stop = (why: 'timed_out' | 'cancelled') => {
         if (stopped) return;
