@@ -64,7 +64,7 @@ function promptInjectionFindings(set: CompiledRuleSet, text: string): { findings
     const chunk = text.slice(base, Math.min(limit, base + INSPECT_CHUNK));
     const { variants } = prepareMapped(chunk);
     for (const v of variants) {
-      const hits = set.keywords.scan(v.text);
+      const hits = set.keywords.scan(v.text, set.keywords.acquire());
       for (const r of rules) {
         if (!r.prefilter.every((ks) => ks.some((k) => hits.found[k] === 1))) continue;
         for (const [a, b] of matchSpans(r.windowed().global, v.text, MAX_PI_MATCHES)) {
@@ -80,6 +80,7 @@ function promptInjectionFindings(set: CompiledRuleSet, text: string): { findings
           });
         }
       }
+      set.keywords.release(hits);
     }
     if (base + INSPECT_CHUNK >= limit) break;
   }

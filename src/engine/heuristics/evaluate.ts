@@ -3,7 +3,7 @@
 import { loadSecretRules, redactSecrets } from '../secrets';
 import { emptyReport, mergeReport, prepareField } from './normalize';
 import type { KeywordHits } from './prefilter';
-import type { CompiledRule, CompiledRuleSet } from './rules';
+import type { CompiledRule, CompiledRuleSet, SearchablePattern } from './rules';
 import {
   FIELD_CLASSES, type FieldClass, type HeuristicFinding, type HeuristicResult, type Severity,
 } from './types';
@@ -110,7 +110,7 @@ function rulesFor(set: CompiledRuleSet, actionType: string, cls: FieldClass, alw
   return entry;
 }
 
-const passes = (r: CompiledRule, found: Uint8Array): boolean => r.prefilter.every((set) => set.some((k) => found[k] === 1));
+const passes = (r: SearchablePattern, found: Uint8Array): boolean => r.prefilter.every((set) => set.some((k) => found[k] === 1));
 
 /** Texts shorter than this are searched whole. */
 const WINDOWING_FROM = 4096;
@@ -120,41 +120,88 @@ const WINDOWING_FROM = 4096;
  * match length L, only windows of ±2L around the occurrences of the rule's least frequent keyword
  * set are searched (every match contains one of those keywords, so it lies inside such a window),
  * and a match found in a window is confirmed with the sticky regex at the same offset of the whole
- * text, so cutting the window cannot create or change a match.
+ * text, so cutting the window cannot create or change a match. A rule that is an alternation at
+ * the top is searched, in long texts, as the alternation of only those alternatives whose own
+ * literals occur (CompiledRule.branches): the others cannot match, so the leftmost match is the
+ * same, and the windows are anchored on each remaining alternative's least frequent set.
  */
 export function execRule(r: CompiledRule, text: string, hits: KeywordHits): RegExpExecArray | null {
-  if (text.length >= WINDOWING_FROM && r.prefilter.length > 0 && Number.isFinite(r.maxLength)) {
-    // Anchor on the required literal set with the fewest occurrences in this text.
-    let ends: number[] | null = null;
-    for (const set of r.prefilter) {
-      const e = hits.ends(set);
-      if (e && (!ends || e.length < ends.length)) ends = e;
+  if (text.length < WINDOWING_FROM) return r.regex.exec(text);
+  if (!r.branches) return searchAround(r, text, hits, fewestEnds(r.prefilter, hits));
+  let mask = 0;
+  let all = true;
+  let ends: number[] | null = [];
+  for (let i = 0; i < r.branches.length; i++) {
+    const b = r.branches[i]!;
+    if (!passes(b, hits.found)) { all = false; continue; }
+    mask += 2 ** i;
+    const e = fewestEnds(b.prefilter, hits);
+    if (!e) ends = null; else if (ends) for (const x of e) ends.push(x);
+  }
+  if (mask === 0) return null;
+  return searchAround(all ? r : r.alternatives(mask), text, hits, ends);
+}
+
+/** End offsets of the occurrences of the set (of `sets`) that occurs least, or null when there is none or each one is dense. */
+function fewestEnds(sets: readonly (readonly number[])[], hits: KeywordHits): number[] | null {
+  let ends: number[] | null = null;
+  for (const set of sets) {
+    const e = hits.ends(set);
+    if (e && (!ends || e.length < ends.length)) ends = e;
+  }
+  return ends;
+}
+
+/** What trying the sticky regex at one position costs, in characters of a whole-text search. */
+const ATTEMPT_COST = 48;
+/** What searching one window costs beyond its characters (slicing, starting the search). */
+const WINDOW_COST = 64;
+
+/**
+ * The pattern's leftmost match, found the cheapest of three ways: the sticky regex tried at each
+ * place a match can start (where its lead keywords start, all of them known), the regex run in
+ * windows around `ends` (each match holds one of those keyword ends), or a whole-text search.
+ * Each finds what the whole-text search finds.
+ */
+function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, ends: number[] | null): RegExpExecArray | null {
+  let windows: [number, number][] | null = null;
+  let windowCost = Infinity;
+  if (ends && Number.isFinite(r.maxLength)) {
+    ends.sort((a, b) => a - b);
+    const reach = 2 * r.maxLength + 1;
+    windows = [];
+    let covered = 0;
+    for (const e of ends) {
+      const a = Math.max(0, e - reach); const b = Math.min(text.length, e + reach);
+      const prev = windows[windows.length - 1];
+      if (prev && a <= prev[1]) { covered += Math.max(0, b - prev[1]); prev[1] = Math.max(prev[1], b); } else { windows.push([a, b]); covered += b - a; }
     }
-    if (ends) {
-      ends.sort((a, b) => a - b);
-      const reach = 2 * r.maxLength + 1;
-      const windows: [number, number][] = [];
-      let covered = 0;
-      for (const e of ends) {
-        const a = Math.max(0, e - reach); const b = Math.min(text.length, e + reach);
-        const prev = windows[windows.length - 1];
-        if (prev && a <= prev[1]) { covered += Math.max(0, b - prev[1]); prev[1] = Math.max(prev[1], b); } else { windows.push([a, b]); covered += b - a; }
-      }
-      if (covered < text.length / 2) {
-        const { global, sticky } = r.windowed();
-        for (const [a, b] of windows) {
-          const slice = text.slice(a, b);
-          global.lastIndex = 0;
-          for (let m = global.exec(slice); m; m = global.exec(slice)) {
-            sticky.lastIndex = a + m.index;
-            const real = sticky.exec(text);
-            if (real) return real;
-            global.lastIndex = m.index + 1;
-          }
-        }
-        return null;
+    if (covered < text.length / 2) windowCost = covered + WINDOW_COST * windows.length;
+  }
+  const starts = r.leads ? hits.starts(r.leads) : null;
+  if (starts && starts.count * ATTEMPT_COST < Math.min(windowCost, text.length)) {
+    // Every match starts at a lead: the first position where the sticky regex matches is the leftmost match.
+    const { sticky } = r.windowed();
+    for (let q = starts.next(); q >= 0; q = starts.next()) {
+      sticky.lastIndex = q;
+      const m = sticky.exec(text);
+      if (m) return m;
+    }
+    return null;
+  }
+  if (windows && windowCost < Infinity) {
+    const { global, sticky } = r.windowed();
+    for (const [a, b] of windows) {
+      const slice = text.slice(a, b);
+      global.lastIndex = 0;
+      for (let m = global.exec(slice); m; m = global.exec(slice)) {
+        sticky.lastIndex = a + m.index;
+        const real = sticky.exec(text);
+        if (real) return real;
+        global.lastIndex = m.index + 1;
       }
     }
+    return null;
   }
   return r.regex.exec(text);
 }
@@ -173,8 +220,6 @@ export function evaluateHeuristics(
   const matched = new Set<string>();
   const { strings, truncated } = collectStrings(payload ?? {});
   report.truncated = truncated;
-  const mainHits = rules.keywords.newHits();
-  const extraHits = rules.keywords.newHits();
   const add = (r: CompiledRule, field: string, m: RegExpExecArray, variant: HeuristicFinding['variant']) => {
     matched.add(r.rule.id);
     findings.push({
@@ -183,29 +228,37 @@ export function evaluateHeuristics(
       ...(variant ? { variant } : {}),
     });
   };
-  for (const s of strings) {
-    const applicable = rulesFor(rules, actionType, s.cls, alwaysBlockOnly);
-    if (applicable.normalized.length === 0 && applicable.raw.length === 0) continue;
-    mainHits.reset();
-    const prepared = prepareField(s.text, s.cls === 'command', rules.keywords, mainHits);
-    mergeReport(report, prepared.report, s.field);
-    if (prepared.raw !== null) {
-      for (const r of applicable.raw) {
-        if (matched.has(r.rule.id)) continue;
-        const m = r.regex.exec(prepared.raw);
-        if (m) add(r, s.field, m, 'raw');
+  // Hits are reused across calls (their tables are as large as the keyword automaton).
+  const mainHits = rules.keywords.acquire();
+  const extraHits = rules.keywords.acquire();
+  try {
+    for (const s of strings) {
+      const applicable = rulesFor(rules, actionType, s.cls, alwaysBlockOnly);
+      if (applicable.normalized.length === 0 && applicable.raw.length === 0) continue;
+      mainHits.reset();
+      const prepared = prepareField(s.text, s.cls === 'command', rules.keywords, mainHits, rules.cues);
+      mergeReport(report, prepared.report, s.field);
+      if (prepared.raw !== null) {
+        for (const r of applicable.raw) {
+          if (matched.has(r.rule.id)) continue;
+          const m = r.regex.exec(prepared.raw);
+          if (m) add(r, s.field, m, 'raw');
+        }
+      }
+      if (applicable.normalized.length === 0) continue;
+      for (const v of prepared.variants) {
+        let hits = v.hits;
+        if (!hits) { extraHits.reset(); hits = rules.keywords.scan(v.text, extraHits); }
+        for (const r of applicable.normalized) {
+          if (matched.has(r.rule.id) || !passes(r, hits.found)) continue;
+          const m = execRule(r, v.text, hits);
+          if (m) add(r, s.field, m, v.kind === 'normalized' ? undefined : v.kind);
+        }
       }
     }
-    if (applicable.normalized.length === 0) continue;
-    for (const v of prepared.variants) {
-      let hits = v.hits;
-      if (!hits) { extraHits.reset(); hits = rules.keywords.scan(v.text, extraHits); }
-      for (const r of applicable.normalized) {
-        if (matched.has(r.rule.id) || !passes(r, hits.found)) continue;
-        const m = execRule(r, v.text, hits);
-        if (m) add(r, s.field, m, v.kind === 'normalized' ? undefined : v.kind);
-      }
-    }
+  } finally {
+    rules.keywords.release(mainHits);
+    rules.keywords.release(extraHits);
   }
   findings.sort((a, b) =>
     (a.action === b.action ? 0 : a.action === 'block' ? -1 : 1)

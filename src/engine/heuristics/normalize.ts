@@ -23,7 +23,7 @@
 // Decoded variants are themselves normalised but never decoded again. No variant contains two
 // whitespace characters in a row (the literal prefilter's length bound relies on it).
 import { CONFUSABLE_LATIN } from './confusables';
-import type { KeywordHits, KeywordIndex } from './prefilter';
+import { isAscii, type KeywordHits, type KeywordIndex } from './prefilter';
 import type { DecodedBlob, NormalizationReport, VariantKind } from './types';
 
 export const SCAN_HEAD = 256 * 1024;
@@ -71,6 +71,20 @@ export function mergeReport(into: MutableReport, from: MutableReport, field?: st
 
 /** Anything other than printable ASCII, tab, LF and CR. */
 const NOT_PLAIN = /[^\x09\x0a\x0d\x20-\x7e]/;
+/** The ASCII characters that are not plain (controls other than tab, LF, CR). */
+const CONTROLS = Array.from({ length: 128 }, (_, c) => String.fromCharCode(c)).filter((ch) => NOT_PLAIN.test(ch));
+
+/**
+ * Only printable ASCII, tab, LF and CR (NOT_PLAIN finds nothing). For long texts, without a
+ * regex walk: an ASCII check by encoding, then a search for each control character (each a
+ * single-character search, which engines do many characters at a time).
+ */
+export function isPlainText(text: string): boolean {
+  if (text.length < 256) return !NOT_PLAIN.test(text);
+  if (!isAscii(text)) return false;
+  for (const ch of CONTROLS) if (text.indexOf(ch) >= 0) return false;
+  return true;
+}
 /** A run of non-plain characters with the printable character before it (NFKC may compose the two). */
 const NOT_PLAIN_RUN = /[\x20-\x7e]?[^\x09\x0a\x0d\x20-\x7e]+/g;
 // Zero-width | bidi | tag characters | variation selectors (1–16 and 17–256) | controls (not tab/LF/CR) incl. C1.
@@ -204,39 +218,40 @@ function decodeBlobs(text: string, blobs: readonly Blob[], report: MutableReport
 }
 
 /**
- * One pass over an already collapsed text: feeds the keyword automaton (if given) and finds base64
- * and hex blob candidates (runs of base64 characters; at the end of a run: all hex digits → hex
- * candidate, else long enough with both cases → base64 candidate), at most MAX_DECODE_ATTEMPTS.
+ * Base64 and hex blob candidates, in order, at most MAX_DECODE_ATTEMPTS: maximal runs of base64
+ * characters; at the end of a run, all hex digits and at least MIN_HEX long → a hex candidate,
+ * else at least MIN_BASE64 long with both cases → a base64 candidate. Every run of MIN_HEX or more
+ * characters covers an offset that is a multiple of MIN_HEX, so only the runs through those
+ * offsets are measured: a fraction of the characters is read, and no candidate is missed.
  */
-export function scanText(text: string, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[]): void {
-  if (!index || !hits) { if (blobs) findBlobs(text, blobs); return; }
-  const { delta, sym, shift, outStart, outList } = index;
-  const found = blobs ?? [];
-  let s = 0; let high = false;
-  let run = -1; let flags = 0;
+export function findBlobs(text: string, blobs: Blob[]): void {
   const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    let k = 0;
-    if (c < 128) { s = delta[(s << shift) + sym[c]!]!; k = CLS[c]!; } else { s = 0; high = true; }
-    const o = outStart[s]!;
-    const e = outStart[s + 1]!;
-    if (o !== e) for (let j = o; j < e; j++) hits.hit(outList[j]!, i + 1);
-    if (k !== 0) { if (run < 0) { run = i; flags = 0; } flags |= k; } else if (run >= 0) { endRun(found, run, i, flags); run = -1; }
+  let done = 0; // offsets below `done` belong to runs already measured (or to none)
+  for (let p = 0; p < n; p += MIN_HEX) {
+    if (p < done) continue;
+    const c = text.charCodeAt(p);
+    let flags = c < 128 ? CLS[c]! : 0;
+    if (flags === 0) continue;
+    let start = p;
+    while (start > done) {
+      const d = text.charCodeAt(start - 1);
+      const k = d < 128 ? CLS[d]! : 0;
+      if (k === 0) break;
+      flags |= k;
+      start--;
+    }
+    let end = p + 1;
+    while (end < n) {
+      const d = text.charCodeAt(end);
+      const k = d < 128 ? CLS[d]! : 0;
+      if (k === 0) break;
+      flags |= k;
+      end++;
+    }
+    endRun(blobs, start, end, flags);
+    if (blobs.length >= MAX_DECODE_ATTEMPTS) return;
+    done = end;
   }
-  if (run >= 0) endRun(found, run, n, flags);
-  if (high && index.nonAsciiId >= 0) hits.hit(index.nonAsciiId, 0);
-}
-
-function findBlobs(text: string, blobs: Blob[]): void {
-  let run = -1; let flags = 0;
-  const n = text.length;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    const k = c < 128 ? CLS[c]! : 0;
-    if (k !== 0) { if (run < 0) { run = i; flags = 0; } flags |= k; } else if (run >= 0) { endRun(blobs, run, i, flags); run = -1; }
-  }
-  if (run >= 0) endRun(blobs, run, n, flags);
 }
 
 function endRun(blobs: Blob[], start: number, end: number, flags: number): void {
@@ -247,17 +262,18 @@ function endRun(blobs: Blob[], start: number, end: number, flags: number): void 
 }
 
 /** Normalises one text: invisible characters out, NFKC, whitespace collapsed (and scanned, if asked). */
-function normalizeText(text: string, report: MutableReport, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[], plain?: boolean): { text: string; hidden: string } {
+function normalizeText(text: string, report: MutableReport, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[], plain = isPlainText(text)): { text: string; hidden: string } {
   let hidden = '';
   let t = text;
-  // `plain` is passed when the caller already scanned the text (a 64 KB field is not scanned twice).
-  if (plain === undefined ? NOT_PLAIN.test(t) : !plain) {
+  if (!plain) {
     const folded = stripAndFold(t, report);
     hidden = folded.hidden;
     t = folded.text;
   }
   t = collapseWhitespace(t);
-  if (index || blobs) scanText(t, index, hits, blobs);
+  if (blobs) findBlobs(t, blobs);
+  // A plain text stays ASCII through collapsing: the keyword scan need not look for other characters.
+  if (index && hits) index.scan(t, hits, plain);
   return { text: t, hidden };
 }
 
@@ -405,8 +421,17 @@ export function rot13(text: string): string {
   });
 }
 
-/** The obfuscation views of `text`: letter-spaced runs joined, and ROT13 or reversed text when the text says so. */
-export function obfuscationViews(text: string): { kind: 'spaced' | 'rot13' | 'reversed'; text: string; start: number; end: number }[] {
+/** The cues, by name: the rule set's keyword index also holds their required literals (rules.ts). */
+export const CUES = { rot13: ROT13_CUE, reversed: REVERSED_CUE } as const;
+export type CueName = keyof typeof CUES;
+/** Per cue, the keyword ids of its required literal sets (see analyzePattern). */
+export type CuePrefilter = Readonly<Record<CueName, readonly (readonly number[])[]>>;
+
+/**
+ * The obfuscation views of `text`: letter-spaced runs joined, and ROT13 or reversed text when the
+ * text says so. `mayHold(cue)` false: the caller knows the cue does not occur in the text.
+ */
+export function obfuscationViews(text: string, mayHold: (cue: CueName) => boolean = () => true): { kind: 'spaced' | 'rot13' | 'reversed'; text: string; start: number; end: number }[] {
   const out: { kind: 'spaced' | 'rot13' | 'reversed'; text: string; start: number; end: number }[] = [];
   for (const r of letterSpacedRuns(text)) {
     out.push({ kind: 'spaced', ...r });
@@ -418,9 +443,9 @@ export function obfuscationViews(text: string): { kind: 'spaced' | 'rot13' | 're
     if (!m) return undefined;
     return { start: Math.max(0, m.index - CUE_WINDOW / 4), end: Math.min(text.length, m.index + m[0].length + CUE_WINDOW) };
   };
-  const r = around(ROT13_CUE);
+  const r = mayHold('rot13') ? around(ROT13_CUE) : undefined;
   if (r) out.push({ kind: 'rot13', text: rot13(text.slice(r.start, r.end)), ...r });
-  const b = around(REVERSED_CUE);
+  const b = mayHold('reversed') ? around(REVERSED_CUE) : undefined;
   if (b) out.push({ kind: 'reversed', text: [...text.slice(Math.max(0, b.start - CUE_WINDOW / 2), b.end)].reverse().join(''), start: Math.max(0, b.start - CUE_WINDOW / 2), end: b.end });
   return out;
 }
@@ -433,14 +458,15 @@ export function capText(text: string): { text: string; truncated: boolean } {
 
 /**
  * All variants of one field, with the report of what normalisation found. With an index, the
- * normalised variant is scanned for keywords while it is built (its hits go into `hits`).
+ * normalised variant is scanned for keywords while it is built (its hits go into `hits`); `cues`
+ * (the cues' literal sets in that index) lets a plain text skip the cue searches it cannot match.
  */
-export function prepareField(input: string, shell: boolean, index?: KeywordIndex, hits?: KeywordHits): PreparedField {
+export function prepareField(input: string, shell: boolean, index?: KeywordIndex, hits?: KeywordHits, cues?: CuePrefilter): PreparedField {
   const report = emptyReport();
   const capped = capText(input);
   report.truncated = capped.truncated;
   const text = capped.text;
-  const plain = !NOT_PLAIN.test(text);
+  const plain = isPlainText(text);
   const blobs: Blob[] = [];
   const norm = normalizeText(text, report, index, hits, blobs, plain);
   const removed = removedCount(report);
@@ -472,7 +498,11 @@ export function prepareField(input: string, shell: boolean, index?: KeywordIndex
   }
   decodeBlobs(base, blobs, report, (blob, decoded) => extra(blob.kind, decoded));
   // Letter-spacing, ROT13 and reversal (read off the input: normalisation collapses the spacing).
-  for (const v of obfuscationViews(text)) extra(v.kind, v.text);
+  // A plain text differs from its normalised variant only in whitespace runs, which the literal
+  // analysis reads as one space: a cue whose required literals are not among the variant's
+  // keywords cannot match the text.
+  const mayHold = plain && cues && hits ? (cue: CueName) => cues[cue].every((set) => set.some((k) => hits.found[k] === 1)) : undefined;
+  for (const v of obfuscationViews(text, mayHold)) extra(v.kind, v.text);
   if (shell && SHELL_TRICK.test(base)) {
     const d = dequoteShell(base);
     if (d !== base) variants.push({ kind: 'shell', text: d });

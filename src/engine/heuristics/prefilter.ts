@@ -14,6 +14,7 @@
 // The scanned variants contain no whitespace but single spaces and single newlines (normalisation
 // collapses every run), so `\s`, `\s+` and `\s*` are read as exactly one space (or nothing, for
 // `\s*`): literals keep their spaces ("rm -r") and the length bound stays finite.
+import { keywordWalker, type KeywordWalker } from '../secrets/keyword-walk';
 
 /** Info about a regex node. */
 interface Info {
@@ -25,9 +26,13 @@ interface Info {
   readonly max: number;
   /** The node is exactly `\s`: in a variant it matches one " " or "\n", and so does any repetition. */
   readonly space?: true;
+  /** When not exact: strings one of which every match starts with ('' among them: the start is unknown). */
+  readonly prefix?: readonly string[] | null;
 }
 
 const MAX_EXACT = 32;
+/** Most strings a match-start set may have. */
+const MAX_LEADS = 64;
 const MIN_KEYWORD = 3;
 /**
  * Shorter keywords are allowed when they contain punctuation and are not common in code and prose:
@@ -37,6 +42,8 @@ const SHORT_OK = /^(?:[^a-z0-9\s][^\s]|[a-z0-9][^a-z0-9\s]|[`^%$~\\])$/;
 /** Keywords are cut to this many characters (a prefix of a required literal is required too). */
 const MAX_KEYWORD = 8;
 const MAX_SETS_PER_RULE = 3;
+/** A keyword that occurs in nearly every English text: one of the most frequent short words or pieces (`the `, ` th`, `is `). */
+const everywhere = (k: string): boolean => /^ ?(?:the|th|to|of|and|an|a|in|is|it|at|as|on|be|by|or) ?$/.test(k);
 /** Pseudo-keyword for "the text contains a non-ASCII character" (the automaton is ASCII-only). */
 export const NON_ASCII = '\u0080';
 
@@ -50,14 +57,22 @@ const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
 const goodKeyword = (s: string): boolean => s === NON_ASCII || (s.trim().length > 0 && (s.length >= MIN_KEYWORD || SHORT_OK.test(s)));
 const good = (set: readonly string[] | null): set is readonly string[] => !!set && set.length > 0 && set.every(goodKeyword);
 const toAnd = (x: Info): readonly (readonly string[])[] => (x.exact ? (good(x.exact) ? [x.exact] : []) : x.and);
+const prefixOf = (x: Info): readonly string[] | null => x.exact ?? x.prefix ?? null;
 
 function lit(ch: string): Info {
   if (ch.charCodeAt(0) >= 128) return NEEDS_NON_ASCII;
   return info([canonicalChar(ch)], [], 1);
 }
 
-function product(a: readonly string[], b: readonly string[]): string[] | null {
-  if (a.length * b.length > MAX_EXACT) return null;
+/** At most MAX_LEADS match starts: cut to a shorter length if need be (a prefix of a start is one too); null if none. */
+function fewerStarts(starts: readonly string[]): string[] | null {
+  let out = uniq(starts);
+  for (let len = Math.max(...out.map((x) => x.length)) - 1; out.length > MAX_LEADS && len > 0; len--) out = uniq(out.map((x) => x.slice(0, len)));
+  return out.length > 0 && out.length <= MAX_LEADS ? out : null;
+}
+
+function product(a: readonly string[], b: readonly string[], limit = MAX_EXACT): string[] | null {
+  if (a.length * b.length > limit) return null;
   const out: string[] = [];
   for (const x of a) for (const y of b) out.push(x + y);
   return uniq(out);
@@ -95,6 +110,14 @@ function seq(items: readonly Info[]): Info {
   let max = 0;
   const ands: (readonly string[])[] = [];
   const flush = () => { if (good(run)) ands.push(run); };
+  // How every match starts: the exact items from the start, then the first other item's start.
+  let prefix: string[] = [''];
+  for (const it of items) {
+    const p = prefixOf(it);
+    const next = p && product(prefix, p, MAX_LEADS);
+    if (next) prefix = next;
+    if (!next || !it.exact) break;
+  }
   for (const it of items) {
     max += it.max;
     if (it.exact) {
@@ -112,7 +135,7 @@ function seq(items: readonly Info[]): Info {
   }
   if (allExact) return info(run, [], max);
   flush();
-  return info(null, ands, max);
+  return { exact: null, and: ands, max, prefix };
 }
 
 function alt(branches: readonly Info[]): Info {
@@ -121,27 +144,30 @@ function alt(branches: readonly Info[]): Info {
     const all = uniq(branches.flatMap((b) => b.exact!));
     if (all.length <= MAX_EXACT) return info(all, [], max);
   }
+  const starts = branches.map(prefixOf);
+  const prefix = starts.every((p) => p !== null) ? fewerStarts(starts.flatMap((p) => p!)) : null;
   const or: string[] = [];
   for (const b of branches) {
     const best = bestSet(b);
-    if (!best) return info(null, [], max);
+    if (!best) return { exact: null, and: [], max, prefix };
     or.push(...best);
   }
-  return info(null, [uniq(or)], max);
+  return { exact: null, and: [uniq(or)], max, prefix };
 }
 
 function repeat(x: Info, min: number, maxCount: number): Info {
   if (maxCount === 0) return EMPTY;
   if (x.space) return min === 0 ? info(['', ' '], [], 1) : SPACE;
   const max = x.max === 0 ? 0 : x.max * maxCount;
-  if (min === 0) return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT ? info(uniq([...x.exact, '']), [], max) : info(null, [], max);
+  const p = prefixOf(x);
+  if (min === 0) return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT ? info(uniq([...x.exact, '']), [], max) : { exact: null, and: [], max, prefix: p ? uniq([...p, '']) : [''] };
   if (min === 1 && maxCount === 1) return x;
   if (x.exact && min === maxCount && min <= 4) {
     let acc: string[] | null = [''];
     for (let k = 0; k < min && acc; k++) acc = product(acc, x.exact);
     if (acc) return info(acc, [], max);
   }
-  return info(null, toAnd(x), max);
+  return { exact: null, and: toAnd(x), max, prefix: p };
 }
 
 class Parser {
@@ -277,6 +303,11 @@ class Parser {
 export interface PatternAnalysis {
   /** Literal sets every match contains (lower-case); empty = no prefilter. The first is the most selective. */
   readonly literals: string[][];
+  /**
+   * Keywords one of which every match starts with (lower-case, folded as keywords are; zero-width
+   * assertions may come first), or null when unknown or too common to be worth looking for.
+   */
+  readonly leads: string[] | null;
   /** Upper bound of the text one match examines, Infinity when unbounded or unknown. */
   readonly maxLength: number;
 }
@@ -305,7 +336,7 @@ function commonSubstring(set: readonly string[]): string | undefined {
 /** Required literals and the examined-length bound of a RegExp source (without inline flags). */
 export function analyzePattern(source: string): PatternAnalysis {
   let result: Info;
-  try { result = new Parser(source).parse(); } catch { return { literals: [], maxLength: Infinity }; }
+  try { result = new Parser(source).parse(); } catch { return { literals: [], leads: null, maxLength: Infinity }; }
   const sets = toAnd(result)
     .filter(good)
     .map((set) => {
@@ -321,13 +352,18 @@ export function analyzePattern(source: string): PatternAnalysis {
   const seen = new Set<string>();
   const literals: string[][] = [];
   for (const s of sets) {
+    // A set with a member that occurs everywhere ("the ") filters little and costs a keyword hit
+    // at every occurrence: it is kept only when there is nothing better.
+    if (literals.length > 0 && s.some(everywhere)) continue;
     const key = s.join('\u0000');
     if (seen.has(key)) continue;
     seen.add(key);
     literals.push(s);
     if (literals.length === MAX_SETS_PER_RULE) break;
   }
-  return { literals, maxLength: result.max };
+  const starts = prefixOf(result);
+  const leads = starts && uniq(starts.map((s) => canonicalKeyword(s).slice(0, MAX_KEYWORD)));
+  return { literals, leads: leads && leads.every((k) => goodKeyword(k) && !everywhere(k)) ? leads : null, maxLength: result.max };
 }
 
 /** The literal sets a pattern's matches must contain (see analyzePattern). */
@@ -337,135 +373,307 @@ export function requiredLiterals(source: string): string[][] {
 
 /** At most this many positions are kept per keyword; beyond, the keyword counts as dense. */
 export const MAX_POSITIONS = 64;
+/** A keyword that starts matches (KeywordIndex `leads`) keeps up to this many positions. */
+export const MAX_LEAD_POSITIONS = 4096;
 
-/** Where keywords occurred in one text: which ones, and their end offsets (up to MAX_POSITIONS each). */
+/**
+ * Where keywords occurred in one text: which ones, and their end offsets. Offsets are kept per
+ * automaton state (one entry per occurrence, however many keywords end there), up to the state's
+ * cap: MAX_LEAD_POSITIONS if a keyword ending there starts matches (KeywordIndex `leads`), else
+ * MAX_POSITIONS; beyond, its keywords count as dense.
+ */
 export class KeywordHits {
   readonly found: Uint8Array;
-  private readonly positions: (number[] | undefined)[] = [];
   private readonly touched: number[] = [];
-  constructor(size: number, private readonly nonAsciiId = -1) {
-    this.found = new Uint8Array(size);
+  /** Per state, the end offsets where the scan reached it (up to its cap + 1). */
+  private readonly at: (number[] | undefined)[];
+  private readonly visited: number[] = [];
+  constructor(private readonly index: KeywordIndex) {
+    this.found = new Uint8Array(index.keywords.length);
+    this.at = new Array<number[] | undefined>(index.stateCap.length).fill(undefined);
   }
-  hit(k: number, end: number): void {
-    if (this.found[k] === 0) { this.found[k] = 1; this.touched.push(k); this.positions[k] = [end]; return; }
-    const p = this.positions[k]!;
-    if (p.length <= MAX_POSITIONS) p.push(end);
+  /** Keyword k occurs (for the one no automaton state stands for: NON_ASCII, which has no positions). */
+  mark(k: number): void {
+    if (this.found[k] === 0) { this.found[k] = 1; this.touched.push(k); }
+  }
+  /** The keywords `outList[outStart[t] .. outStart[t + 1])` end at `end`. */
+  hitState(t: number, end: number): void {
+    const p = this.at[t];
+    if (p) {
+      if (p.length <= this.index.stateCap[t]!) p.push(end);
+      return;
+    }
+    this.at[t] = [end];
+    this.visited.push(t);
+    const { outStart, outList } = this.index;
+    for (let j = outStart[t]!, e = outStart[t + 1]!; j < e; j++) this.mark(outList[j]!);
   }
   reset(): void {
-    for (const k of this.touched) { this.found[k] = 0; this.positions[k] = undefined; }
+    for (const k of this.touched) this.found[k] = 0;
     this.touched.length = 0;
+    for (const t of this.visited) this.at[t] = undefined;
+    this.visited.length = 0;
   }
-  /** End offsets of all occurrences of these keywords, or null if one is too frequent (or not positional). */
+  /** End offsets of all occurrences of these keywords, or null if one is too frequent (more than MAX_POSITIONS) or not positional. */
   ends(ids: readonly number[]): number[] | null {
     const out: number[] = [];
+    const { stateStart, stateList } = this.index;
     for (const k of ids) {
-      if (k === this.nonAsciiId) return null;
-      const p = this.positions[k];
-      if (!p) continue;
-      if (p.length > MAX_POSITIONS) return null;
-      for (const e of p) out.push(e);
+      if (k === this.index.nonAsciiId) return null;
+      let count = 0;
+      for (let j = stateStart[k]!, e = stateStart[k + 1]!; j < e; j++) {
+        const p = this.at[stateList[j]!];
+        if (!p) continue;
+        count += p.length;
+        if (count > MAX_POSITIONS) return null;
+        for (const x of p) out.push(x);
+      }
     }
     return out;
   }
+  /**
+   * The start offsets of all occurrences of these keywords, in ascending order, or null if the
+   * positions of one are incomplete (it is not kept as a lead, or occurs more than MAX_LEAD_POSITIONS times in a state).
+   */
+  starts(ids: readonly number[]): LeadStarts | null {
+    const lists: number[][] = [];
+    const lengths: number[] = [];
+    const { stateStart, stateList, stateCap } = this.index;
+    for (const k of ids) {
+      if (this.index.keepOf[k] !== MAX_LEAD_POSITIONS) return null;
+      for (let j = stateStart[k]!, e = stateStart[k + 1]!; j < e; j++) {
+        const t = stateList[j]!;
+        const p = this.at[t];
+        if (!p) continue;
+        if (p.length > stateCap[t]!) return null;
+        lists.push(p);
+        lengths.push(this.index.keywords[k]!.length);
+      }
+    }
+    return new LeadStarts(lists, lengths);
+  }
+}
+
+/** Start offsets merged from keywords' sorted end offsets, read in ascending order (each once). */
+export class LeadStarts {
+  /** How many occurrences there are in all (an offset where several keywords start counts for each). */
+  readonly count: number;
+  private readonly at: number[];
+  private last = -1;
+  constructor(private readonly lists: readonly number[][], private readonly lengths: readonly number[]) {
+    this.count = lists.reduce((n, l) => n + l.length, 0);
+    this.at = lists.map(() => 0);
+  }
+  /** The next start offset, or -1 when there are no more. */
+  next(): number {
+    for (;;) {
+      let best = -1; let from = -1;
+      for (let j = 0; j < this.lists.length; j++) {
+        const list = this.lists[j]!;
+        const i = this.at[j]!;
+        if (i >= list.length) continue;
+        const q = list[i]! - this.lengths[j]!;
+        if (best < 0 || q < best) { best = q; from = j; }
+      }
+      if (from < 0) return -1;
+      this.at[from]!++;
+      if (best !== this.last) { this.last = best; return best; }
+    }
+  }
+}
+
+/** The automaton reads at most this many symbols (symbol 0: any character no keyword contains). */
+const MAX_SYMBOLS = 64;
+/** Released KeywordHits kept for reuse per index. */
+const MAX_SPARE_HITS = 4;
+/** Texts at least this long are walked in WebAssembly (secrets/keyword-walk.ts) when it is available. */
+export const WASM_WALK_FROM = 2048;
+const HAS_NON_ASCII = /[^\x00-\x7f]/;
+const ENCODER = new TextEncoder();
+/** Texts up to this long are checked by encoding them into a reused buffer. */
+const ENCODE_CHECK_MAX = 1 << 20;
+let encoded = new Uint8Array(0);
+
+/**
+ * True when every code unit of `text` is below 128. (UTF-8 takes one byte for each of those and
+ * more for any other, so the encoder fills a buffer of text.length bytes only when all are.)
+ */
+export function isAscii(text: string): boolean {
+  if (text.length > ENCODE_CHECK_MAX) return !HAS_NON_ASCII.test(text);
+  if (encoded.length < text.length) encoded = new Uint8Array(Math.max(text.length, 4096));
+  return ENCODER.encodeInto(text, encoded.subarray(0, text.length)).read === text.length;
 }
 
 /**
  * Aho-Corasick automaton over ASCII keywords (letters folded to lower case, newline onto space,
- * double onto single quote), as a full transition table over a power-of-two alphabet. Scanning
- * marks which keywords occur in a text, and where.
+ * double onto single quote), as a full transition table over a power-of-two alphabet, in the layout
+ * of the secret scanner's automaton so that its WebAssembly walk can run it: `delta[(state <<
+ * shift) | symbol]` is the next state `t` as `t << shift`, or `~(t << shift)` when keywords end in
+ * `t`. States are numbered breadth-first, so the states a walk spends most time in (the root and
+ * its near children) share a few cache lines. Scanning marks which keywords occur in a text, and where.
  */
 export class KeywordIndex {
   readonly keywords: readonly string[];
   /** Id of the NON_ASCII pseudo-keyword, -1 if no rule needs it. */
   readonly nonAsciiId: number;
   /** Symbol of each ASCII character (0 = a character no keyword contains). */
-  readonly sym = new Uint8Array(128);
+  readonly classOf = new Uint8Array(128);
+  /** Code units >= 128 are in no keyword: symbol 0, back to the root. */
+  readonly kelvinClass = 0;
   /** log2 of the alphabet size. */
   readonly shift: number;
-  /** delta[(state << shift) + symbol] = next state. */
-  readonly delta: Uint16Array | Uint32Array;
+  readonly delta: Int32Array;
   /** outStart[state] … outStart[state + 1]: the keyword ids ending at a state, in outList. */
   readonly outStart: Int32Array;
   readonly outList: Int32Array;
+  /** Positions kept per keyword: MAX_LEAD_POSITIONS for the `leads`, else MAX_POSITIONS. */
+  readonly keepOf: Uint16Array;
+  /** Per state, the most positions one of its keywords keeps. */
+  readonly stateCap: Uint16Array;
+  /** stateStart[k] … stateStart[k + 1]: the states keyword k ends in, in stateList. */
+  readonly stateStart: Int32Array;
+  readonly stateList: Int32Array;
+  private readonly lengths: Uint8Array;
+  private walker: KeywordWalker | null | undefined;
+  private readonly spare: KeywordHits[] = [];
 
-  constructor(keywords: readonly string[]) {
+  /** `leads`: ids of keywords whose every position is wanted (where matches may start). */
+  constructor(keywords: readonly string[], leads: Iterable<number> = []) {
     this.keywords = keywords;
+    this.keepOf = new Uint16Array(keywords.length).fill(MAX_POSITIONS);
+    for (const id of leads) this.keepOf[id] = MAX_LEAD_POSITIONS;
     this.nonAsciiId = keywords.indexOf(NON_ASCII);
-    let nsym = 1;
+    // Symbols: the characters the keywords use. Beyond MAX_SYMBOLS - 1, the characters used in
+    // fewest keywords (never one of a keyword of one or two characters) share one symbol, so a
+    // keyword with one of them also "occurs" where another of them stands: more occurrences, never
+    // fewer (sound), and a table half the size.
+    const uses = new Map<number, number>();
     for (const k of keywords) {
       if (k === NON_ASCII) continue;
       for (let i = 0; i < k.length; i++) {
         const c = k.charCodeAt(i);
         if (c >= 128) throw new Error(`keyword \`${k}\` is not ASCII`);
-        const f = fold(c);
-        if (this.sym[f] === 0) this.sym[f] = nsym++;
+        // A character of a short keyword is never shared: each of its occurrences would be a hit.
+        uses.set(fold(c), k.length <= 2 ? Infinity : (uses.get(fold(c)) ?? 0) + 1);
       }
     }
-    for (let c = 0; c < 128; c++) this.sym[c] = this.sym[fold(c)]!;
+    const byUse = [...uses.keys()].sort((a, b) => uses.get(b)! - uses.get(a)! || a - b);
+    byUse.forEach((c, i) => { this.classOf[c] = Math.min(i + 1, MAX_SYMBOLS - 1); });
+    for (let c = 0; c < 128; c++) this.classOf[c] = this.classOf[fold(c)]!;
+    const nsym = Math.min(byUse.length + 1, MAX_SYMBOLS);
     let shift = 0;
     while (1 << shift < nsym) shift++;
     this.shift = shift;
     const alpha = 1 << shift;
     // Trie in a flat table (-1 = no edge); the number of states is at most the total keyword length + 1.
     const cap = keywords.reduce((a, k) => a + (k === NON_ASCII ? 0 : k.length), 1);
-    const next = new Int32Array(cap * alpha).fill(-1);
+    const trie = new Int32Array(cap * alpha).fill(-1);
     const ownEnd: number[][] = [];
     let n = 1;
     keywords.forEach((k, id) => {
       if (k === NON_ASCII) return;
       let st = 0;
       for (let i = 0; i < k.length; i++) {
-        const e = st * alpha + this.sym[fold(k.charCodeAt(i))]!;
-        if (next[e] === -1) next[e] = n++;
-        st = next[e]!;
+        const e = st * alpha + this.classOf[k.charCodeAt(i)]!;
+        if (trie[e] === -1) trie[e] = n++;
+        st = trie[e]!;
       }
       (ownEnd[st] ??= []).push(id);
     });
-    // Failure links (BFS) turn the trie into the full transition table; outputs follow failure links.
-    const fail = new Int32Array(n);
+    // Breadth-first numbering; then failure links (in that order, every state's failure target is
+    // done before it) turn the trie into the full transition table, outputs following failure links.
+    const bfs = new Int32Array(n);
+    const order: number[] = [0];
+    for (let h = 0; h < order.length; h++) {
+      const st = order[h]!;
+      bfs[st] = h;
+      for (let a = 0; a < alpha; a++) { const t = trie[st * alpha + a]!; if (t !== -1) order.push(t); }
+    }
+    const next = new Int32Array(n * alpha).fill(-1);
     const out: number[][] = new Array<number[]>(n);
-    for (let st = 0; st < n; st++) out[st] = ownEnd[st] ? [...ownEnd[st]!] : [];
-    const queue = new Int32Array(n);
-    let head = 0; let tail = 0;
+    for (let st = 0; st < n; st++) {
+      out[bfs[st]!] = ownEnd[st] ? [...ownEnd[st]!] : [];
+      for (let a = 0; a < alpha; a++) { const t = trie[st * alpha + a]!; if (t !== -1) next[bfs[st]! * alpha + a] = bfs[t]!; }
+    }
+    const fail = new Int32Array(n);
     for (let a = 0; a < alpha; a++) {
       const t = next[a]!;
-      if (t === -1) next[a] = 0; else { fail[t] = 0; queue[tail++] = t; }
+      if (t === -1) next[a] = 0; else fail[t] = 0;
     }
-    while (head < tail) {
-      const st = queue[head++]!;
+    for (let st = 1; st < n; st++) {
       const f = fail[st]!;
       if (out[f]!.length) out[st]!.push(...out[f]!);
       for (let a = 0; a < alpha; a++) {
         const e = st * alpha + a;
         const t = next[e]!;
         if (t === -1) next[e] = next[f * alpha + a]!;
-        else { fail[t] = next[f * alpha + a]!; queue[tail++] = t; }
+        else fail[t] = next[f * alpha + a]!;
       }
     }
-    this.delta = n < 65536 ? Uint16Array.from(next.subarray(0, n * alpha)) : Uint32Array.from(next.subarray(0, n * alpha));
+    this.delta = new Int32Array(n * alpha);
+    for (let e = 0; e < n * alpha; e++) {
+      const t = next[e]!;
+      this.delta[e] = out[t]!.length ? ~(t << shift) : t << shift;
+    }
     this.outStart = new Int32Array(n + 1);
     const list: number[] = [];
     for (let st = 0; st < n; st++) { this.outStart[st] = list.length; for (const k of new Set(out[st])) list.push(k); }
     this.outStart[n] = list.length;
     this.outList = Int32Array.from(list);
+    this.stateCap = new Uint16Array(n);
+    const statesOf: number[][] = keywords.map(() => []);
+    for (let st = 0; st < n; st++) {
+      for (let j = this.outStart[st]!; j < this.outStart[st + 1]!; j++) {
+        const k = this.outList[j]!;
+        this.stateCap[st] = Math.max(this.stateCap[st]!, this.keepOf[k]!);
+        statesOf[k]!.push(st);
+      }
+    }
+    this.stateStart = new Int32Array(keywords.length + 1);
+    statesOf.forEach((l, k) => { this.stateStart[k + 1] = this.stateStart[k]! + l.length; });
+    this.stateList = Int32Array.from(statesOf.flat());
+    this.lengths = Uint8Array.from(keywords, (k) => (k === NON_ASCII ? 1 : k.length));
   }
 
-  newHits(): KeywordHits { return new KeywordHits(this.keywords.length, this.nonAsciiId); }
+  newHits(): KeywordHits { return new KeywordHits(this); }
 
-  /** Marks the keywords occurring in text (with the folding above) and their end offsets. */
-  scan(text: string, hits: KeywordHits = this.newHits()): KeywordHits {
-    const { delta, sym, shift, outStart, outList } = this;
+  /** Cleared hits, reused when one was released (a 64 KB field's hits are not rebuilt from nothing on every call). */
+  acquire(): KeywordHits { return this.spare.pop() ?? new KeywordHits(this); }
+  /** Gives hits back for reuse; the caller must not use them afterwards. */
+  release(hits: KeywordHits): void {
+    hits.reset();
+    if (this.spare.length < MAX_SPARE_HITS) this.spare.push(hits);
+  }
+
+  /**
+   * Marks the keywords occurring in text (with the folding above) and their end offsets. `ascii`:
+   * the caller knows the text has no code unit >= 128 (the NON_ASCII check is skipped).
+   */
+  scan(text: string, hits: KeywordHits = this.newHits(), ascii = false): KeywordHits {
+    const n = text.length;
+    if (n >= WASM_WALK_FROM) {
+      this.walker ??= keywordWalker(this, this.lengths);
+      if (this.walker) {
+        const shift = this.shift;
+        this.walker.walkSegments(text, (pairs, start, stop, offset) => {
+          for (let h = start; h < stop; h += 2) hits.hitState(pairs[h + 1]! >> shift, pairs[h]! + offset);
+        });
+        if (this.nonAsciiId >= 0 && !ascii && !isAscii(text)) hits.mark(this.nonAsciiId);
+        return hits;
+      }
+    }
+    const { delta, classOf, shift } = this;
     let s = 0;
     let high = 0;
-    for (let i = 0, n = text.length; i < n; i++) {
+    for (let i = 0; i < n; i++) {
       const c = text.charCodeAt(i);
-      if (c < 128) s = delta[(s << shift) + sym[c]!]!;
-      else { s = 0; high = 1; }
-      const o = outStart[s]!;
-      const e = outStart[s + 1]!;
-      for (let j = o; j < e; j++) hits.hit(outList[j]!, i + 1);
+      if (c >= 128) { s = 0; high = 1; continue; }
+      s = delta[s | classOf[c]!]!;
+      if (s >= 0) continue;
+      s = ~s;
+      hits.hitState(s >> shift, i + 1);
     }
-    if (high && this.nonAsciiId >= 0) hits.hit(this.nonAsciiId, 0);
+    if (high && this.nonAsciiId >= 0) hits.mark(this.nonAsciiId);
     return hits;
   }
 }

@@ -10,6 +10,7 @@ import sensitiveData from '../../../security/heuristics/sensitive-data.yaml';
 import encodingEvasion from '../../../security/heuristics/encoding-evasion.yaml';
 import selfProtection from '../../../security/heuristics/self-protection.yaml';
 import editorConfig from '../../../security/heuristics/editor-config.yaml';
+import { CUES, type CuePrefilter, type CueName } from './normalize';
 import { KeywordIndex, analyzePattern } from './prefilter';
 import {
   FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_PREFIX_CATEGORY, PROMPT_RISKS, SEVERITIES,
@@ -34,25 +35,44 @@ export class HeuristicRuleError extends Error {
   override readonly name = 'HeuristicRuleError';
 }
 
-export interface CompiledRule {
-  readonly rule: HeuristicRule;
+/** A regex with its literal prefilter and examined-length bound: a whole rule, or one alternative of it. */
+export interface SearchablePattern {
   readonly regex: RegExp;
+  /** Keyword ids: every inner list needs one present keyword for the regex to run; empty = always run. */
+  readonly prefilter: readonly (readonly number[])[];
+  /** Upper bound of the text one match examines (Infinity = unbounded): sizes the search windows. */
+  readonly maxLength: number;
+  /** Keyword ids one of which every match starts with (see PatternAnalysis.leads), or null. */
+  readonly leads: readonly number[] | null;
+  /** The same regex with the `g` flag (searching windows) and the `y` flag (confirming a match in the whole text), made on first use. */
+  readonly windowed: () => { readonly global: RegExp; readonly sticky: RegExp };
+}
+
+export interface CompiledRule extends SearchablePattern {
+  readonly rule: HeuristicRule;
   readonly alwaysBlock: boolean;
   readonly raw: boolean;
   /** Bit i set = the rule looks at FIELD_CLASSES[i]. */
   readonly fieldMask: number;
   readonly actionTypes: ReadonlySet<string> | null;
-  /** Keyword ids: every inner list needs one present keyword for the regex to run; empty = always run. */
-  readonly prefilter: readonly (readonly number[])[];
-  /** Upper bound of the text one match examines (Infinity = unbounded): sizes the search windows. */
-  readonly maxLength: number;
-  /** The same regex with the `g` flag (searching windows) and the `y` flag (confirming a match in the whole text), made on first use. */
-  readonly windowed: () => { readonly global: RegExp; readonly sticky: RegExp };
+  /**
+   * A pattern that is an alternation at the top (`a…|b…|c…`), as one searchable pattern per
+   * alternative, each with its own (sharper) prefilter and bound; null otherwise. The rule's match
+   * is the leftmost of theirs, the earlier alternative on a tie: what the whole regex finds.
+   */
+  readonly branches: readonly SearchablePattern[] | null;
+  /**
+   * The alternation of only some of `branches` (bit i of `mask`: branch i), in their order: when
+   * the others cannot match a text, it finds what the whole regex finds there. Made on first use.
+   */
+  readonly alternatives: (mask: number) => SearchablePattern;
 }
 
 export interface CompiledRuleSet {
   readonly rules: readonly CompiledRule[];
   readonly keywords: KeywordIndex;
+  /** The normalisation cues' literal sets, as ids in `keywords`. */
+  readonly cues: CuePrefilter;
   /** Applicable rules per `actionType|class|alwaysBlockOnly`, filled lazily. */
   readonly cache: Map<string, { readonly normalized: readonly CompiledRule[]; readonly raw: readonly CompiledRule[] }>;
 }
@@ -105,6 +125,50 @@ export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile
   return data as unknown as HeuristicRuleFile;
 }
 
+/** Rules with more top-level alternatives are searched whole (a branch set must fit a number's bits). */
+const MAX_BRANCHES = 48;
+/** Sub-alternations kept per rule (texts differ in which alternatives their keywords allow). */
+const MAX_SUBSETS = 64;
+
+/**
+ * The top-level alternatives of a RegExp source (`a|b(c|d)|[|]` → `a`, `b(c|d)`, `[|]`), or null
+ * when there is one, or when the source has a back-reference (group numbers would change).
+ */
+export function topLevelAlternatives(source: string): string[] | null {
+  const out: string[] = [];
+  let depth = 0; let inClass = false; let from = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') {
+      const n = source[i + 1] ?? '';
+      if (!inClass && (/[1-9]/.test(n) || (n === 'k' && source[i + 2] === '<'))) return null;
+      i++;
+    } else if (inClass) { if (c === ']') inClass = false; }
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '|' && depth === 0) { out.push(source.slice(from, i)); from = i + 1; }
+  }
+  out.push(source.slice(from));
+  // A pattern that is one group around an alternation, `(?:a|b)`: its alternatives.
+  if (out.length === 1 && source.startsWith('(?:') && closingParen(source, 0) === source.length - 1) return topLevelAlternatives(source.slice(3, -1));
+  return out.length > 1 ? out : null;
+}
+
+/** Offset of the parenthesis that closes the group opened at `open`, or -1. */
+function closingParen(source: string, open: number): number {
+  let depth = 0; let inClass = false;
+  for (let i = open; i < source.length; i++) {
+    const c = source[i];
+    if (c === '\\') i++;
+    else if (inClass) { if (c === ']') inClass = false; }
+    else if (c === '[') inClass = true;
+    else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i;
+  }
+  return -1;
+}
+
 const fieldMaskOf = (fields: readonly RuleField[]): number =>
   fields.includes('all') ? (1 << FIELD_CLASSES.length) - 1 : fields.reduce((m, f) => m | (1 << FIELD_CLASSES.indexOf(f as FieldClass)), 0);
 
@@ -118,26 +182,64 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
     ids.add(r.id);
   }
   const keywordIds = new Map<string, number>();
+  const leadIds = new Set<number>();
   const idOf = (k: string) => { let id = keywordIds.get(k); if (id === undefined) { id = keywordIds.size; keywordIds.set(k, id); } return id; };
+  // Raw rules see the text before normalisation, which the literal analysis does not describe: no prefilter.
+  const searchable = (regex: RegExp, raw = false): SearchablePattern => {
+    const analysis = raw ? { literals: [], leads: null, maxLength: Infinity } : analyzePattern(regex.source);
+    let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
+    const leads = analysis.leads?.map(idOf) ?? null;
+    for (const id of leads ?? []) leadIds.add(id);
+    return {
+      regex,
+      prefilter: analysis.literals.map((set) => set.map(idOf)),
+      maxLength: analysis.maxLength,
+      leads,
+      windowed: () => (windowed ??= { global: new RegExp(regex.source, regex.flags + 'g'), sticky: new RegExp(regex.source, regex.flags + 'y') }),
+    };
+  };
   const compiled = rules.map((rule): CompiledRule => {
     let regex: RegExp;
     try { regex = compilePattern(rule.pattern); } catch (e) { throw new HeuristicRuleError(`heuristic rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
-    let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
     const raw = rule.scan === 'raw';
-    const analysis = raw ? { literals: [], maxLength: Infinity } : analyzePattern(regex.source);
+    const whole = searchable(regex, raw);
+    const alternatives = raw ? null : topLevelAlternatives(regex.source);
+    const branches = alternatives && alternatives.length <= MAX_BRANCHES ? alternatives.map((a) => searchable(new RegExp(a, regex.flags))) : null;
+    const made = new Map<number, SearchablePattern>();
+    const subset = (mask: number): SearchablePattern => {
+      let p = made.get(mask);
+      if (p) return p;
+      const chosen = branches!.filter((_, i) => Math.floor(mask / 2 ** i) % 2 === 1);
+      if (chosen.length === 1) p = chosen[0]!;
+      else {
+        const sub = new RegExp(chosen.map((b) => b.regex.source).join('|'), regex.flags);
+        let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
+        p = {
+          regex: sub,
+          // Every match is one of a chosen alternative's: it holds a keyword of that alternative's first set.
+          prefilter: chosen.every((b) => b.prefilter.length > 0) ? [[...new Set(chosen.flatMap((b) => b.prefilter[0]!))]] : [],
+          maxLength: Math.max(...chosen.map((b) => b.maxLength)),
+          leads: chosen.every((b) => b.leads) ? [...new Set(chosen.flatMap((b) => b.leads!))] : null,
+          windowed: () => (windowed ??= { global: new RegExp(sub.source, sub.flags + 'g'), sticky: new RegExp(sub.source, sub.flags + 'y') }),
+        };
+      }
+      if (made.size >= MAX_SUBSETS) made.clear();
+      made.set(mask, p);
+      return p;
+    };
     return {
+      ...whole,
       rule,
-      regex,
       alwaysBlock: rule.always_block === true,
       raw,
       fieldMask: fieldMaskOf(rule.fields),
       actionTypes: rule.action_types ? new Set(rule.action_types) : null,
-      prefilter: analysis.literals.map((set) => set.map(idOf)),
-      maxLength: analysis.maxLength,
-      windowed: () => (windowed ??= { global: new RegExp(regex.source, regex.flags + 'g'), sticky: new RegExp(regex.source, regex.flags + 'y') }),
+      branches,
+      alternatives: subset,
     };
   });
-  return { rules: compiled, keywords: new KeywordIndex([...keywordIds.keys()]), cache: new Map() };
+  const cues = Object.fromEntries(Object.entries(CUES).map(([name, re]) => [name, analyzePattern(re.source).literals.map((set) => set.map(idOf))])) as Record<CueName, number[][]>;
+  return { rules: compiled, keywords: new KeywordIndex([...keywordIds.keys()], leadIds), cues, cache: new Map() };
 }
 
 let bundled: CompiledRuleSet | undefined;

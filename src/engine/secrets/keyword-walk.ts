@@ -2,9 +2,13 @@
 // part of scanning that reads every character. The text is copied into the module's memory as
 // UTF-16 code units, in chunks, and each chunk is walked as four segments at once. Results are
 // the same as the JavaScript walk in scan.ts (a unit test compares them); that walk stays for
-// when WebAssembly is unavailable (node --jitless) and for the streaming redactor.
+// when WebAssembly is unavailable (node --jitless) and for the streaming redactor. The heuristic
+// rules' keyword index (heuristics/prefilter.ts) walks long texts with it too.
 import type { KeywordAutomaton } from './rules';
 import wasmBytes from './keyword-scan.wat';
+
+/** What the walk reads of an automaton (KeywordAutomaton's layout: `delta` entries are `t << shift`, or `~(t << shift)` where strings end). */
+export type WalkTables = Pick<KeywordAutomaton, 'classOf' | 'kelvinClass' | 'shift' | 'delta'>;
 
 /** Code units per segment; a chunk is four segments. */
 const SEGMENT = 1 << 15;
@@ -36,7 +40,7 @@ export class KeywordWalker {
   private readonly lead: number;
   private readonly shift: number;
 
-  constructor(module: WebAssembly.Module, a: KeywordAutomaton, longest: number) {
+  constructor(module: WebAssembly.Module, a: WalkTables, longest: number) {
     this.exports = new WebAssembly.Instance(module, {}).exports as unknown as WalkExports;
     this.lead = longest;
     this.shift = a.shift;
@@ -60,7 +64,18 @@ export class KeywordWalker {
    * mode does: U+212A reads as a folded `k`; the caller handles U+0130), in order of `end`.
    */
   walk(text: string, visit: HitVisitor): void {
-    const { exports: x, hits, shift } = this;
+    const shift = this.shift;
+    this.walkSegments(text, (pairs, start, stop, offset) => {
+      for (let h = start; h < stop; h += 2) visit(pairs[h + 1]! >> shift, pairs[h]! + offset);
+    });
+  }
+
+  /**
+   * The same walk, handing over the hits a segment at a time (for callers that loop over them
+   * inline): `pairs[start .. stop)` holds (end - offset, t << shift) pairs, in order of end.
+   */
+  walkSegments(text: string, each: (pairs: Int32Array, start: number, stop: number, offset: number) => void): void {
+    const { exports: x, hits } = this;
     const n = text.length;
     for (let start = 0; start < n; start += CHUNK) {
       const from = Math.max(0, start - this.lead);
@@ -76,18 +91,17 @@ export class KeywordWalker {
       const counts = [x.n0.value as number, x.n1.value as number, x.n2.value as number, x.n3.value as number];
       for (let j = 0; j < 4; j++) {
         const base = j * SEGMENT * 2;
-        const stop = base + counts[j]! * 2;
-        for (let h = base; h < stop; h += 2) visit(hits[h + 1]! >> shift, hits[h]! + from);
+        each(hits, base, base + counts[j]! * 2, from);
       }
     }
   }
 }
 
 let compiled: WebAssembly.Module | null | undefined;
-const walkers = new WeakMap<KeywordAutomaton, KeywordWalker | null>();
+const walkers = new WeakMap<WalkTables, KeywordWalker | null>();
 
 /** The WebAssembly walker for `a` (whose strings have `lengths`), or null when WebAssembly (or Buffer) is unavailable here. */
-export function keywordWalker(a: KeywordAutomaton, lengths: Uint8Array): KeywordWalker | null {
+export function keywordWalker(a: WalkTables, lengths: Uint8Array): KeywordWalker | null {
   let w = walkers.get(a);
   if (w !== undefined) return w;
   try {
