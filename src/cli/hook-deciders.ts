@@ -12,7 +12,8 @@ import { bulwarkStateDir } from '../node/hooks/state-dir';
 import { askBridge } from '../node/hooks/bridge-client';
 
 export interface HookDecider {
-  decide(call: HookCall, action: MappedAction, via: string): Promise<BridgeDecision>;
+  /** `sandbox`: how the action will run if allowed (`sandboxed (…)` / `not sandboxed: …`), for its audit entry. */
+  decide(call: HookCall, action: MappedAction, via: string, sandbox?: string): Promise<BridgeDecision>;
   /** Findings in a tool's output (rule ids only), recorded in the audit log. */
   inspectOutput(call: HookCall, text: string): Promise<readonly OutputFinding[]>;
   /** Secrets out of a reason before it goes to the agent (the extension's answers are redacted there, where the rules are already compiled). */
@@ -59,9 +60,10 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       redact: async (text) => text,
       // The extension never answers `escalate` (it asks a human or blocks); the hooks' own server does.
       noReviewer: NO_REVIEWER,
-      decide: async (c, action) => {
+      decide: async (c, action, _via, sandbox) => {
         const ask = () => askBridge(stateDir, {
           v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
+          ...(sandbox ? { sandbox: sandbox.slice(0, 4096) } : {}),
           action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentScopedSession(c.agent, c.sessionId), ...cwdOf(c, action) },
         }, { timeoutMs: timeoutMs() });
         let r = await ask();
@@ -90,10 +92,10 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
   return {
     redact,
     noReviewer: NO_REVIEWER,
-    decide: async (c, action, via) => local.decide({
+    decide: async (c, action, via, sandbox) => local.decide({
       agent: c.agent, sessionId: c.sessionId, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
       action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, ...cwdOf(c, action) },
-      note: { tool: c.toolName, via },
+      note: { tool: c.toolName, via, ...(sandbox ? { sandbox } : {}) },
     }),
     inspectOutput: (c, text) => local.inspect({ agent: c.agent, sessionId: c.sessionId, tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }),
   };
@@ -123,7 +125,8 @@ function startHookServer(stateDir: string): void {
   }
 }
 
-function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
+/** The working directory the engine judges a mapped action in: its own (a shell tool's directory field, against the call's), else the call's. */
+export function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
   const base = call.cwd !== undefined && path.isAbsolute(call.cwd) ? call.cwd : undefined;
   if (action.cwd === undefined) return base ? { cwd: base } : {};
   if (path.isAbsolute(action.cwd)) return { cwd: action.cwd };

@@ -53,6 +53,7 @@ export async function runHookServer(argv: string[]): Promise<number> {
       return decider.decide({
         agent: req.agent, sessionId: a.sessionId, policy: req.policy ?? 'default', ifc: req.ifc ?? 'default', workspace: req.workspace,
         action: { ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, ...(a.cwd ? { cwd: a.cwd } : {}) },
+        ...(req.sandbox ? { note: { sandbox: req.sandbox } } : {}),
       });
     },
     record: async () => { last = Date.now(); },

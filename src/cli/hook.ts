@@ -4,10 +4,13 @@
 // socket (Tier 3 in the editor's modal, one audit chain, shared taint), or in-process when no
 // extension runs (nobody to ask: what needs a human is denied) — and answers in the client's own
 // dialect. Whatever goes wrong ends as a deny with a reason: never an allow because something failed.
+// An allowed shell call of a client that can take a rewritten input runs inside Bulwark's OS sandbox
+// (`bulwark exec`, hook-sandbox.ts) unless `--no-sandbox`; the others are answered with silence.
 import type { AgentId, HookAnswer, HookCall, MappedAction } from '../engine/agents';
-import { AGENT_IDS, HookInputError, denyWithoutPayload, isAgentId, mapToolCallAny, toolMapsFor, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText } from '../engine/agents';
+import { AGENT_IDS, BUILTIN_TOOL_MAPS, HookInputError, denyWithoutPayload, isAgentId, mapToolCallAny, toolMapsFor, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText, rewriteTarget } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 
+import { ALLOW_NET_ENTRY } from '../node/hooks/wrapper';
 import { MIN_NODE_MAJOR, nodeMajor } from './node-version';
 
 export { MIN_NODE_MAJOR };
@@ -18,7 +21,8 @@ export const DEFAULT_DEADLINE_MS = 25_000;
 /** Tool output scanned after the tool ran (more is not scanned, and the context says so). */
 const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
 
-const USAGE = 'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE] [--no-server]';
+const USAGE = 'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE] [--no-server] [--no-sandbox] [--allow-net HOST[:PORT]]...';
+
 
 interface HookFlags {
   agent: AgentId;
@@ -28,6 +32,9 @@ interface HookFlags {
   policy: string;
   ifc: string;
   noServer: boolean;
+  /** Allowed shell calls run in Bulwark's sandbox where the client can take a rewritten input. */
+  sandbox: boolean;
+  allowNet: string[];
 }
 
 export interface HookIo {
@@ -36,8 +43,18 @@ export interface HookIo {
 }
 
 /** Runs one hook call; resolves to the exit code. Never throws. */
-export async function runHook(argv: string[], io: HookIo = processIo()): Promise<number> {
+export async function runHook(argv: string[], given?: HookIo): Promise<number> {
   const started = Date.now();
+  const io = given ?? processIo();
+  try {
+    return await answerHook(argv, io, started);
+  } finally {
+    // The client's wrapper waits for this process to end: a sandbox probe stuck in a child must not keep it alive once answered.
+    if (!given && (await import('./hook-sandbox')).sandboxProbeStuck()) setTimeout(() => process.exit(), 200).unref();
+  }
+}
+
+async function answerHook(argv: string[], io: HookIo, started: number): Promise<number> {
   const agentGuess = guessAgent(argv);
   let answered = false;
   const answer = (a: HookAnswer): number => {
@@ -83,14 +100,20 @@ export async function runHook(argv: string[], io: HookIo = processIo()): Promise
 
 function parseHookFlags(argv: string[]): HookFlags {
   const values = new Map<string, string>();
+  const allowNet: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const eq = a.indexOf('=');
     const [name, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
-    if (name === '--no-server') { values.set(name, 'true'); continue; }
-    if (!['--agent', '--event', '--state-dir', '--deadline-ms', '--policy', '--ifc'].includes(name)) throw new Error(`unknown option \`${a}\``);
+    if (name === '--no-server' || name === '--no-sandbox') { values.set(name, 'true'); continue; }
+    if (!['--agent', '--event', '--state-dir', '--deadline-ms', '--policy', '--ifc', '--allow-net'].includes(name)) throw new Error(`unknown option \`${a}\``);
     const v = inline ?? argv[++i];
     if (v === undefined) throw new Error(`${name} needs a value`);
+    if (name === '--allow-net') {
+      if (!ALLOW_NET_ENTRY.test(v)) throw new Error(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${v}\``);
+      allowNet.push(v);
+      continue;
+    }
     values.set(name, v);
   }
   const agent = values.get('--agent');
@@ -98,7 +121,7 @@ function parseHookFlags(argv: string[]): HookFlags {
   const deadlineRaw = values.get('--deadline-ms');
   const deadlineMs = deadlineRaw === undefined ? DEFAULT_DEADLINE_MS : Number(deadlineRaw);
   if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 3_600_000) throw new Error(`--deadline-ms must be an integer from 100 to 3600000, got \`${deadlineRaw}\``);
-  return { agent, event: values.get('--event'), stateDir: values.get('--state-dir'), deadlineMs, policy: values.get('--policy') ?? 'default', ifc: values.get('--ifc') ?? 'default', noServer: values.has('--no-server') };
+  return { agent, event: values.get('--event'), stateDir: values.get('--state-dir'), deadlineMs, policy: values.get('--policy') ?? 'default', ifc: values.get('--ifc') ?? 'default', noServer: values.has('--no-server'), sandbox: !values.has('--no-sandbox'), allowNet };
 }
 
 /** The agent named on the command line, for answering even when the flags are otherwise wrong. */
@@ -136,20 +159,33 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
   const call = parseHookCall(await readInput(io.stdin), flags.agent, flags.event);
   onCall(call);
   if (call.phase === 'other') return { stdout: '', stderr: '', exitCode: 0 };
-  const { deciders } = await import('./hook-deciders');
-  const decider = await deciders(flags, deadlineAt);
+  const { deciders, cwdOf } = await import('./hook-deciders');
   if (call.phase === 'post_tool') {
+    const decider = await deciders(flags, deadlineAt);
     const findings = await decider.inspectOutput(call, outputText(call.toolOutput));
     return postToolAnswer(call.dialect, call.event, postToolContext(call.toolName!, findings));
   }
-  const mapping = mapToolCallAny(toolMapsFor(call.agent), call.toolName!, call.toolInput, call.cwd);
+  const maps = toolMapsFor(call.agent);
+  const mapping = mapToolCallAny(maps, call.toolName!, call.toolInput, call.cwd);
+  // How the call will run if allowed is worked out beside finding the decider (not after the
+  // decision), so its audit entry can say so.
+  const target = rewriteTarget(BUILTIN_TOOL_MAPS[call.agent], maps, call.dialect, call.toolName!, call.toolInput, mapping);
+  const sandboxing = target
+    ? import('./hook-sandbox').then((m) => m.sandboxOutcome(call, target, cwdOf(call, mapping.actions[0]!).cwd, { enabled: flags.sandbox, allowNet: flags.allowNet, ...(flags.stateDir ? { stateDir: flags.stateDir } : {}) }))
+    : undefined;
+  const [decider, sandbox] = await Promise.all([deciders(flags, deadlineAt), sandboxing]);
   let worst: { action: MappedAction; d: BridgeDecision } | undefined;
   for (const action of mapping.actions) {
-    const d = await decider.decide(call, action, mapping.via);
+    const d = await decider.decide(call, action, mapping.via, sandbox?.note);
     if (!worst || rank(d) > rank(worst.d)) worst = { action, d };
     if (d.decision === 'block') break; // one refusal refuses the call; the rest need not be asked
   }
-  if (!worst || worst.d.decision === 'allow') return preToolAnswer(call.dialect, call.event, { allow: true, reason: '' });
+  if (!worst || worst.d.decision === 'allow') {
+    if (sandbox?.kind === 'wrap') return sandbox.answer;
+    if (sandbox?.kind === 'refuse') return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${sandbox.why}. Nothing was run. Do not retry it in another form; tell the user what you need and why.` });
+    const allow = preToolAnswer(call.dialect, call.event, { allow: true, reason: '' });
+    return sandbox?.kind === 'skip' && !sandbox.quiet ? { ...allow, stderr: `Bulwark: this command runs without Bulwark's sandbox: ${sandbox.why}.\n` } : allow;
+  }
   const reason = refusalText({
     tool: call.toolName!, decision: worst.d.decision, tier: worst.d.tier, rules: worst.d.rules, reason: await decider.redact(worst.d.reason),
     noReviewer: worst.d.decision === 'escalate' ? decider.noReviewer : undefined,

@@ -10,7 +10,7 @@ import {
   DEFAULT_CLIENT_TIMEOUT_S, applyPlan, describePlan, describeStatus, detectClients, hooksStatus, planChangesAnything, planInstall, planUninstall,
   type HooksContext, type HooksPlan,
 } from '../node/hooks/install';
-import { HOOK_POLICIES, type HookPolicy, type WrapperPlatform } from '../node/hooks/wrapper';
+import { ALLOW_NET_ENTRY, HOOK_POLICIES, type HookPolicy, type WrapperPlatform } from '../node/hooks/wrapper';
 import { UsageError } from './usage-error';
 
 export interface HooksIo {
@@ -118,13 +118,15 @@ export async function runHooks(argv: string[], io: HooksIo = defaultIo()): Promi
   const out = (s: string) => io.stdout.write(s + '\n');
   switch (sub) {
     case 'install': {
-      const p = parse(rest, ['--agent', '--scope', '--workspace', '--home', '--state-dir', '--timeout', '--policy'], ['--yes', '--dry-run']);
+      const p = parse(rest, ['--agent', '--scope', '--workspace', '--home', '--state-dir', '--timeout', '--policy', '--allow-net'], ['--yes', '--dry-run', '--no-sandbox']);
       const ctx = context(p, io);
       const scope = last(p, '--scope') ?? 'user';
       if (scope !== 'user' && scope !== 'workspace') throw new UsageError(`--scope must be user or workspace, got \`${scope}\``);
       const workspace = absolute('--workspace', last(p, '--workspace')) ?? (scope === 'workspace' ? process.cwd() : undefined);
       const policy = last(p, '--policy');
       if (policy !== undefined && !(HOOK_POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${HOOK_POLICIES.join(', ')}, got \`${policy}\``);
+      const allowNet = p.values.get('--allow-net') ?? [];
+      for (const h of allowNet) if (!ALLOW_NET_ENTRY.test(h)) throw new UsageError(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${h}\``);
       const timeoutRaw = last(p, '--timeout');
       const timeoutSeconds = timeoutRaw === undefined ? DEFAULT_CLIENT_TIMEOUT_S : Number(timeoutRaw);
       let agents = agentsOf(p);
@@ -135,7 +137,8 @@ export async function runHooks(argv: string[], io: HooksIo = defaultIo()): Promi
       }
       let plan: HooksPlan;
       try {
-        plan = planInstall({ ...ctx, agents, scope, ...(workspace ? { workspace } : {}), timeoutSeconds, node: io.node, cli: io.cli, ...(policy ? { policy: policy as HookPolicy } : {}) });
+        plan = planInstall({ ...ctx, agents, scope, ...(workspace ? { workspace } : {}), timeoutSeconds, node: io.node, cli: io.cli, ...(policy ? { policy: policy as HookPolicy } : {}),
+          ...(p.bools.has('--no-sandbox') ? { sandbox: false } : {}), ...(allowNet.length ? { allowNet } : {}) });
       } catch (e) {
         if (/timeout must be/.test((e as Error).message)) throw new UsageError((e as Error).message.replace('the hook timeout', '--timeout'));
         throw e;

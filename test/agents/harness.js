@@ -29,12 +29,12 @@ function bulwark(args, opts = {}) {
  * or a probe (probe-deny | probe-noop | probe-fail, test/agents/probe-hook.js, written here where the client
  * reads hooks) that checks the harness itself. Returns how, and the configuration files written.
  */
-function installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS = HOOK_TIMEOUT_S }) {
+function installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS = HOOK_TIMEOUT_S, installArgs = [] }) {
   const c = CLIENTS[client];
   if (hook === 'none') return { via: 'none (no hooks)', files: [] };
   if (hook === 'bulwark') {
     const args = ['hooks', 'install', '--agent', c.agent, '--scope', scope, '--home', home, '--workspace', project,
-      '--state-dir', stateDir, '--timeout', String(hookTimeoutS), ...(policy ? ['--policy', policy] : []), '--yes'];
+      '--state-dir', stateDir, '--timeout', String(hookTimeoutS), ...(policy ? ['--policy', policy] : []), ...installArgs, '--yes'];
     const r = bulwark(args, { env: userShellEnv(home) });
     fs.writeFileSync(path.join(logs, 'hooks-install.txt'), `$ bulwark ${args.join(' ')}\nexit ${r.status}\n${r.stdout}\n${r.stderr}`);
     if (r.status !== 0) throw new Error(`bulwark hooks install failed (exit ${r.status}): ${(r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ')}`);
@@ -128,7 +128,11 @@ function findAuditLog(stateDir) {
  * One run. Options: client, scenario (key of SCENARIOS), policy (undefined = the hook's default),
  * hook ('bulwark' | 'probe-deny' | 'probe-noop' | 'probe-fail' | 'none'), scope ('user' | 'workspace'),
  * breakHook({ stateDir, home, project, client, logs }) (makes the installed hook program fail on purpose),
- * timing (wraps the installed hook commands in time-hook.sh: ev.timings), timeoutMs.
+ * timing (wraps the installed hook commands in time-hook.sh: ev.timings), timeoutMs,
+ * configure({ home, project, setup, install, logs }) (edits the client's arguments or files after the install),
+ * installArgs (more `bulwark hooks install` arguments: --no-sandbox), notSandboxed (the start of the reason the
+ * sandbox scenario's audit entries must give for not wrapping).
+ * A run spec's `clients` limits it to those clients.
  * Returns the evidence; evaluate() turns it into checks.
  */
 async function runClient(opts) {
@@ -146,7 +150,9 @@ async function runClient(opts) {
   for (const d of [home, project, logs]) fs.mkdirSync(d, { recursive: true });
 
   const world = plantWorld({ home, project });
-  const run = { client, scenario: scenarioId, policy: policy || 'default', hook, scope, broken: Boolean(breakHook), breakHow: breakHook && breakHook.how, tag, dir };
+  if (scenario.plant) scenario.plant(world);
+  const installArgs = opts.installArgs || [];
+  const run = { client, scenario: scenarioId, policy: policy || 'default', hook, scope, broken: Boolean(breakHook), breakHow: breakHook && breakHook.how, notSandboxed: installArgs.includes('--no-sandbox') ? 'wrapping is off' : opts.notSandboxed, tag, dir };
   // The model's turns: each scenario step is its call under test, after any client-side turns it needs.
   const steps = [];
   const stepTurn = scenario.steps.map((s) => {
@@ -165,12 +171,14 @@ async function runClient(opts) {
   try {
     const mcpServer = scenario.mcp ? { command: process.execPath, args: [path.join(__dirname, 'mcp-server.js'), mcpLog] } : undefined;
     const setup = c.setup({ home, project, serverUrl: server.url, mcpServer });
-    install = installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS: opts.hookTimeoutS });
+    install = installHooks({ client, hook, scope, home, project, stateDir, policy, logs, hookTimeoutS: opts.hookTimeoutS, installArgs });
     if (hook === 'bulwark') statusAfterInstall = hooksStatus({ client, home, project, stateDir });
     if (breakHook) {
       breakHook({ stateDir, home, project, client, logs });
       statusAfterBreak = hooksStatus({ client, home, project, stateDir });
     }
+    // A run's own changes to the client's configuration (rewrite-probe.js: permission rules, hook event keys).
+    if (opts.configure) opts.configure({ home, project, setup, install, logs });
     if (opts.timing && wrapInstalledHooks({ files: install.files, timingLog }) === 0) throw new Error('timing: no installed hook command to wrap');
     const env = clientEnv(home, setup.env);
     const args = [...setup.args, ...(c.hookTrustArgs || []), ...(setup.trailingArgs || [])];
@@ -182,6 +190,7 @@ async function runClient(opts) {
     run.envSecrets = [env[ENV_CANARY_NAME], ...Object.entries(setup.env).filter(([k]) => /KEY|TOKEN/.test(k)).map(([, v]) => v)];
   } finally {
     await server.close();
+    stopHookServer(stateDir);
   }
 
   const entries = readModelLog(serverLog);
@@ -208,6 +217,17 @@ async function runClient(opts) {
     audit: auditLog ? readAudit(auditLog) : undefined,
   };
   return ev;
+}
+
+/** Stops the hooks' own server this run started (its pid from <stateDir>/bridge.json, checked against its command line). */
+function stopHookServer(stateDir) {
+  let pid;
+  try { pid = JSON.parse(fs.readFileSync(path.join(stateDir, 'bridge.json'), 'utf8')).pid; } catch { return; }
+  let cmdline = '';
+  try { cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'); } catch { return; }
+  if (Number.isInteger(pid) && cmdline.includes('hook-server') && cmdline.includes(stateDir)) {
+    try { process.kill(pid, 'SIGTERM'); } catch { /* already gone */ }
+  }
 }
 
 /** The audit log as `bulwark audit query` returns it, and whether `bulwark audit verify` holds. */

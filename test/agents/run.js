@@ -31,6 +31,14 @@ const RUNS = {
   attacks: { scenario: 'attacks', scope: 'workspace' },
   work: { scenario: 'work', scope: 'user' },
   permissive: { scenario: 'work', policy: 'permissive', scope: 'user', timing: true },
+  // Allowed shell calls in Bulwark's sandbox (the hook rewrites them to `bulwark exec …`), and the same installed with --no-sandbox.
+  sandbox: { scenario: 'sandbox', policy: 'permissive', scope: 'user', timing: true },
+  'sandbox-off': { scenario: 'sandbox', policy: 'permissive', scope: 'user', timing: true, installArgs: ['--no-sandbox'] },
+  // Codex with its own sandbox on (as `codex exec` has it unless told otherwise): Bulwark's cannot start inside it, so the hook does not wrap.
+  'sandbox-codex-own': {
+    clients: ['codex'], scenario: 'sandbox', policy: 'permissive', scope: 'user', notSandboxed: 'Codex runs commands in its own sandbox',
+    configure: ({ setup }) => { setup.args.splice(setup.args.indexOf('--dangerously-bypass-approvals-and-sandbox'), 1, '--sandbox', 'workspace-write'); },
+  },
   'broken-node': { scenario: 'work', policy: 'permissive', scope: 'user', breakHook: breakHook('node-missing') },
   'broken-crash': { scenario: 'note', policy: 'permissive', scope: 'workspace', breakHook: breakHook('program-crash') },
   // The smallest hook timeout the installer accepts (10 s), so the wrapper's watchdog fires after 7 s.
@@ -56,6 +64,7 @@ async function main() {
     }
     for (const runName of runs) {
       const spec = RUNS[runName];
+      if (spec.clients && !spec.clients.includes(client)) continue;
       const label = `${client} ${runName}`;
       let ev;
       try {

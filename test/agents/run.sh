@@ -15,9 +15,11 @@ if [ "${BULWARK_AGENTS_SKIP_BUILD:-}" != 1 ]; then
 fi
 # Everything (driver, model server, clients, hooks) runs in a network namespace with loopback only, so no
 # client, hook or tool can reach another host whatever it tries (bubblewrap comes with the bootstrap).
-if bwrap --dev-bind / / --unshare-net --unshare-pid --die-with-parent -- true 2>/dev/null; then
-  # Its own PID namespace too: whatever the runs leave behind (the hooks' background server) ends with the stage.
-  BULWARK_AGENTS_NETNS=1 exec bwrap --dev-bind / / --unshare-net --unshare-pid --die-with-parent -- node test/agents/run.js "$@"
+# No PID namespace: the sandbox the hooks wrap shell commands in (bulwark exec) is a bwrap of its own, which
+# reads /proc for its own process id; under an outer --unshare-pid that /proc is the host's (a fresh one cannot
+# be mounted in this container) and the inner bwrap fails. harness.js stops each run's hook server instead.
+if bwrap --dev-bind / / --unshare-net --die-with-parent -- true 2>/dev/null; then
+  BULWARK_AGENTS_NETNS=1 exec bwrap --dev-bind / / --unshare-net --die-with-parent -- node test/agents/run.js "$@"
 fi
 echo "agents: note: bubblewrap cannot create a network namespace here; the clients run with this machine's network (offline settings only)"
 exec node test/agents/run.js "$@"

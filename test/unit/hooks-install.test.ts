@@ -124,6 +124,23 @@ describe('hooks install / uninstall / status', function () {
     assertSameTree(beforeWs, snapshot(ws));
   });
 
+  it('--no-sandbox and --allow-net go into every client\'s hook command; switching them is one re-install, and uninstall is still exact', () => {
+    const { home, ws, opts } = setup();
+    const before = snapshot(home);
+    install(opts(ALL, { policy: 'permissive', sandbox: false, allowNet: ['registry.npmjs.org:443'] }));
+    const claude = () => json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse;
+    assert.match(claude()[0].hooks[0].command, / claude 60 permissive no-sandbox 'allow-net=registry\.npmjs\.org:443' \|\| exit 2$/);
+    assert.match(json(path.join(home, '.copilot', 'hooks', 'bulwark.json')).hooks.preToolUse[0].bash, / copilot-cli 60 permissive no-sandbox /);
+    // Back to the default (wrapping on): the entry is replaced, not added beside the old one.
+    install(opts(ALL, { policy: 'permissive' }));
+    assert.equal(claude().length, 1);
+    assert.match(claude()[0].hooks[0].command, / claude 60 permissive \|\| exit 2$/);
+    assert.throws(() => planInstall(opts(['claude'], { allowNet: ['x;y'] })), /--allow-net takes HOST/);
+    applyPlan(planUninstall(opts([])));
+    assertSameTree(before, snapshot(home));
+    assert.deepEqual([...snapshot(ws).keys()], []);
+  });
+
   it('files with a byte order mark, only whitespace, or `{}` on one line come back byte for byte', () => {
     const { home, opts } = setup();
     const files = {
@@ -397,6 +414,9 @@ describe('hooks install / uninstall / status', function () {
       await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'none'], io().io), /--policy must be one of default, permissive, strict/);
       assert.equal(await runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'permissive', '--yes'], io().io), 0);
       assert.match(json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command, / claude 60 permissive \|\| exit 2$/);
+      assert.equal(await runHooks(['install', '--agent', 'claude', '--home', home, '--no-sandbox', '--allow-net', 'a.example.org', '--yes'], io().io), 0);
+      assert.match(json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command, / claude 60 no-sandbox 'allow-net=a\.example\.org' \|\| exit 2$/);
+      await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--allow-net', 'http://a.org/'], io().io), /--allow-net takes HOST/);
     });
   });
 

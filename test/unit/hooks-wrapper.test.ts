@@ -85,8 +85,26 @@ describe('hook wrapper (sh)', function () {
     const bad = await runShell(`${shQuote(w)} vscode 60 /tmp/my-policy.yaml || exit 2`, '{}');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /names no known policy/);
-    assert.throws(() => wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', 'lax' as never), /must be one of default, permissive, strict/);
-    assert.equal(wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', 'strict'), `'/s/bin/bulwark-hook' claude 60 strict || exit 2`);
+    assert.throws(() => wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', { policy: 'lax' as never }), /must be one of default, permissive, strict/);
+    assert.equal(wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', { policy: 'strict' }), `'/s/bin/bulwark-hook' claude 60 strict || exit 2`);
+  });
+
+  it('passes --no-sandbox and --allow-net hosts on to the program as given, and refuses a host a shell would read', async () => {
+    const seen = path.join(tmp, 'seen-sandbox.json');
+    const w = wrapperFor(`require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(process.argv.slice(2)))`);
+    const command = wrapperCommand('claude', 60, w, 'linux', { policy: 'permissive', sandbox: false, allowNet: ['registry.npmjs.org:443', '*.example.com'] });
+    assert.equal(command, `${shQuote(w)} claude 60 permissive no-sandbox 'allow-net=registry.npmjs.org:443' 'allow-net=*.example.com' || exit 2`);
+    // A file named like the pattern must not change what arrives (the wrapper does not expand `*`).
+    fs.writeFileSync(path.join(tmp, '--allow-net=x.example.com'), '');
+    const r = await runShell(`cd ${shQuote(tmp)} && ${command}`, '{}');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(fs.readFileSync(seen, 'utf8')).slice(-5), ['--policy', 'permissive', '--no-sandbox', '--allow-net=registry.npmjs.org:443', '--allow-net=*.example.com']);
+    for (const bad of [`'allow-net=a;touch x'`, `'allow-net=$(id)'`, 'allow-net=', 'sandbox-off']) {
+      const b = await runShell(`${shQuote(w)} claude 60 ${bad} || exit 2`, '{}');
+      assert.equal(b.code, 2, bad);
+      assert.match(b.stderr, /characters a host cannot have|option it does not know/, bad);
+    }
+    assert.throws(() => wrapperCommand('claude', 60, w, 'linux', { allowNet: ['a b'] }), /--allow-net takes HOST/);
   });
 
   it('does not let the agent\'s environment load code into the program (NODE_OPTIONS, NODE_PATH)', async () => {

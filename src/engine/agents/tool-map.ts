@@ -10,6 +10,8 @@ import copilotMap from '../../../security/agents/copilot-cli.yaml';
 import vscodeMap from '../../../security/agents/vscode.yaml';
 import type { AgentId } from './types';
 import { parseApplyPatch } from './apply-patch';
+import type { Dialect } from './dialect';
+import type { RewriteForm, SandboxToolSpec } from './sandbox-rewrite';
 
 /** A value spec: `$.a.b`, `$.a[*].b`, `$` (see security/agents/schema.json). */
 export type ValueSpec = string | readonly string[] | { readonly optional: ValueSpec } | { readonly join: string } | { readonly argv: ValueSpec };
@@ -24,11 +26,15 @@ export interface ToolRule {
   readonly handler?: 'apply_patch' | 'urls_in_text';
   readonly patch?: ValueSpec;
   readonly text?: ValueSpec;
+  /** A shell tool whose command can run in Bulwark's sandbox: the input fields of its command and timeout. */
+  readonly sandbox?: SandboxToolSpec;
   readonly examples: readonly { readonly input: unknown; readonly cwd?: string; readonly actions: readonly MappedAction[] }[];
 }
 
 export interface AgentToolMap {
   readonly agent: AgentId;
+  /** How this client takes a rewritten tool input, per dialect it answers in (none: it cannot). */
+  readonly rewrite?: Partial<Record<Dialect, RewriteForm>>;
   readonly tools: readonly ToolRule[];
 }
 

@@ -20,6 +20,8 @@ export type BridgeRequest =
     readonly v: 1; readonly token: string; readonly kind: 'decide'; readonly agent: AgentId; readonly action: BridgeAction; readonly deadlineMs: number;
     /** The policy the hook was installed with, its IFC policy and the agent's working directory: the hooks' own server decides with them; the extension uses its settings. */
     readonly policy?: string; readonly ifc?: string; readonly workspace?: string;
+    /** How the hook will run the action if it is allowed (`sandboxed (…)` / `not sandboxed: …`), recorded with the decision. */
+    readonly sandbox?: string;
   }
   /** Record what the hook found in a tool's output (post-tool inspection) in the audit log. Details are already redacted. */
   | { readonly v: 1; readonly token: string; readonly kind: 'record'; readonly agent: AgentId; readonly sessionId: string; readonly event: 'tool_output_inspected'; readonly details: Record<string, unknown> }

@@ -52,6 +52,10 @@ export interface InstallOptions extends HooksContext {
   readonly cli: string;
   /** A built-in policy for the hook program (default: its own default). */
   readonly policy?: HookPolicy;
+  /** false: the hook answers allowed shell calls without wrapping them in Bulwark's sandbox (`--no-sandbox`). */
+  readonly sandbox?: boolean;
+  /** Hosts every sandboxed command may reach besides the ones it names (`--allow-net`). */
+  readonly allowNet?: readonly string[];
 }
 
 /** One addition Bulwark made to a client file. */
@@ -277,7 +281,7 @@ export function planInstall(o: InstallOptions): HooksPlan {
   const byFile = new Map<string, Desired[]>();
   for (const client of o.agents) {
     const file = hookFile(client, o.scope, o, o.workspace);
-    const command = wrapperCommand(client, o.timeoutSeconds, wrapperFile, o.platform, o.policy);
+    const command = wrapperCommand(client, o.timeoutSeconds, wrapperFile, o.platform, { ...(o.policy ? { policy: o.policy } : {}), ...(o.sandbox === false ? { sandbox: false } : {}), ...(o.allowNet?.length ? { allowNet: o.allowNet } : {}) });
     byFile.set(file, [...(byFile.get(file) ?? []), { client, entries: hookEntries(client, command, o.timeoutSeconds, o.platform) }]);
   }
 
