@@ -7,8 +7,9 @@
 // zero-width characters would reach a model that cannot see them either. So the engine checks
 // here, right after protection, independent of any policy or model.
 import { FIELD_CLASS_OF_KEY } from '../heuristics/evaluate';
+import { isAscii } from '../heuristics/prefilter';
 import type { FileSystemPort } from '../ports';
-import { loadContentRules, matchSpans, type CompiledContentRule } from './rules';
+import { loadContentRules, matchSpansIn, type CompiledContentRule } from './rules';
 
 /**
  * Protection rules (security/protection/*.yaml) whose files agents read as instructions or as
@@ -69,9 +70,10 @@ const instructionWrites = (findings: readonly PathFindingLike[]): PathFindingLik
 
 /** The first invisible-text rule that matches `text`, with the offset of its first match. */
 function firstInvisible(rules: readonly CompiledContentRule[], text: string): { id: string; name: string; offset: number } | undefined {
+  const ascii = isAscii(text);
   for (const r of rules) {
     if (r.rule.category !== 'invisible_text') continue;
-    const m = matchSpans(r.regex, text, 1)[0];
+    const m = matchSpansIn(r.regex, text, 1, ascii)[0];
     if (m) return { id: r.rule.id, name: NAMES[r.rule.id] ?? 'invisible characters', offset: m[0] };
   }
   return undefined;

@@ -18,13 +18,13 @@
 //   $GITHUB_TOKEN" is a good memory.
 import directives from '../../../security/memory/directives.yaml';
 import { evaluateHeuristics } from '../heuristics/evaluate';
-import { KeywordIndex, NON_ASCII, isAscii, requiredLiterals } from '../heuristics/prefilter';
+import { KeywordIndex, isAscii, requiredLiterals } from '../heuristics/prefilter';
 import { compilePattern, loadHeuristicRules, type CompiledRuleSet } from '../heuristics/rules';
 import { PROMPT_RISKS, type HeuristicResult, type PromptRisk, type Severity } from '../heuristics/types';
 import { findSecrets, loadSecretRules } from '../secrets';
 import { INVISIBLE_IN_INSTRUCTIONS_RULE, writtenStrings } from './instruction-files';
 import { matrixAction } from './matrix';
-import { loadContentRules, matchSpans, validateRuleFile } from './rules';
+import { loadContentRules, matchSpans, matchSpansIn, validateRuleFile } from './rules';
 import type { ContentAction, ContentFinding, FindingCategory } from './types';
 
 export interface MemoryRule {
@@ -128,22 +128,13 @@ function injectionOf(h: HeuristicResult, set: CompiledRuleSet): { f: ContentFind
   });
 }
 
-/** Content rules that can only match a text with a non-ASCII character (the invisible-text rules), by their literal analysis. */
-const needsNonAscii = new WeakMap<RegExp, boolean>();
-function onlyNonAscii(regex: RegExp): boolean {
-  let v = needsNonAscii.get(regex);
-  if (v === undefined) { v = requiredLiterals(regex.source).some((set) => set.length === 1 && set[0] === NON_ASCII); needsNonAscii.set(regex, v); }
-  return v;
-}
-
 /** Findings of one text bound for memory, other than prompt injection: secrets, invisible text, the memory directive rules. */
 function ownFindings(text: string, rules: CompiledMemoryRules): ContentFinding[] {
   const out: ContentFinding[] = [];
   for (const s of findSecrets(loadSecretRules(), text)) out.push(finding('secret_leak', s.ruleId, 'high', s.description));
   const ascii = isAscii(text);
   for (const c of loadContentRules()) {
-    if (c.rule.category !== 'invisible_text' || (ascii && onlyNonAscii(c.regex))) continue;
-    if (matchSpans(c.regex, text, 1).length) out.push(finding('invisible_text', c.rule.id, c.rule.severity, c.rule.description));
+    if (c.rule.category === 'invisible_text' && matchSpansIn(c.regex, text, 1, ascii).length) out.push(finding('invisible_text', c.rule.id, c.rule.severity, c.rule.description));
   }
   const hits = rules.keywords.scan(text, undefined, ascii);
   for (const r of rules.rules) {

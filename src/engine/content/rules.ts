@@ -3,6 +3,7 @@
 // malformed data throws (fail closed).
 import credentialReferences from '../../../security/content/credential-references.yaml';
 import invisibleText from '../../../security/content/invisible-text.yaml';
+import { NON_ASCII, isAscii, requiredLiterals } from '../heuristics/prefilter';
 import { compilePattern } from '../heuristics/rules';
 import { SEVERITIES, type Severity } from '../heuristics/types';
 
@@ -129,6 +130,23 @@ export function loadContentRules(): readonly CompiledContentRule[] {
 export const MAX_MATCHES_PER_RULE = 64;
 
 /** Every match of one rule in a text, as UTF-16 spans (at most MAX_MATCHES_PER_RULE). */
+/** Per regex: every match holds a non-ASCII character (by its literal analysis), as the invisible-text patterns do. */
+const nonAsciiOnly = new WeakMap<RegExp, boolean>();
+
+/**
+ * matchSpans, but first, for a regex whose every match holds a non-ASCII character, a check
+ * (much cheaper than the regex on a long text) that the text has one. `ascii`: the caller knows.
+ */
+export function matchSpansIn(regex: RegExp, text: string, limit = MAX_MATCHES_PER_RULE, ascii?: boolean): [number, number][] {
+  let needs = nonAsciiOnly.get(regex);
+  if (needs === undefined) {
+    needs = requiredLiterals(regex.source).some((set) => set.length === 1 && set[0] === NON_ASCII);
+    nonAsciiOnly.set(regex, needs);
+  }
+  if (needs && (ascii ?? isAscii(text))) return [];
+  return matchSpans(regex, text, limit);
+}
+
 export function matchSpans(regex: RegExp, text: string, limit = MAX_MATCHES_PER_RULE): [number, number][] {
   const spans: [number, number][] = [];
   regex.lastIndex = 0;

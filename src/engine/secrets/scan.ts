@@ -83,6 +83,9 @@ export function shannonEntropy(s: string): number {
   return h;
 }
 
+/** Texts at least this long are walked in WebAssembly by default (the decision reasons and short fields are not). */
+export const WASM_WALK_FROM = 512;
+
 /** Keyword index → start offsets (ascending) of its occurrences; keywords that do not occur are absent. */
 export type KeywordOccurrences = Map<number, number[]>;
 
@@ -121,10 +124,11 @@ export interface RuleKeywordSpans {
  * KELVIN SIGN (the one code unit outside ASCII that lower-cases to an ASCII letter) reads as `k`,
  * and the result is null when the text holds U+0130, whose lower case is two code units
  * (lowerAscii then maps ASCII letters only): the caller indexes again without `raw`.
- * In raw mode the automaton runs in WebAssembly (keyword-walk.ts) unless `wasm` is false or
- * WebAssembly is unavailable; both walks give the same index.
+ * In raw mode the automaton runs in WebAssembly (keyword-walk.ts) when `wasm` is true (by default:
+ * for texts of WASM_WALK_FROM code units or more, below which copying the text in costs more than
+ * the walk) and WebAssembly is available; both walks give the same index.
  */
-export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean, wasm = true): RuleIndex | null {
+export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean, wasm = s.length >= WASM_WALK_FROM): RuleIndex | null {
   const { delta, classOf, kelvinClass, shift, targetOff, targets, targetLengths } = set.automaton;
   const starts: (number[] | undefined)[] = new Array(set.rules.length);
   const ends: (number[] | undefined)[] = new Array(set.rules.length);
