@@ -91,8 +91,10 @@ async function plan(call: HookCall, target: RewriteTarget, actionCwd: string | u
   try { execState = bulwarkStateDir(undefined, env, home); } catch { execState = undefined; }
   const stateDir = o.stateDir && path.resolve(o.stateDir) !== execState ? path.resolve(o.stateDir) : undefined;
   const allowNet = [...new Set([...net.hosts, ...o.allowNet])];
+  const ownState = o.stateDir ? path.resolve(o.stateDir) : execState;
   const command = sandboxedCommand({
     node: process.execPath, cli: cliPath(), electron: Boolean(process.versions.electron), ...(stateDir ? { stateDir } : {}),
+    ...(ownState ? { compileCache: path.join(ownState, 'cache', 'node-compile') } : {}),
     ...(actionCwd !== undefined && path.isAbsolute(actionCwd) ? { cwd: actionCwd } : {}),
     workspaces, allowNet, ...(target.timeoutS !== undefined ? { timeoutS: target.timeoutS } : {}),
   }, target.command);

@@ -52,11 +52,15 @@ describe('sandbox rewrite: quoting', () => {
     }
   });
 
-  it('passes a state directory and Electron\'s run-as-Node switch as environment, and refuses relative paths', () => {
+  it('passes a state directory, the compile cache and Electron\'s run-as-Node switch as environment, drops NODE_OPTIONS/NODE_PATH, and refuses relative paths', () => {
     const printer = path.join(tmp, 'env.js');
-    fs.writeFileSync(printer, 'process.stdout.write(JSON.stringify([process.env.BULWARK_STATE_DIR, process.env.ELECTRON_RUN_AS_NODE]))');
-    const line = sandboxedCommand({ ...target(), node: process.execPath, cli: printer, electron: true, stateDir: '/s t/.bulwark' }, 'true');
-    assert.deepEqual(JSON.parse(spawnSync('bash', ['-c', line]).stdout.toString()), ['/s t/.bulwark', '1']);
+    fs.writeFileSync(printer, 'process.stdout.write(JSON.stringify([process.env.BULWARK_STATE_DIR, process.env.ELECTRON_RUN_AS_NODE, process.env.NODE_COMPILE_CACHE, process.env.NODE_OPTIONS, process.env.NODE_PATH]))');
+    const line = sandboxedCommand({ ...target(), node: process.execPath, cli: printer, electron: true, stateDir: '/s t/.bulwark', compileCache: '/s t/.bulwark/cache/node-compile' }, 'true');
+    // An agent's environment that would load code into `bulwark exec` (which runs outside the sandbox) has no effect.
+    const evil = path.join(tmp, 'evil.js');
+    fs.writeFileSync(evil, 'process.stdout.write("EVIL"); process.exit(0)');
+    const out = spawnSync('bash', ['-c', line], { env: { PATH: process.env.PATH, NODE_OPTIONS: `--require ${evil}`, NODE_PATH: tmp } }).stdout.toString();
+    assert.deepEqual(JSON.parse(out), ['/s t/.bulwark', '1', '/s t/.bulwark/cache/node-compile', '', '']);
     assert.throws(() => sandboxedCommand({ ...target(), cli: 'dist/cli.js' }, 'ls'), /not absolute/);
     assert.throws(() => sandboxedCommand({ ...target(), workspaces: [] }, 'ls'), /no workspace/);
   });
@@ -204,7 +208,7 @@ describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, pe
     if (!sandboxHere) this.skip();
     const claude = JSON.parse(hook('claude', claudeBash('ls', { timeout: 30000 })).stdout).hookSpecificOutput;
     assert.equal(claude.permissionDecision, undefined);
-    assert.equal(claude.updatedInput.command, `'${process.execPath}' '${CLI}' exec --cwd '${ws}' --workspace '${ws}' --timeout 30 -- bash -c 'ls'`);
+    assert.equal(claude.updatedInput.command, `NODE_OPTIONS= NODE_PATH= NODE_COMPILE_CACHE='${state}/cache/node-compile' '${process.execPath}' '${CLI}' exec --cwd '${ws}' --workspace '${ws}' --timeout 30 -- bash -c 'ls'`);
     assert.equal(claude.updatedInput.timeout, 30000);
     // Codex: only under a Codex process whose own sandbox is off (a shell named `codex` stands in for it here).
     assert.equal(hook('codex', { ...claudeBash('ls'), tool_input: { command: 'ls' } }).stdout, '');

@@ -49,6 +49,8 @@ export interface SandboxExecTarget {
   readonly electron?: boolean;
   /** Bulwark's state directory, when `bulwark exec` would not find it in its environment (the sandbox hides it). */
   readonly stateDir?: string;
+  /** Node's compile cache for dist/cli.js (in Bulwark's state, as the hook wrapper uses it): exec starts a third faster. */
+  readonly compileCache?: string;
   readonly cwd?: string;
   /** The folders the command may write (the project roots the hook knows); at least one. */
   readonly workspaces: readonly string[];
@@ -58,15 +60,22 @@ export interface SandboxExecTarget {
   readonly timeoutS?: number;
 }
 
-/** `<node> <cli> exec --cwd … --workspace … [--allow-net …]… [--timeout S] -- bash -c '<command>'`, every argument quoted. */
+/**
+ * `NODE_OPTIONS= NODE_PATH= <node> <cli> exec --cwd … --workspace … [--allow-net …]… [--timeout S] -- bash -c '<command>'`,
+ * every argument quoted. `bulwark exec` itself runs outside the sandbox, in the client's shell: nothing in
+ * that environment may load code into it (as the hook wrapper does for the hook).
+ */
 export function sandboxedCommand(target: SandboxExecTarget, command: string): string {
   const paths: [string, string][] = [['node', target.node], ['cli', target.cli], ...(target.stateDir !== undefined ? [['state directory', target.stateDir] as [string, string]] : []),
+    ...(target.compileCache !== undefined ? [['compile cache', target.compileCache] as [string, string]] : []),
     ...(target.cwd !== undefined ? [['cwd', target.cwd] as [string, string]] : []), ...target.workspaces.map((w): [string, string] => ['workspace', w])];
   for (const [name, p] of paths) {
     if (!p.startsWith('/')) throw new SandboxRewriteError(`the ${name} path ${JSON.stringify(p)} is not absolute`);
   }
   if (target.workspaces.length === 0) throw new SandboxRewriteError('no workspace folder to make writable');
   const words = [
+    'NODE_OPTIONS=', 'NODE_PATH=',
+    ...(target.compileCache !== undefined ? [`NODE_COMPILE_CACHE=${singleQuote(target.compileCache)}`] : []),
     ...(target.electron ? ['ELECTRON_RUN_AS_NODE=1'] : []),
     ...(target.stateDir !== undefined ? [`BULWARK_STATE_DIR=${singleQuote(target.stateDir)}`] : []),
     singleQuote(target.node), singleQuote(target.cli), 'exec',
