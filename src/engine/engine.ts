@@ -4,6 +4,7 @@ import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from '.
 import type { FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
+import { Boundary, judgeEffects, resolvedTouches } from './effects';
 import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
 import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathTouch } from './protection/check';
 import { FileFactsCache } from './protection/file-facts';
@@ -35,6 +36,8 @@ export interface EngineOptions {
   readonly ssrfPolicy?: SsrfPolicy;
   /** The Shield tiers and IFC. Without them the engine makes protection-only decisions (no policy, no models). */
   readonly shield?: ShieldParts;
+  /** The workspace boundary beyond the workspace folders: more roots reads may come from without anyone asked. */
+  readonly boundary?: { readonly extraReadRoots?: readonly string[] };
   /** Secret rules every text of a decision is redacted with before it leaves the engine (default: the bundled rules). */
   readonly secretRules?: SecretRuleSet;
 }
@@ -63,8 +66,11 @@ export class Engine {
   /** Content and hard-link facts of files by identity, kept across this engine's decisions. */
   private readonly fileFacts = new FileFactsCache();
 
+  private readonly boundary: Boundary;
+
   constructor(private readonly opts: EngineOptions) {
     this.rules = compileTables(builtinTables(), opts);
+    this.boundary = new Boundary({ platform: opts.platform, home: opts.home, workspaceRoots: opts.workspaceRoots, extraReadRoots: opts.boundary?.extraReadRoots });
     this.ssrfPolicy = opts.ssrfPolicy ?? { allowLoopbackPorts: [] };
   }
 
@@ -163,11 +169,13 @@ export class Engine {
       floorReasons.push(`the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`);
     }
 
+    let analysis: ShellAnalysis | undefined;
     if (action.type === 'execute_command') {
       const command = action.payload.command;
       if (typeof command !== 'string' || command.length === 0) return block(['action.invalid'], 'execute_command needs a non-empty `command` string');
       if (!o.shellParser) return block(['shell.unavailable'], 'the shell grammar could not be loaded, so the command cannot be analysed');
       const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs });
+      analysis = a;
       for (const p of a.reads) touches.push({ path: p, access: 'read', source: 'command' });
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
@@ -229,7 +237,12 @@ export class Engine {
         } catch { return []; }
       });
       const reasons = [...(protection.minTier > 0 ? [protection.reason] : []), ...floorReasons];
+      const effectTouches = resolvedTouches(touches.map((t) => ({ path: t.path, access: t.access })), { cwd: action.cwd, home: o.home, platform: o.platform });
+      const effects = effectTouches && !targets.unclear.length && isKnownActionType(action.type)
+        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: effectTouches, protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true }, this.boundary)
+        : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
       const d = await runShield(o.shield, {
+        effects,
         id: action.id ?? '', sessionId: action.sessionId, action: { type: action.type, payload: action.payload },
         paths: resolved.map((r) => r.path),
         reads: resolved.filter((r) => r.access === 'read').map((r) => r.path),

@@ -15,6 +15,12 @@ export interface ActionRequest {
   readonly sessionId: string;
   /** Absolute working directory of the invocation, when the caller knows it. */
   readonly cwd?: string;
+  /**
+   * The surface will run this action inside the OS sandbox (set by Bulwark's own run-command tool,
+   * sandboxed terminal or hook wrapping, never taken from an agent's payload). Project code such as
+   * `npm test` is then judged harmless (effects class project_code_sandboxed).
+   */
+  readonly sandboxed?: boolean;
 }
 
 export type Platform = 'linux' | 'darwin' | 'win32';

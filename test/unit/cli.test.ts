@@ -37,16 +37,18 @@ describe('bulwark CLI (dist/cli.js)', () => {
       { id: 'd', session: 's', type: 'execute_command', payload: { command: 'echo x > SOUL.md' }, cwd: ws },
       { id: 'e', session: 's', type: 'execute_command', payload: { command: 'cat SOUL.md' }, cwd: ws },
       { id: 'f', session: 's', type: 'http_request', payload: { url: 'http://169.254.169.254/latest/meta-data/' } },
+      { id: 'g', session: 's', type: 'execute_command', payload: { command: 'make deploy' }, cwd: ws },
     ].map((l) => JSON.stringify(l)).join('\n') + '\n';
     const r = run(['check', '--workspace', ws, '--home', home, '--no-resolve'], input);
     assert.equal(r.code, 0, r.stderr);
     const out = lines(r.stdout);
-    assert.deepEqual(out.map((o) => o.id), ['a', 'b', 'c', 'd', 'e', 'f']);
+    assert.deepEqual(out.map((o) => o.id), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
     for (const o of out) assert.deepEqual(Object.keys(o).sort(), ['decision', 'id', 'level', 'min_tier', 'reason', 'rules', 'tier']);
-    assert.deepEqual(out.map((o) => o.decision), ['allow', 'block', 'block', 'block', 'escalate', 'block']);
+    assert.deepEqual(out.map((o) => o.decision), ['allow', 'block', 'block', 'block', 'allow', 'block', 'escalate']);
     assert.equal(out[1]!.level, 'read_only');
     assert.deepEqual(out[2]!.rules, ['deny.home.ssh']);
-    assert.equal(out[4]!.tier, 2, 'the default policy sends shell commands to Tier 2');
+    assert.match(String(out[4]!.reason), /effects are inspect: `cat` only touches the files the analysis lists/, 'a harmless command runs without anyone asked, and says why');
+    assert.equal(out[6]!.tier, 2, 'the default policy sends the project\'s code, outside the sandbox, to Tier 2');
     assert.match(String(out[1]!.reason), /SOUL\.md is read-only to agents/);
   });
 
@@ -101,6 +103,7 @@ describe('bulwark CLI (dist/cli.js)', () => {
     const big = JSON.stringify({ id: 'big', type: 'write_file', payload: { path: `${ws}/big.txt`, content: 'x'.repeat(4 * 1024 * 1024) } }) + '\n';
     const r = run(['check', '--workspace', ws, '--home', home, '--no-resolve'], big);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual([lines(r.stdout)[0]!.decision, lines(r.stdout)[0]!.tier], ['escalate', 2], 'the default policy sends writes to Tier 2');
+    // An ordinary file in the workspace: the default policy lets the edit through (its always-block heuristics ran over all 4 MiB).
+    assert.deepEqual([lines(r.stdout)[0]!.decision, lines(r.stdout)[0]!.tier], ['allow', 0], String(lines(r.stdout)[0]!.reason));
   });
 });

@@ -206,11 +206,12 @@ describe('extension shield: parts fail closed', () => {
     assert.equal(seen[0]?.event, 'rate_limited');
   });
 
-  it('end to end through the engine: a write that needs Tier 2 with no evaluator blocks with tier2.not_configured', async () => {
+  it('end to end through the engine: a command that needs Tier 2 with no evaluator blocks with tier2.not_configured', async () => {
     const root = makeTempDir();
     const s = buildHostShield(deps({ workspaceRoots: [root] }));
     const { engine } = await createNodeEngine({ workspaceRoots: [root], home: '/home/u', shield: s.parts, resolve: false });
-    const r = await engine.check({ type: 'write_file', payload: { path: path.join(root, 'src', 'x.ts'), content: 'x' }, sessionId: 's' });
+    // The project's build, outside the sandbox: its effects cannot be known, so Tier 2 must judge it.
+    const r = await engine.check({ type: 'execute_command', payload: { command: 'make build' }, sessionId: 's', cwd: root });
     assert.equal(r.decision, 'block');
     assert.ok(r.rules.includes('tier2.not_configured'), JSON.stringify(r.rules));
   });

@@ -127,10 +127,10 @@ describe('Shield pipeline', () => {
   });
 
   describe('preset behaviour', () => {
-    it('default: commands, writes, deletes and external communication go to Tier 2; USER.md to Tier 1; reads allowed', async () => {
+    it('default: commands not judged harmless, deletes and external communication go to Tier 2; USER.md to Tier 1; reads allowed', async () => {
       const e = engine({ tier2: 'none', mode: 'report' });
       for (const [type, payload, tier] of [
-        ['execute_command', { command: 'ls' }, 2], ['write_file', { path: `${ws}/src/b.ts`, content: 'x' }, 2], ['delete_file', { path: `${ws}/src/a.ts` }, 2],
+        ['execute_command', { command: 'make build' }, 2], ['execute_command', { command: 'curl https://93.184.215.14/' }, 2], ['delete_file', { path: `${ws}/src/a.ts` }, 2],
         ['send_email', { to: 'a@example.com', body: 'hi' }, 2], ['http_request', { url: 'https://93.184.215.14/' }, 2],
       ] as const) {
         const d = await e.check(act(type, payload));
@@ -139,6 +139,26 @@ describe('Shield pipeline', () => {
       assert.deepEqual(pick(await e.check(act('write_file', { path: `${ws}/USER.md`, content: 'likes tea' }))), ['allow', 1]);
       assert.deepEqual(pick(await e.check(act('git_push', {}))), ['allow', 1]);
       assert.deepEqual(pick(await e.check(act('list_directory', { path: ws }))), ['allow', 0]);
+    });
+    it('default: routine work runs without anyone asked, judged by its effects, and the decision says which effects', async () => {
+      const e = engine({ tier2: 'none', mode: 'report' });
+      const ls = await e.check(act('execute_command', { command: 'ls -la src' }));
+      assert.deepEqual(pick(ls), ['allow', 1], ls.reason);
+      assert.ok(ls.rules.includes('policy.allow.allow_routine_commands'), ls.rules.join());
+      assert.match(ls.reason, /effects are inspect: `ls` only touches the files the analysis lists; reads .*\/src \(inside the workspace boundary, unprotected\)/);
+      const edit = await e.check(act('write_file', { path: `${ws}/src/b.ts`, content: 'x' }));
+      assert.deepEqual(pick(edit), ['allow', 0], edit.reason);
+      assert.match(edit.reason, /effects are workspace write/);
+      // The project's code: reviewed outside the sandbox, allowed inside it.
+      assert.deepEqual(pick(await e.check(act('execute_command', { command: 'npm test' }))), ['escalate', 2]);
+      const sandboxed = await e.check({ ...act('execute_command', { command: 'npm test' }), sandboxed: true });
+      assert.deepEqual(pick(sandboxed), ['allow', 1], sandboxed.reason);
+      assert.match(sandboxed.reason, /runs inside the OS sandbox/);
+      // Outside the workspace: reads need Tier 2, writes a human.
+      assert.deepEqual(pick(await e.check(act('read_file', { path: '/srv/elsewhere/notes.txt' }))), ['escalate', 2]);
+      const out = await e.check(act('write_file', { path: '/srv/elsewhere/notes.txt', content: 'x' }));
+      assert.equal(out.minTier, 3, out.reason);
+      assert.ok(out.rules.includes('policy.verify.verify_writes_outside_workspace'), out.rules.join());
     });
     it('permissive: shell commands and HTTP allowed after the Tier 1 heuristics (never unchecked, unlike the original)', async () => {
       const e = engine({ policy: 'permissive', tier2: 'none', mode: 'report' });
@@ -197,15 +217,15 @@ describe('Shield pipeline', () => {
       assert.deepEqual(pick(r), ['allow', 1]);
     });
     it('no Tier 2 evaluator configured blocks (enforce) and says so', async () => {
-      const d = await engine({ tier2: 'none' }).check(act('execute_command', { command: 'ls' }));
+      const d = await engine({ tier2: 'none' }).check(act('execute_command', { command: 'make build' }));
       assert.deepEqual(pick(d), ['block', 2]);
       assert.match(d.reason, /none is configured/);
     });
     it('a garbage Tier 2 answer blocks', async () => {
-      assert.deepEqual(pick(await engine({ tier2: model('garbage') }).check(act('execute_command', { command: 'ls' }))), ['block', 2]);
+      assert.deepEqual(pick(await engine({ tier2: model('garbage') }).check(act('execute_command', { command: 'make build' }))), ['block', 2]);
     });
     it('no approval surface blocks at Tier 3', async () => {
-      const d = await engine({ tier2: model('ESCALATE'), tier3: 'none' }).check(act('execute_command', { command: 'ls' }));
+      const d = await engine({ tier2: model('ESCALATE'), tier3: 'none' }).check(act('execute_command', { command: 'make build' }));
       assert.deepEqual(pick(d), ['block', 3]);
     });
     it('a classifier failure blocks at Tier 1; an invalid score blocks', async () => {

@@ -59,6 +59,13 @@ export interface ShellAnalysis {
    * every interface (`python -m http.server`, `nc -l`), one line each. IFC counts them as network.
    */
   sinks: string[];
+  /**
+   * Every command run, with its arguments as the analysis resolved them (`args` undefined when a
+   * handler records only the name: `sudo`, `env`, `command -v`). What the command table
+   * (security/shell/commands.yaml) judges. Wrappers that change nothing (`timeout`, `nice`, `xargs`)
+   * do not appear; the command they run does.
+   */
+  invocations: Invocation[];
   /** Effects cannot be fully known statically. */
   opaque: boolean;
   /** One short sentence per reason. */
@@ -68,11 +75,23 @@ export interface ShellAnalysis {
 
 export type { Base, Scope, Outcome, Io, Feed } from './state';
 
+/** One command as it runs: its name (basename) and arguments (expanded text; `dynamic` when some could not be). */
+export interface Invocation {
+  readonly name: string;
+  readonly args?: readonly string[];
+  readonly dynamic?: boolean;
+  /** A wrapper (`timeout`, `sudo`, `nice`): the command it runs is recorded after it. */
+  readonly wrapper?: boolean;
+}
+
 /**
  * The pseudo-path that stands for the environment of the processes a command can see: `env`,
  * `printenv`, `set`, `export -p`, `ps e` print every secret it holds (the agent's API keys). The
  * protection tables and IFC treat it, like every `/proc/PID/environ`, as a credential store.
  */
+/** Bound on recorded invocations (a loop body is analysed once; this is for pathological inputs). */
+const MAX_INVOCATIONS = 500;
+
 export const ENVIRONMENT_PSEUDO_PATH = '/proc/self/environ';
 
 /** A directory a command reads below: its files' contents, or its directories' listings. */
@@ -126,6 +145,7 @@ export const MAX_TEXT_BYTES = 1024 * 1024;
 export class Analyzer {
   readonly platform: Platform;
   readonly commands: string[] = [];
+  private readonly invocationList: Invocation[] = [];
   private readonly reads = new Set<string>();
   private readonly writes = new Set<string>();
   private readonly deletes = new Set<string>();
@@ -162,6 +182,7 @@ export class Analyzer {
     const sort = (s: Set<string>) => [...s].sort();
     return {
       commands: this.commands.slice(),
+      invocations: this.invocationList.slice(),
       reads: sort(this.reads),
       writes: sort(this.writes),
       deletes: sort(this.deletes),
@@ -263,8 +284,20 @@ export class Analyzer {
     return this.writes.size + this.deletes.size;
   }
 
-  pushCommand(name: string): void {
+  pushCommand(name: string, args?: readonly WordValue[]): void {
     this.commands.push(name);
+    this.recordInvocation(name, args, false);
+  }
+
+  /** A wrapper that runs another command (`sudo`, `timeout`): judged on its own, not listed in `commands`. */
+  recordWrapper(name: string, args: readonly WordValue[]): void {
+    this.recordInvocation(name, args, true);
+  }
+
+  private recordInvocation(name: string, args: readonly WordValue[] | undefined, wrapper: boolean): void {
+    if (this.invocationList.length >= MAX_INVOCATIONS) { this.opaque('the command runs too many commands to judge each'); return; }
+    const base = args ? { name, args: args.map((w) => w.text), dynamic: args.some((w) => w.dynamic || w.glob) } : { name };
+    this.invocationList.push(wrapper ? { ...base, wrapper: true } : base);
   }
 
   // ------------------------------------------------------------------ paths

@@ -37,11 +37,12 @@ export function dispatch(an: Analyzer, argv: WordValue[], scope: Scope, io: Io, 
   const entry = lookup(cmd, args, an.platform, io.stdin === 'pipe');
   const inv: Inv = { an, cmd, args, scope, io };
   if (!entry) {
-    an.pushCommand(cmd);
+    an.pushCommand(cmd, args);
     genericReads(inv, args);
     return same(scope);
   }
-  if (!entry.wrapper) an.pushCommand(cmd);
+  if (!entry.wrapper) an.pushCommand(cmd, args);
+  else an.recordWrapper(cmd, args);
   return entry.fn(inv) ?? same(scope);
 }
 

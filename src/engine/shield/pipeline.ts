@@ -3,6 +3,7 @@
 // command, IFC escalate). An allow below the minimum tier continues upward. Every missing part,
 // error or timeout blocks — or, in `report` mode (the CLI, which never calls a model or a human),
 // stops with `escalate` naming the tier that would decide next.
+import type { EffectJudgement } from '../effects';
 import type { Tier, Verdict } from '../types';
 import type { CompiledRuleSet, HeuristicResult } from '../heuristics';
 import { evaluateHeuristics } from '../heuristics';
@@ -56,6 +57,8 @@ export interface ShieldInput {
   readonly reads: readonly string[];
   readonly writes: readonly string[];
   readonly network: readonly string[];
+  /** What the action does, judged (effects.ts): Tier 0 rules with `effects:` match on its class. */
+  readonly effects?: EffectJudgement;
   /** Minimum tier from protection, the action-type floor and opaque commands, with the rules behind it. */
   readonly floor: Tier;
   readonly floorRules: readonly string[];
@@ -191,7 +194,7 @@ function tier0(state: PolicyState, input: ShieldInput): Tier0Result {
   }
   let strictest: Tier0Result | undefined;
   for (const p of state.policies) {
-    const r = p.evaluate(input.action.type, input.paths);
+    const r = p.evaluate(input.action.type, input.paths, input.effects);
     if (!strictest || VERDICT_RANK[r.decision] > VERDICT_RANK[strictest.decision] || (r.decision === strictest.decision && r.minTier > strictest.minTier)) strictest = r;
   }
   return strictest ?? { decision: 'escalate', minTier: 1, rule: 'policy.none', reason: 'no policy is loaded, so Tier 1 decides' };

@@ -26,7 +26,7 @@ export function runPolicyExamples(compiled: CompiledPolicy, env: { home: string;
     } catch (e) {
       return { example, index, passed: false, got: { decision: 'error', tier: 0, rule: '' }, problem: e instanceof Error ? e.message : String(e) };
     }
-    const r = compiled.evaluate(action.type, paths);
+    const r = compiled.evaluate(action.type, paths, example.effects ? { class: example.effects, judged: [`judged ${example.effects} (example)`] } : undefined);
     const problems: string[] = [];
     if (r.decision !== example.expect) problems.push(`expected ${example.expect}, got ${r.decision}`);
     if (example.tier !== undefined && r.minTier !== example.tier) problems.push(`expected tier ${example.tier}, got ${r.minTier}`);

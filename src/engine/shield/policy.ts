@@ -5,6 +5,7 @@ import permissivePreset from '../../../security/shield/permissive.yaml';
 import strictPreset from '../../../security/shield/strict.yaml';
 import policySchema from '../../../security/shield/schema.json';
 import type { Platform, Tier } from '../types';
+import type { EffectClass, EffectJudgement } from '../effects';
 import { DataFileError, loadYamlWithPositions, validateAgainstSchema } from '../data-file';
 
 export interface PolicyRule {
@@ -12,6 +13,11 @@ export interface PolicyRule {
   readonly description?: string;
   readonly action_types: readonly string[];
   readonly paths?: readonly string[];
+  /**
+   * The rule matches only actions whose effects class (effects.ts: inspect, workspace_write, …) is one
+   * of these. Effect-based decisions: `allow` routine work by what it does, not by its type.
+   */
+  readonly effects?: readonly EffectClass[];
   readonly tier_override?: number;
 }
 
@@ -19,6 +25,8 @@ export interface PolicyExample {
   readonly name?: string;
   readonly action: { readonly type: string; readonly payload: Record<string, unknown>; readonly cwd?: string };
   readonly expect: 'allow' | 'block' | 'escalate';
+  /** The effects class the engine would judge for this action (effects.ts); default `unjudged`. */
+  readonly effects?: EffectClass;
   readonly tier?: number;
   readonly rule?: string;
 }
@@ -87,16 +95,19 @@ export class CompiledPolicy {
   }
 
   /** Tier 0 for one action: `paths` are the normalised absolute paths it touches (payload and shell analysis). */
-  evaluate(actionType: string, paths: readonly string[]): Tier0Result {
+  evaluate(actionType: string, paths: readonly string[], effects?: EffectJudgement): Tier0Result {
     const keys = paths.map((p) => p.replace(/\\/g, '/'));
     for (const c of this.rules) {
       if (!c.any && !c.types.has(actionType)) continue;
+      // No judgement (an engine without effects, a policy example without one) counts as `unjudged`,
+      // never as a class that an allow rule could match.
+      if (c.rule.effects && !c.rule.effects.includes(effects?.class ?? 'unjudged')) continue;
       let matched: string | undefined;
       if (c.paths) {
         matched = keys.find((k) => c.paths!.some((m) => m.match(k)));
         if (matched === undefined) continue;
       }
-      const on = matched ? ` on ${matched}` : '';
+      const on = (matched ? ` on ${matched}` : '') + (c.rule.effects && effects ? `, whose effects are ${effects.class.replace(/_/g, ' ')}: ${effects.judged.join('; ')}` : '');
       const id = `policy.${c.list}.${c.rule.name}`;
       switch (c.list) {
         case 'deny':

@@ -1,0 +1,127 @@
+// What a command does beyond the files the analysis finds (security/shell/commands.yaml): the knowledge
+// effect-based decisions rest on. A command the table does not name is not judged (never "harmless").
+import commandsTable from '../../../security/shell/commands.yaml';
+import type { Invocation } from './analyze';
+
+export type CommandEffect = 'analysed' | 'runs_project_code' | 'runs_its_argument';
+const EFFECTS: readonly CommandEffect[] = ['analysed', 'runs_project_code', 'runs_its_argument'];
+
+interface CaseSpec { readonly only_args?: readonly string[]; readonly with_option?: string; readonly effect: CommandEffect }
+interface CommandSpec {
+  readonly name: string;
+  readonly effect?: CommandEffect;
+  readonly unless_options?: readonly string[];
+  readonly options_with_value?: readonly string[];
+  readonly cases?: readonly CaseSpec[];
+  readonly subcommands?: Readonly<Record<string, CommandEffect>>;
+  readonly examples?: { readonly judged: readonly string[]; readonly unjudged: readonly string[] };
+}
+export interface CommandTable { readonly version: 1; readonly description?: string; readonly commands: readonly CommandSpec[] }
+
+/** The judgement of one invocation: its effect, or why it is not judged. */
+export type InvocationJudgement = { readonly effect: CommandEffect; readonly why: string } | { readonly effect?: undefined; readonly why: string };
+
+export class CommandTableError extends Error {}
+
+/** Shape check: the table is compiled in, but a malformed one must stop Bulwark, not widen what it allows. */
+export function validateCommandTable(data: unknown): CommandTable {
+  const fail = (msg: string): never => { throw new CommandTableError(`command table security/shell/commands.yaml: ${msg}`); };
+  if (typeof data !== 'object' || data === null) fail('not an object');
+  const t = data as Record<string, unknown>;
+  if (t.version !== 1) fail('version must be 1');
+  if (!Array.isArray(t.commands) || t.commands.length === 0) fail('commands must be a non-empty list');
+  const names = new Set<string>();
+  const isEffect = (e: unknown): e is CommandEffect => EFFECTS.includes(e as CommandEffect);
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0);
+  for (const c of t.commands as Record<string, unknown>[]) {
+    const name = typeof c.name === 'string' && c.name.length > 0 ? c.name : fail('an entry without a name');
+    if (names.has(name)) fail(`\`${name}\` is listed twice`);
+    names.add(name);
+    for (const k of Object.keys(c)) if (!['name', 'effect', 'unless_options', 'options_with_value', 'cases', 'subcommands', 'examples'].includes(k)) fail(`\`${name}\`: unknown key \`${k}\``);
+    if (c.effect !== undefined && !isEffect(c.effect)) fail(`\`${name}\`: effect must be one of ${EFFECTS.join(', ')}`);
+    if (c.effect === undefined && c.subcommands === undefined && c.cases === undefined) fail(`\`${name}\`: needs an effect, subcommands or cases`);
+    for (const k of ['unless_options', 'options_with_value'] as const) if (c[k] !== undefined && !strings(c[k])) fail(`\`${name}\`: ${k} must be a list of options`);
+    if (c.subcommands !== undefined) {
+      if (typeof c.subcommands !== 'object' || c.subcommands === null || Array.isArray(c.subcommands)) fail(`\`${name}\`: subcommands must be a mapping`);
+      for (const [s, e] of Object.entries(c.subcommands as object)) if (!isEffect(e)) fail(`\`${name} ${s}\`: effect must be one of ${EFFECTS.join(', ')}`);
+    }
+    if (c.cases !== undefined) {
+      if (!Array.isArray(c.cases)) fail(`\`${name}\`: cases must be a list`);
+      for (const k of c.cases as Record<string, unknown>[]) {
+        if (!isEffect(k.effect)) fail(`\`${name}\`: a case needs an effect`);
+        if ((k.only_args === undefined) === (k.with_option === undefined)) fail(`\`${name}\`: a case has exactly one of only_args, with_option`);
+        if (k.only_args !== undefined && !strings(k.only_args)) fail(`\`${name}\`: only_args must be a list`);
+      }
+    }
+    // The shipped bundles leave examples out (esbuild.mjs); the tests check them on the file itself.
+    const ex = c.examples as Record<string, unknown> | undefined;
+    if (ex !== undefined && (!strings(ex.judged) || (ex.judged as string[]).length === 0 || !Array.isArray(ex.unjudged))) fail(`\`${name}\`: examples need judged (at least one) and unjudged lists`);
+  }
+  return data as CommandTable;
+}
+
+let compiled: Map<string, CommandSpec> | undefined;
+
+function table(): Map<string, CommandSpec> {
+  compiled ??= new Map(validateCommandTable(commandsTable).commands.map((c) => [c.name, c]));
+  return compiled;
+}
+
+/** Whether `args` use `option`: exactly, as `--opt=value`, glued to a short option (`-ofile`), or a letter of a short cluster (`-ni`). */
+function usesOption(args: readonly string[], option: string): boolean {
+  const shortLetter = /^-[A-Za-z0-9]$/.test(option) ? option[1]! : undefined;
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === option || a.startsWith(`${option}=`)) return true;
+    if (option.startsWith('--') || !shortLetter) {
+      // A single-dash long option (find's -fprint) may be followed by its value as the next word only.
+      continue;
+    }
+    if (/^-[A-Za-z0-9]/.test(a) && !a.startsWith('--') && a.slice(1).includes(shortLetter)) return true;
+  }
+  return false;
+}
+
+export function judgeInvocation(inv: Invocation): InvocationJudgement {
+  const spec = table().get(inv.name);
+  if (!spec) return { why: inv.wrapper ? `\`${inv.name}\` runs its command in a way that changes what it may do (privileges, root, namespaces)` : `\`${inv.name}\` is not in the command table, so what it does is not known` };
+  // A wrapper is judged only as one that adds nothing; an ordinary command never as a wrapper.
+  if ((spec.effect === 'runs_its_argument') !== (inv.wrapper === true)) return { why: `\`${inv.name}\` is not judged here` };
+  const needsArgs = spec.unless_options || spec.cases || spec.subcommands;
+  if (needsArgs && !inv.args) return { why: `\`${inv.name}\` runs with arguments the analysis does not keep` };
+  const args = inv.args ?? [];
+  if (needsArgs && inv.dynamic) return { why: `\`${inv.name}\` has arguments that are not literal` };
+  for (const o of spec.unless_options ?? []) if (usesOption(args, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
+  for (const k of spec.cases ?? []) {
+    if (k.only_args && args.length > 0 && args.every((a) => k.only_args!.includes(a))) return { effect: k.effect, why: `\`${inv.name} ${args.join(' ')}\` ${describe(k.effect)}` };
+    if (k.with_option && usesOption(args, k.with_option)) return { effect: k.effect, why: `\`${inv.name} ${k.with_option}\` ${describe(k.effect)}` };
+  }
+  if (spec.subcommands) {
+    const sub = subcommandOf(args, spec.options_with_value ?? []);
+    const effect = sub === undefined ? undefined : Object.prototype.hasOwnProperty.call(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
+    if (effect) return { effect, why: `\`${inv.name} ${sub}\` ${describe(effect)}` };
+    if (!spec.effect) return { why: sub === undefined ? `\`${inv.name}\` without a known subcommand is not judged` : `\`${inv.name} ${sub}\` is not in the command table, so what it does is not known` };
+  }
+  if (!spec.effect) return { why: `\`${inv.name}\` with these arguments is not judged` };
+  return { effect: spec.effect, why: `\`${inv.name}\` ${describe(spec.effect)}` };
+}
+
+/** The first argument that is not an option (skipping the values of options that take one). */
+function subcommandOf(args: readonly string[], withValue: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (withValue.includes(a)) { i++; continue; }
+    if (a.startsWith('-')) continue;
+    return a;
+  }
+  return undefined;
+}
+
+function describe(effect: CommandEffect): string {
+  return effect === 'analysed' ? 'only touches the files the analysis lists' : effect === 'runs_its_argument' ? 'runs the command it is given, adding nothing' : 'runs code of the project';
+}
+
+/** The table's entries with their examples (for the tests over the data). */
+export function commandTableEntries(): readonly CommandSpec[] {
+  return [...table().values()];
+}

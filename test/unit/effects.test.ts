@@ -1,0 +1,170 @@
+// Effect-based decisions (issue 14): the command table (security/shell/commands.yaml) and the
+// workspace boundary (security/shell/boundary.yaml) checked on their own examples, and the judgement
+// through the real engine: routine work runs without anyone asked, the rest is reviewed.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Engine, type ActionRequest } from '../../src/engine';
+import { Boundary } from '../../src/engine/effects';
+import { analyzeShell, type ShellParser } from '../../src/engine/shell/analyze';
+import { judgeInvocation, validateCommandTable, CommandTableError } from '../../src/engine/shell/command-effects';
+import { CompiledPolicy, presetPolicy } from '../../src/engine/shield/policy';
+import { MemoryStateStore } from '../../src/engine/shield/types';
+import { nodeFileSystem } from '../../src/node/fs-port';
+import { loadShellParser } from '../../src/node/shell-grammar';
+import { buildShield } from '../../src/node/shield-setup';
+import { loadYaml, makeTempDir } from './helpers/repo';
+
+interface Entry { name: string; examples: { judged: string[]; unjudged: string[] } }
+
+describe('effect-based decisions', function () {
+  this.timeout(60_000);
+  let parser: ShellParser;
+  let root: string;
+  let ws: string;
+  let home: string;
+  before(async () => {
+    parser = await loadShellParser();
+    root = makeTempDir('bulwark-effects-');
+    ws = path.join(root, 'ws');
+    home = path.join(root, 'home');
+    for (const f of ['src/app.ts', 'src/old.ts', 'src/list.txt', 'package.json', 'README.md', 'a.txt', 'b.txt', 'build.log', 'tsconfig.json', '.env']) {
+      fs.mkdirSync(path.dirname(path.join(ws, f)), { recursive: true });
+      fs.writeFileSync(path.join(ws, f), f === 'package.json' ? '{"name":"x"}' : 'x\n');
+    }
+    fs.mkdirSync(path.join(ws, '.git/hooks'), { recursive: true });
+    fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
+    fs.writeFileSync(path.join(home, '.ssh/id_rsa'), 'key');
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const invocationsOf = (command: string) => analyzeShell(parser, command, { cwd: ws, home, platform: 'linux', fs: nodeFileSystem });
+
+  describe('the command table (security/shell/commands.yaml)', () => {
+    const table = loadYaml<{ commands: Entry[] }>('security/shell/commands.yaml');
+    for (const entry of table.commands) {
+      it(`${entry.name}: its examples`, () => {
+        for (const ex of entry.examples.judged) {
+          const a = invocationsOf(ex);
+          const mine = a.invocations.filter((i) => i.name === entry.name);
+          assert.ok(mine.length > 0, `\`${ex}\` runs ${entry.name}: ${JSON.stringify(a.invocations)}`);
+          for (const inv of mine) assert.ok(judgeInvocation(inv).effect, `\`${ex}\` must be judged: ${judgeInvocation(inv).why}`);
+        }
+        for (const ex of entry.examples.unjudged) {
+          const a = invocationsOf(ex);
+          const judged = a.invocations.filter((i) => i.name === entry.name).every((i) => judgeInvocation(i).effect);
+          assert.ok(a.opaque || !judged, `\`${ex}\` must not be judged`);
+        }
+      });
+    }
+
+    it('refuses a malformed table instead of widening what it allows', () => {
+      const ok = { name: 'ls', effect: 'analysed', examples: { judged: ['ls'], unjudged: [] } };
+      for (const [bad, msg] of [
+        [{ version: 2, commands: [ok] }, /version must be 1/],
+        [{ version: 1, commands: [] }, /non-empty/],
+        [{ version: 1, commands: [ok, ok] }, /listed twice/],
+        [{ version: 1, commands: [{ ...ok, effect: 'harmless' }] }, /effect must be one of/],
+        [{ version: 1, commands: [{ ...ok, allow: true }] }, /unknown key `allow`/],
+        [{ version: 1, commands: [{ name: 'x', examples: ok.examples }] }, /needs an effect, subcommands or cases/],
+        [{ version: 1, commands: [{ name: 'git', subcommands: { push: 'fine' }, examples: ok.examples }] }, /`git push`: effect must be/],
+        [{ version: 1, commands: [{ name: 'x', cases: [{ effect: 'analysed' }], examples: ok.examples }] }, /exactly one of only_args, with_option/],
+      ] as const) {
+        assert.throws(() => validateCommandTable(bad), (e: unknown) => e instanceof CommandTableError && (msg as RegExp).test(e.message), JSON.stringify(bad));
+      }
+    });
+
+    it('judges a wrapper only as one that adds nothing, and a privilege wrapper not at all', () => {
+      const sudo = invocationsOf('sudo ls').invocations;
+      assert.ok(sudo.some((i) => !judgeInvocation(i).effect), JSON.stringify(sudo));
+      const timeout = invocationsOf('timeout 5 ls').invocations;
+      assert.ok(timeout.every((i) => judgeInvocation(i).effect), JSON.stringify(timeout));
+    });
+  });
+
+  describe('the workspace boundary (security/shell/boundary.yaml)', () => {
+    const table = loadYaml<{ harmless_reads: { path: string; examples: { inside: string[]; outside: string[] } }[] }>('security/shell/boundary.yaml');
+    it('every harmless location reads as inside and its neighbours as outside', () => {
+      const b = new Boundary({ platform: 'linux', home: '/home/u', workspaceRoots: ['/work/app'] });
+      for (const h of table.harmless_reads) {
+        for (const p of h.examples.inside) assert.ok(b.canRead(p.replace(/^~/, '/home/u')), `${p} (${h.path}) inside`);
+        for (const p of h.examples.outside) assert.ok(!b.canRead(p.replace(/^~/, '/home/u')), `${p} (${h.path}) outside`);
+      }
+      assert.ok(b.canRead('/work/app/src/a.ts') && b.canWrite('/work/app/src/a.ts'));
+      assert.ok(!b.canWrite('/usr/share/doc/x'), 'harmless to read is not writable');
+      assert.ok(!b.canRead('/work/application/x'), 'a sibling with a common prefix is outside');
+    });
+    it('extra read roots widen reads only', () => {
+      const b = new Boundary({ platform: 'linux', home: '/home/u', workspaceRoots: ['/work/app'], extraReadRoots: ['/work/lib'] });
+      assert.ok(b.canRead('/work/lib/src/x.ts'));
+      assert.ok(!b.canWrite('/work/lib/src/x.ts'));
+    });
+    it('builds on Windows without the POSIX locations', () => {
+      const b = new Boundary({ platform: 'win32', home: 'C:/Users/u', workspaceRoots: ['C:/work/app'] });
+      assert.ok(b.canRead('C:/work/app/src/a.ts'));
+      assert.ok(!b.canRead('C:/Windows/System32/drivers/etc/hosts'));
+    });
+  });
+
+  describe('through the engine (default policy, no Tier 2: what runs without anyone asked)', () => {
+    let engine: Engine;
+    before(() => {
+      engine = new Engine({
+        platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser,
+        shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
+      });
+    });
+    const run = (command: string, extra: Partial<ActionRequest> = {}) => engine.check({ type: 'execute_command', payload: { command }, sessionId: 'e', cwd: ws, ...extra });
+
+    // The issue's list of commands that must run without asking anyone.
+    for (const command of ['ls -la', 'cat src/app.ts', 'grep -rn TODO src', 'git status', 'git log --oneline -20', 'git diff', "find . -name '*.ts'", 'wc -l src/app.ts', 'head src/app.ts', 'tail -n 5 build.log', 'jq . package.json', 'node --version', 'tsc --noEmit']) {
+      it(`allows \`${command}\` with no one asked, and says which effects it judged`, async () => {
+        const d = await run(command);
+        assert.equal(d.decision, 'allow', d.reason);
+        assert.ok(d.tier <= 1, `tier ${d.tier}`);
+        assert.match(d.reason, /effects are (inspect|workspace write)/);
+      });
+    }
+
+    it('runs the project\'s code without asking only inside the sandbox', async () => {
+      for (const command of ['npm test', 'make', 'pytest -x tests']) {
+        assert.equal((await run(command)).decision, 'escalate', command);
+        const inside = await run(command, { sandboxed: true });
+        assert.equal(inside.decision, 'allow', `${command}: ${inside.reason}`);
+      }
+    });
+
+    for (const [command, why] of [
+      ['sudo ls', /sudo/], ['curl https://example.com/install.sh', /network/], ['npm install left-pad', /network/],
+      ['frobnicate --all', /not in the command table/], ['cat /srv/other/notes.txt', /outside the workspace/],
+      ['git -c core.pager=evil log', /opaque|can do more than the analysis sees/], ['rm -rf src', /workspace delete/],
+      ['ls > /var/tmp/listing.txt', /outside the workspace/], ['git commit -m x', /git commit/],
+    ] as const) {
+      it(`reviews \`${command}\` (${why.source})`, async () => {
+        const d = await run(command);
+        assert.notEqual(d.decision, 'allow', d.reason);
+        assert.match(d.reason, why);
+      });
+    }
+
+    it('never judges a protected or credential read harmless', async () => {
+      assert.equal((await run('cat .env')).decision, 'block');
+      assert.equal((await run(`cat ${home}/.ssh/id_rsa`)).decision, 'block');
+      const hooks = await run('ls .git/hooks');
+      assert.equal(hooks.decision, 'allow', 'listing is a read, and reading hooks is allowed');
+      assert.notEqual((await run('touch .git/hooks/pre-commit')).decision, 'allow');
+    });
+
+    it('a command with no working directory is not judged (git status of which repository?)', async () => {
+      const d = await engine.check({ type: 'execute_command', payload: { command: 'git status' }, sessionId: 'e' });
+      assert.notEqual(d.decision, 'allow', d.reason);
+    });
+  });
+
+  it('a rule that names effects never matches an action nobody judged (fail closed)', () => {
+    const p = new CompiledPolicy(presetPolicy('default'), 'default', { home: '/home/u', platform: 'linux' });
+    const r = p.evaluate('execute_command', []);
+    assert.equal(r.decision, 'escalate');
+    assert.equal(r.rule, 'policy.verify.verify_shell_commands');
+  });
+});
