@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { HookAnswer, HookCall, RewriteTarget } from '../engine/agents';
-import { SandboxRewriteError, claudeCommandRules, codexOwnSandbox, rewriteAnswer, rewrittenInput, sandboxHosts, sandboxedCommand } from '../engine/agents';
+import { SandboxRewriteError, claudeCommandRules, cliCommandRules, codexOwnSandbox, rewriteAnswer, rewrittenInput, sandboxHosts, sandboxedCommand } from '../engine/agents';
 import { analyzeShell } from '../engine';
 import { currentPlatform } from '../node/create-engine';
 import { nodeFileSystem } from '../node/fs-port';
@@ -76,7 +76,7 @@ async function plan(call: HookCall, target: RewriteTarget, actionCwd: string | u
     clientCommandRules(call, env, home),
   ]);
   if (call.agent === 'codex') {
-    const own = codexOwnSandbox(clientArgv('codex'), readOptional(path.join(env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home, '.codex'), 'config.toml')));
+    const own = codexOwnSandbox(clientArgv(['codex']), readOptional(path.join(env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home, '.codex'), 'config.toml')));
     if (own.on) return skip(own.why);
   }
   if (!status) return skip(`the sandbox probe did not answer within ${PROBE_BUDGET_MS / 1000} s (bwrap started but did not finish)`);
@@ -120,12 +120,17 @@ export function projectFolders(call: HookCall, env: NodeJS.ProcessEnv): string[]
 }
 
 /**
- * Why the client's own rules for particular commands stop the wrapping, or undefined. Claude Code
- * matches its permission rules against the command it runs (after a rewrite: the wrapper), so where
- * its settings hold rules for particular Bash commands the command runs as the model wrote it.
- * A settings file that exists but cannot be read counts as holding such rules.
+ * Why the client's own rules for particular commands stop the wrapping, or undefined. Claude Code and
+ * Copilot CLI match their rules against the command they run (after a rewrite: the wrapper), so where
+ * their command line or Claude's settings hold rules for particular shell commands the command runs as
+ * the model wrote it. A settings file that exists but cannot be read counts as holding such rules.
  */
 async function clientCommandRules(call: HookCall, env: NodeJS.ProcessEnv, home: string): Promise<string | undefined> {
+  if (call.agent === 'claude' || call.agent === 'copilot-cli') {
+    const argv = clientArgv(call.agent === 'claude' ? ['claude', 'claude.exe'] : ['copilot']);
+    const flags = argv ? cliCommandRules(call.agent, argv) : [];
+    if (flags.length) return `the client's own rules for particular shell commands on its command line (${flags.slice(0, 2).join('; ')}${flags.length > 2 ? '; …' : ''}) are matched against the command it runs, and would no longer match a wrapped one`;
+  }
   if (call.agent !== 'claude') return undefined;
   const project = env.CLAUDE_PROJECT_DIR && path.isAbsolute(env.CLAUDE_PROJECT_DIR) ? env.CLAUDE_PROJECT_DIR : call.cwd && path.isAbsolute(call.cwd) ? call.cwd : undefined;
   const user = env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR) ? env.CLAUDE_CONFIG_DIR : path.join(home, '.claude');
@@ -154,10 +159,10 @@ async function clientCommandRules(call: HookCall, env: NodeJS.ProcessEnv, home: 
 }
 
 /**
- * The command line of the client process that runs this hook (the nearest ancestor whose program is
- * named `name`), from /proc; undefined where there is none (macOS) or it is not found within a few levels.
+ * The command line of the client process that runs this hook (the nearest ancestor whose program has
+ * one of `names`), from /proc; undefined where there is none (macOS) or it is not found within a few levels.
  */
-function clientArgv(name: string): string[] | undefined {
+function clientArgv(names: readonly string[]): string[] | undefined {
   let pid = process.ppid;
   for (let depth = 0; depth < 8 && pid > 1; depth++) {
     let argv: string[];
@@ -168,7 +173,7 @@ function clientArgv(name: string): string[] | undefined {
     } catch {
       return undefined;
     }
-    if (argv[0] && path.basename(argv[0]) === name) return argv.slice(1);
+    if (argv[0] && names.includes(path.basename(argv[0]))) return argv.slice(1);
     // The parent's pid is the 4th field, after the command name in parentheses (which may hold spaces).
     pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
   }

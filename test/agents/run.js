@@ -34,6 +34,15 @@ const RUNS = {
   // Allowed shell calls in Bulwark's sandbox (the hook rewrites them to `bulwark exec …`), and the same installed with --no-sandbox.
   sandbox: { scenario: 'sandbox', policy: 'permissive', scope: 'user', timing: true },
   'sandbox-off': { scenario: 'sandbox', policy: 'permissive', scope: 'user', timing: true, installArgs: ['--no-sandbox'] },
+  // Claude Code / Copilot CLI with a rule of their own for particular commands (it would no longer match a wrapped command): not wrapped.
+  'sandbox-claude-rule': {
+    clients: ['claude'], scenario: 'sandbox', policy: 'permissive', scope: 'user', notSandboxed: 'the client\'s own rules for particular shell commands',
+    configure: ({ setup }) => { setup.args.push('--disallowedTools', 'Bash(rm:*)'); },
+  },
+  'sandbox-copilot-rule': {
+    clients: ['copilot'], scenario: 'sandbox', policy: 'permissive', scope: 'user', notSandboxed: 'the client\'s own rules for particular shell commands',
+    configure: ({ setup }) => { setup.args.push('--deny-tool', 'shell(rm)'); },
+  },
   // Codex with its own sandbox on (as `codex exec` has it unless told otherwise): Bulwark's cannot start inside it, so the hook does not wrap.
   'sandbox-codex-own': {
     clients: ['codex'], scenario: 'sandbox', policy: 'permissive', scope: 'user', notSandboxed: 'Codex runs commands in its own sandbox',

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  BUILTIN_TOOL_MAPS, SandboxRewriteError, claudeCommandRules, codexOwnSandbox, httpHostPort, mapToolCall, parseHookCall, rewriteAnswer, rewriteTarget, rewrittenInput,
+  BUILTIN_TOOL_MAPS, SandboxRewriteError, claudeCommandRules, cliCommandRules, codexOwnSandbox, httpHostPort, mapToolCall, parseHookCall, rewriteAnswer, rewriteTarget, rewrittenInput,
   sandboxHosts, sandboxedCommand, singleQuote, toolMapsFor, type AgentId, type SandboxExecTarget,
 } from '../../src/engine/agents';
 import { probeSandbox } from '../../src/node/sandbox/probe';
@@ -167,6 +167,13 @@ describe('sandbox rewrite: which commands are wrapped', () => {
     assert.match(codexOwnSandbox(undefined, undefined).why, /could not be found/);
   });
 
+  it('rules for particular shell commands on Claude Code\'s or Copilot CLI\'s command line are found; blanket ones are not', () => {
+    assert.deepEqual(cliCommandRules('claude', ['-p', 'task', '--allowedTools', 'Bash', 'Read', '--output-format', 'json']), []);
+    assert.deepEqual(cliCommandRules('claude', ['-p', 'x', '--disallowedTools', 'Bash(git push:*)', 'Edit', '--allowed-tools=Bash(npm test)']), ['--disallowedTools Bash(git push:*)', '--allowed-tools Bash(npm test)']);
+    assert.deepEqual(cliCommandRules('copilot-cli', ['-p', 'x', '--deny-tool', 'shell(rm)', '--allow-tool', 'write']), ['--deny-tool shell(rm)']);
+    assert.deepEqual(cliCommandRules('copilot-cli', ['--allow-all-tools']), []);
+  });
+
   it('Claude Code settings with rules for particular Bash commands are found (allow, ask, deny); others are not', () => {
     assert.deepEqual(claudeCommandRules({ permissions: { allow: ['Bash(npm test:*)', 'Read'], deny: ['Bash(git push:*)'], ask: ['WebFetch'] } }), ['allow: Bash(npm test:*)', 'deny: Bash(git push:*)']);
     assert.deepEqual(claudeCommandRules({ permissions: { allow: ['Bash', 'Edit'] } }), []);
@@ -284,6 +291,16 @@ describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, pe
     } finally {
       fs.rmSync(project, { recursive: true, force: true });
     }
+    // The same rules on Claude Code's command line (a shell named `claude` stands in for it).
+    const claudeBin = path.join(tmp, 'bin', 'claude');
+    fs.mkdirSync(path.dirname(claudeBin), { recursive: true });
+    fs.symlinkSync('/bin/bash', claudeBin);
+    const hookLine = [process.execPath, CLI, 'hook', '--agent', 'claude', '--state-dir', state, '--no-server', '--policy', 'permissive'].map((a) => `'${a}'`).join(' ');
+    const underClaude = (...flags: string[]) => spawnSync(claudeBin, ['-c', `${hookLine}; true`, ...flags], { input: JSON.stringify(claudeBash('ls')), cwd: ws, env: { PATH: process.env.PATH, HOME: home } });
+    const ruled = underClaude('--disallowedTools', 'Bash(git push:*)');
+    assert.equal(ruled.stdout.toString(), '');
+    assert.match(ruled.stderr.toString(), /own rules for particular shell commands on its command line \(--disallowedTools Bash\(git push:\*\)\)/);
+    assert.match(JSON.parse(underClaude('--allowedTools', 'Bash', 'Read').stdout.toString()).hookSpecificOutput.updatedInput.command, / exec /);
   });
 
   it('--allow-net hosts are added to the ones the command names; a bad one is refused like any bad flag', function () {

@@ -189,6 +189,30 @@ export function claudeCommandRules(settings: unknown): string[] {
 }
 
 /**
+ * Rules for particular shell commands on a client's command line (`argv`, the client process's), which
+ * it matches against the command it runs, after a rewrite the wrapper: Claude Code's `--allowedTools` /
+ * `--disallowedTools` with `Bash(…)`, Copilot CLI's `--allow-tool` / `--deny-tool` with `shell(…)`
+ * (measured: a deny rule for the agent's command no longer applies once wrapped). Where there are such
+ * rules, commands are not wrapped.
+ */
+export function cliCommandRules(agent: 'claude' | 'copilot-cli', argv: readonly string[]): string[] {
+  const flags = agent === 'claude' ? ['--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools'] : ['--allow-tool', '--deny-tool'];
+  const pattern = agent === 'claude' ? /\bBash\(/ : /\bshell\(/;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const eq = a.indexOf('=');
+    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
+    if (!flags.includes(name)) continue;
+    // The values: inline after `=`, else every word up to the next option (Claude takes a list).
+    const values = eq > 0 && name !== a ? [a.slice(eq + 1)] : [];
+    if (!values.length) while (i + 1 < argv.length && !argv[i + 1]!.startsWith('-')) values.push(argv[++i]!);
+    for (const v of values) if (pattern.test(v)) out.push(`${name} ${clip(v)}`);
+  }
+  return out;
+}
+
+/**
  * Whether Codex runs its commands in its own sandbox, from its command line (`argv`, the Codex process's)
  * and its config.toml: Bulwark's sandbox cannot start inside it (measured: bwrap fails on its seccomp
  * filter, `bulwark exec` exits 125), so a command is wrapped only where Codex's is evidently off
