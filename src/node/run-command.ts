@@ -207,7 +207,7 @@ export interface RunCommandDeps {
   readonly hostEnv: NodeJS.ProcessEnv;
   readonly sessionId: string;
   /** The engine's decision, recorded in the audit log; `executed()` records what the command read (IFC) and throws when it cannot. */
-  decide(action: { id: string; type: string; payload: Record<string, unknown>; sessionId: string; cwd?: string }): Promise<{ result: RunCommandDecision; executed: () => Promise<void> }>;
+  decide(action: { id: string; type: string; payload: Record<string, unknown>; sessionId: string; cwd?: string; sandboxed?: boolean }): Promise<{ result: RunCommandDecision; executed: () => Promise<void> }>;
   /** The engine's sandbox plan for these writable roots (throws SandboxPlanError when a root is protected). */
   sandboxPlan(writableRoots: readonly string[]): Promise<SandboxPlan>;
   probe(): Promise<SandboxStatus>;
@@ -267,7 +267,11 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   // The engine sees every call, a malformed one too (it is recorded and blocked there).
   const command = isRefusal(parsed) ? raw.command : parsed.command;
   const cwd = isRefusal(parsed) ? (typeof raw.cwd === 'string' ? raw.cwd : deps.workspaceRoots[0]) : parsed.cwd;
-  const { result: decision, executed } = await deps.decide({ id, type: RUN_COMMAND_ACTION, payload: { command, cwd }, sessionId: deps.sessionId, ...(cwd ? { cwd } : {}) });
+  // Asked first: a command that will run inside the OS sandbox is judged as such (the project's own
+  // tests and builds run without anyone asked there; outside it they need a review).
+  let status: SandboxStatus;
+  try { status = await deps.probe(); } catch (e) { status = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errMsg(e)})`, enforces: [] }; }
+  const { result: decision, executed } = await deps.decide({ id, type: RUN_COMMAND_ACTION, payload: { command, cwd }, sessionId: deps.sessionId, ...(cwd ? { cwd } : {}), ...(status.available ? { sandboxed: true } : {}) });
   if (decision.decision !== 'allow') {
     return refusal(decision.rules.length ? decision.rules : ['engine.refused'], `Bulwark did not allow this command (nothing ran): ${decision.reason}`, { decision: decision.decision, tier: decision.tier });
   }
@@ -286,8 +290,6 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   if (!bash) return failed(refusal('run.no_shell', 'Refused: bash is not installed, and commands are bash lines. Install bash.'));
   if (signal?.aborted) return failed(refusal('run.cancelled', 'Refused: the call was cancelled before the command started; nothing ran.'));
 
-  let status: SandboxStatus;
-  try { status = await deps.probe(); } catch (e) { status = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errMsg(e)})`, enforces: [] }; }
   const { env, withheld } = sandboxEnvironment(deps.hostEnv, deps.settings.passEnvironment);
   // Electron's "act as Node" switch (the extension host has it) is never the command's, whatever the settings name.
   delete env.ELECTRON_RUN_AS_NODE;

@@ -34,7 +34,7 @@ export function registerCheckAction(context: vscode.ExtensionContext, host: Engi
  * Checks one action given as `{ type, payload, sessionId?, cwd? }` and records the decision in the
  * audit log. Never throws: a failure is a block, and so is a decision that could not be recorded.
  */
-export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string } = {}, audit?: AuditHost): Promise<CheckActionResult> {
+export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean } = {}, audit?: AuditHost): Promise<CheckActionResult> {
   return (await checkAndRecord(host, arg, defaults, audit)).result;
 }
 
@@ -43,7 +43,7 @@ export async function checkAction(host: EngineHost, arg: unknown, defaults: { se
  * read in its session (IFC taint), and throws if that cannot be recorded (the caller must not hand
  * out what it read).
  */
-export async function checkActionToRun(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }, audit: AuditHost): Promise<{ result: CheckActionResult; executed: () => Promise<void> }> {
+export async function checkActionToRun(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean }, audit: AuditHost): Promise<{ result: CheckActionResult; executed: () => Promise<void> }> {
   const { result, raw } = await checkAndRecord(host, arg, defaults, audit);
   return {
     result,
@@ -53,7 +53,7 @@ export async function checkActionToRun(host: EngineHost, arg: unknown, defaults:
   };
 }
 
-async function checkAndRecord(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }, audit?: AuditHost): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
+async function checkAndRecord(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean }, audit?: AuditHost): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
   const decided = await decide(host, arg, defaults);
   if (!audit) return decided;
   const { result, raw } = decided;
@@ -70,7 +70,7 @@ async function checkAndRecord(host: EngineHost, arg: unknown, defaults: { sessio
   return decided;
 }
 
-async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string }): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
+async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean }): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
   if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
     return { result: failed('action.invalid', 'the action must be an object { type, payload, sessionId?, cwd? }') };
   }
@@ -81,6 +81,8 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
     payload: a.payload,
     sessionId: typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : defaults.sessionId ?? DEFAULT_SESSION,
     ...(a.cwd !== undefined ? { cwd: a.cwd } : defaults.cwd !== undefined ? { cwd: defaults.cwd } : {}),
+    // Only Bulwark's own surfaces say a command runs in the OS sandbox; a caller's `sandboxed` field is ignored.
+    ...(defaults.sandboxed ? { sandboxed: true } : {}),
   } as ActionRequest; // the engine validates the fields and blocks what is malformed
   let r: CheckResult;
   try {

@@ -55,7 +55,7 @@ export function registerRunCommand(context: vscode.ExtensionContext, host: Engin
           settings,
           hostEnv: process.env,
           sessionId: SESSION,
-          decide: (action) => checkActionToRun(host, action, {}, audit),
+          decide: ({ sandboxed, ...action }) => checkActionToRun(host, action, { sandboxed }, audit),
           sandboxPlan: async (roots) => (await host.engine()).sandboxPlan(roots),
           probe: () => probeSandbox(),
           approveUnsandboxed: (r) => askUnsandboxed(r, host.status().settings.tier3.timeoutSeconds, log),
