@@ -20,7 +20,7 @@ import { absoluteDir, parseFlags, type Flags } from './flags';
 export { UsageError };
 
 export const USAGE = `usage:
-  bulwark check [--workspace DIR]... [--home DIR] [--platform linux|darwin|win32] [--no-resolve] [--allow-loopback-port N]...
+  bulwark check [--workspace DIR]... [--extra-read-root DIR]... [--home DIR] [--platform linux|darwin|win32] [--no-resolve] [--allow-loopback-port N]...
                 [--policy default|permissive|strict|none|FILE] [--ifc default|permissive|strict|none|FILE] [--mode enforce|audit]
                 [--tier2 none|openai [--tier2-url URL] [--tier2-model M]] [--classifier MODEL_DIR [--classifier-threshold 0.85]]  < actions.jsonl
       (--tier2 openai reads the API key from BULWARK_TIER2_API_KEY)
@@ -53,7 +53,7 @@ function platformFlag(f: Flags): Platform {
 }
 
 export async function runCheck(argv: string[]): Promise<number> {
-  const f = parseFlags(argv, ['--workspace', '--home', '--platform', '--allow-loopback-port', '--policy', '--ifc', '--mode', '--tier2', '--tier2-url', '--tier2-model', '--classifier', '--classifier-threshold', '--audit-log', '--audit-db'], ['--no-resolve']);
+  const f = parseFlags(argv, ['--workspace', '--extra-read-root', '--home', '--platform', '--allow-loopback-port', '--policy', '--ifc', '--mode', '--tier2', '--tier2-url', '--tier2-model', '--classifier', '--classifier-threshold', '--audit-log', '--audit-db'], ['--no-resolve']);
   if (f.rest.length) throw new UsageError(`unexpected argument \`${f.rest[0]}\``);
   const platform = platformFlag(f);
   const ports = (f.values.get('--allow-loopback-port') ?? []).map((p) => {
@@ -77,6 +77,7 @@ export async function runCheck(argv: string[]): Promise<number> {
   if (shield && !shield.policy.ok) throw new UsageError(shield.policy.error);
   const { engine } = await createNodeEngine({
     workspaceRoots, home: homeDir, platform, resolve: !f.bools.has('--no-resolve'), ssrfPolicy: { allowLoopbackPorts: ports }, shield,
+    extraReadRoots: (f.values.get('--extra-read-root') ?? []).map((d) => absoluteDir('--extra-read-root', d)),
   });
   const auditLogFile = f.values.get('--audit-log')?.at(-1);
   const auditDbFile = f.values.get('--audit-db')?.at(-1) ?? (auditLogFile === undefined ? undefined : `${auditLogFile}.db`);

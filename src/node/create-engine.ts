@@ -15,6 +15,8 @@ export interface NodeEngineOptions {
   resolve?: boolean;
   ssrfPolicy?: SsrfPolicy;
   shield?: ShieldParts;
+  /** More roots reads may come from without a review (the workspace boundary). */
+  extraReadRoots?: readonly string[];
 }
 
 export function currentPlatform(): Platform {
@@ -48,6 +50,7 @@ export async function createNodeEngine(o: NodeEngineOptions): Promise<{ engine: 
     resolveHost: o.resolve === false ? undefined : resolveHostAll,
     ssrfPolicy: o.ssrfPolicy,
     shield: o.shield,
+    ...(o.extraReadRoots?.length ? { boundary: { extraReadRoots: o.extraReadRoots } } : {}),
   });
   return { engine, shellError };
 }

@@ -51,6 +51,8 @@ export interface HostSettings {
   readonly tier3: { readonly timeoutSeconds: number; readonly maxPerHour: number };
   /** Loopback ports agents may reach (a local dev server); none by default. */
   readonly allowLoopbackPorts: readonly number[];
+  /** Absolute directories outside the workspace folders that agents may read without a review (the workspace boundary). */
+  readonly extraReadRoots: readonly string[];
 }
 
 export const HOST_SETTING_DEFAULTS: HostSettings = {
@@ -62,13 +64,14 @@ export const HOST_SETTING_DEFAULTS: HostSettings = {
   tier2: { backend: 'none', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', lmModel: '', dailyBudget: 100, cacheTtlSeconds: 60, timeoutSeconds: 30, onUnavailable: 'block' },
   tier3: { timeoutSeconds: 300, maxPerHour: 10 },
   allowLoopbackPorts: [],
+  extraReadRoots: [],
 };
 
 /** Every setting key this module reads, relative to the `bulwark` section. */
 export const HOST_SETTING_KEYS = [
   'policy', 'ifc.policy', 'ifc.mode', 'classifier.threshold', 'classifier.modelDir',
   'tier2.backend', 'tier2.baseUrl', 'tier2.model', 'tier2.lmModel', 'tier2.dailyBudget', 'tier2.cacheTtlSeconds',
-  'tier2.timeoutSeconds', 'tier2.onUnavailable', 'tier3.timeoutSeconds', 'tier3.maxPerHour', 'ssrf.allowLoopbackPorts',
+  'tier2.timeoutSeconds', 'tier2.onUnavailable', 'tier3.timeoutSeconds', 'tier3.maxPerHour', 'ssrf.allowLoopbackPorts', 'boundary.extraReadRoots',
 ] as const;
 export type HostSettingKey = (typeof HOST_SETTING_KEYS)[number];
 
@@ -127,6 +130,18 @@ export function normalizeHostSettings(get: (key: HostSettingKey) => unknown): { 
       }
     }
   }
+  // Extra read roots: a wrong entry is left out (a smaller boundary is the stricter reading) and reported.
+  const rootsRaw = get('boundary.extraReadRoots');
+  const extraReadRoots: string[] = [];
+  if (rootsRaw !== undefined && rootsRaw !== null) {
+    if (!Array.isArray(rootsRaw)) bad('boundary.extraReadRoots', rootsRaw, 'a list of absolute directories', []);
+    else {
+      for (const v of rootsRaw) {
+        if (typeof v === 'string' && path.isAbsolute(v) && path.resolve(v) !== path.parse(path.resolve(v)).root) { if (!extraReadRoots.includes(path.resolve(v))) extraReadRoots.push(path.resolve(v)); }
+        else problems.push(`setting bulwark.boundary.extraReadRoots: ${JSON.stringify(v)} is not an absolute directory other than the file-system root; it is left out`);
+      }
+    }
+  }
   const modelDir = str('classifier.modelDir', '');
   if (modelDir && !path.isAbsolute(modelDir)) problems.push(`setting bulwark.classifier.modelDir must be an absolute path (got ${JSON.stringify(modelDir)}); the classifier is off`);
   return {
@@ -151,6 +166,7 @@ export function normalizeHostSettings(get: (key: HostSettingKey) => unknown): { 
         maxPerHour: num('tier3.maxPerHour', d.tier3.maxPerHour, (n) => Number.isSafeInteger(n) && n >= 0, 'a whole number ≥ 0'),
       },
       allowLoopbackPorts: ports,
+      extraReadRoots,
     },
     problems,
   };

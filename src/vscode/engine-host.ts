@@ -204,7 +204,7 @@ export class EngineHost implements vscode.Disposable {
     const c = s.classifierModelDir ? this.classifiers.get(s.classifierModelDir) : undefined;
     if (c?.state === 'failed') problems.push({ severity: 'error', message: `The Tier 1 classifier in ${s.classifierModelDir} failed to load, so every action that reaches Tier 1 is blocked until it loads or the setting is cleared: ${c.error}` });
 
-    const { engine, shellError } = await createNodeEngine({ workspaceRoots: snap.workspaceRoots, selfPaths, shield: hs.parts, ssrfPolicy: { allowLoopbackPorts: s.allowLoopbackPorts } });
+    const { engine, shellError } = await createNodeEngine({ workspaceRoots: snap.workspaceRoots, selfPaths, shield: hs.parts, ssrfPolicy: { allowLoopbackPorts: s.allowLoopbackPorts }, extraReadRoots: s.extraReadRoots });
     if (shellError) problems.push({ severity: 'error', message: `The shell grammar failed to load, so every shell command is blocked: ${shellError}` });
 
     this.lastBuilt = { key: snap.key, problems, policyError: hs.parts.policy.ok ? undefined : hs.parts.policy.error, tier2: hs.tier2Status };

@@ -13,6 +13,7 @@ import { MemoryStateStore } from '../../src/engine/shield/types';
 import { nodeFileSystem } from '../../src/node/fs-port';
 import { loadShellParser } from '../../src/node/shell-grammar';
 import { buildShield } from '../../src/node/shield-setup';
+import { normalizeHostSettings } from '../../src/node/extension-shield';
 import { loadYaml, makeTempDir } from './helpers/repo';
 
 interface Entry { name: string; examples: { judged: string[]; unjudged: string[] } }
@@ -159,6 +160,13 @@ describe('effect-based decisions', function () {
       const d = await engine.check({ type: 'execute_command', payload: { command: 'git status' }, sessionId: 'e' });
       assert.notEqual(d.decision, 'allow', d.reason);
     });
+  });
+
+  it('the bulwark.boundary.extraReadRoots setting keeps absolute directories and reports the rest', () => {
+    const { settings, problems } = normalizeHostSettings((k) => (k === 'boundary.extraReadRoots' ? ['/srv/lib', 'relative/dir', '/', 42, '/srv/lib/'] : undefined));
+    assert.deepEqual(settings.extraReadRoots, ['/srv/lib']);
+    assert.equal(problems.filter((p) => p.includes('boundary.extraReadRoots')).length, 3, problems.join('\n'));
+    assert.deepEqual(normalizeHostSettings((k) => (k === 'boundary.extraReadRoots' ? '/srv/lib' : undefined)).settings.extraReadRoots, []);
   });
 
   it('a rule that names effects never matches an action nobody judged (fail closed)', () => {
