@@ -26,8 +26,11 @@ interface Info {
   readonly max: number;
   /** The node is exactly `\s`: in a variant it matches one " " or "\n", and so does any repetition. */
   readonly space?: true;
-  /** When not exact: strings one of which every match starts with ('' among them: the start is unknown). */
-  readonly prefix?: readonly string[] | null;
+  /**
+   * When not exact: strings one of which every match starts with ('' among them: the start is
+   * unknown), computed on demand (only the pattern's own start is ever asked for).
+   */
+  readonly prefix?: () => readonly string[] | null;
 }
 
 const MAX_EXACT = 32;
@@ -57,16 +60,25 @@ const uniq = (xs: readonly string[]): string[] => [...new Set(xs)];
 const goodKeyword = (s: string): boolean => s === NON_ASCII || (s.trim().length > 0 && (s.length >= MIN_KEYWORD || SHORT_OK.test(s)));
 const good = (set: readonly string[] | null): set is readonly string[] => !!set && set.length > 0 && set.every(goodKeyword);
 const toAnd = (x: Info): readonly (readonly string[])[] => (x.exact ? (good(x.exact) ? [x.exact] : []) : x.and);
-const prefixOf = (x: Info): readonly string[] | null => x.exact ?? x.prefix ?? null;
+const prefixOf = (x: Info): readonly string[] | null => x.exact ?? (x.prefix ? x.prefix() : null);
+/** `f`, evaluated once, on first call. */
+function once<T>(f: () => T): () => T {
+  let done = false; let v: T;
+  return () => { if (!done) { v = f(); done = true; } return v; };
+}
 
 function lit(ch: string): Info {
   if (ch.charCodeAt(0) >= 128) return NEEDS_NON_ASCII;
   return info([canonicalChar(ch)], [], 1);
 }
 
-/** At most MAX_LEADS match starts: cut to a shorter length if need be (a prefix of a start is one too); null if none. */
+/**
+ * At most MAX_LEADS match starts, cut to MAX_KEYWORD characters and shorter if need be (a prefix
+ * of a start is one too); null if none. Only the start of something that is not exact is cut,
+ * and seq never extends a start past such an item.
+ */
 function fewerStarts(starts: readonly string[]): string[] | null {
-  let out = uniq(starts);
+  let out = uniq(starts.map((x) => x.slice(0, MAX_KEYWORD)));
   for (let len = Math.max(...out.map((x) => x.length)) - 1; out.length > MAX_LEADS && len > 0; len--) out = uniq(out.map((x) => x.slice(0, len)));
   return out.length > 0 && out.length <= MAX_LEADS ? out : null;
 }
@@ -75,7 +87,8 @@ function product(a: readonly string[], b: readonly string[], limit = MAX_EXACT):
   if (a.length * b.length > limit) return null;
   const out: string[] = [];
   for (const x of a) for (const y of b) out.push(x + y);
-  return uniq(out);
+  // Members of each side are distinct, so with one member on a side so are the products.
+  return a.length === 1 || b.length === 1 ? out : uniq(out);
 }
 
 /**
@@ -111,13 +124,16 @@ function seq(items: readonly Info[]): Info {
   const ands: (readonly string[])[] = [];
   const flush = () => { if (good(run)) ands.push(run); };
   // How every match starts: the exact items from the start, then the first other item's start.
-  let prefix: string[] = [''];
-  for (const it of items) {
-    const p = prefixOf(it);
-    const next = p && product(prefix, p, MAX_LEADS);
-    if (next) prefix = next;
-    if (!next || !it.exact) break;
-  }
+  const prefix = once(() => {
+    let start: string[] = [''];
+    for (const it of items) {
+      const p = prefixOf(it);
+      const next = p && product(start, p, MAX_LEADS);
+      if (next) start = next;
+      if (!next || !it.exact) break;
+    }
+    return start;
+  });
   for (const it of items) {
     max += it.max;
     if (it.exact) {
@@ -144,8 +160,10 @@ function alt(branches: readonly Info[]): Info {
     const all = uniq(branches.flatMap((b) => b.exact!));
     if (all.length <= MAX_EXACT) return info(all, [], max);
   }
-  const starts = branches.map(prefixOf);
-  const prefix = starts.every((p) => p !== null) ? fewerStarts(starts.flatMap((p) => p!)) : null;
+  const prefix = once(() => {
+    const starts = branches.map(prefixOf);
+    return starts.every((p) => p !== null) ? fewerStarts(starts.flatMap((p) => p!)) : null;
+  });
   const or: string[] = [];
   for (const b of branches) {
     const best = bestSet(b);
@@ -159,15 +177,14 @@ function repeat(x: Info, min: number, maxCount: number): Info {
   if (maxCount === 0) return EMPTY;
   if (x.space) return min === 0 ? info(['', ' '], [], 1) : SPACE;
   const max = x.max === 0 ? 0 : x.max * maxCount;
-  const p = prefixOf(x);
-  if (min === 0) return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT ? info(uniq([...x.exact, '']), [], max) : { exact: null, and: [], max, prefix: p ? uniq([...p, '']) : [''] };
+  if (min === 0) return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT ? info(uniq([...x.exact, '']), [], max) : { exact: null, and: [], max, prefix: once(() => { const p = prefixOf(x); return p ? uniq([...p, '']) : ['']; }) };
   if (min === 1 && maxCount === 1) return x;
   if (x.exact && min === maxCount && min <= 4) {
     let acc: string[] | null = [''];
     for (let k = 0; k < min && acc; k++) acc = product(acc, x.exact);
     if (acc) return info(acc, [], max);
   }
-  return { exact: null, and: toAnd(x), max, prefix: p };
+  return { exact: null, and: toAnd(x), max, prefix: () => prefixOf(x) };
 }
 
 class Parser {
@@ -175,6 +192,10 @@ class Parser {
   /** Examined-length bound of each capture group, by group number (for back-references). */
   private readonly groups: number[] = [];
   private readonly names = new Map<string, number>();
+  /** The alternatives of the alternation parsed last. */
+  private lastBranches: Info[] = [];
+  /** The alternatives inside a `(?:…)` that spans the whole pattern, if it does. */
+  private wholeGroup: Info[] | null = null;
   constructor(private readonly s: string) {}
 
   parse(): Info {
@@ -183,9 +204,20 @@ class Parser {
     return result;
   }
 
+  /**
+   * The pattern and, when it is an alternation at the top (or one non-capturing group around
+   * one), each alternative as topLevelAlternatives (rules.ts) cuts them; no parse of its own.
+   */
+  parseAlternatives(): { whole: Info; alternatives: Info[] | null } {
+    const whole = this.parse();
+    const top = this.lastBranches;
+    return { whole, alternatives: top.length > 1 ? top : this.wholeGroup && this.wholeGroup.length > 1 ? this.wholeGroup : null };
+  }
+
   private alt(): Info {
     const branches = [this.seq()];
     while (this.s[this.i] === '|') { this.i++; branches.push(this.seq()); }
+    this.lastBranches = branches;
     return branches.length === 1 ? branches[0]! : alt(branches);
   }
 
@@ -216,9 +248,11 @@ class Parser {
         }
         const index = capture ? this.groups.push(Infinity) : 0;
         if (name !== undefined) this.names.set(name, index);
+        const start = this.i;
         const inner = this.alt();
         if (this.s[this.i] !== ')') throw new Error('unbalanced parenthesis');
         this.i++;
+        if (start === 3 && !capture && !look && this.i === this.s.length) this.wholeGroup = this.lastBranches;
         if (capture) this.groups[index - 1] = inner.max;
         // A lookaround consumes nothing but examines text: it counts towards the examined length.
         return look ? info([''], [], inner.max) : inner;
@@ -317,8 +351,8 @@ export interface PatternAnalysis {
  * space, double onto single quote), so a keyword stands for all its folded spellings. That only
  * ever makes the prefilter say "maybe" more often: sound, and it keeps the automaton small.
  */
-const canonicalKeyword = (k: string): string => k.replace(/\n/g, ' ').replace(/"/g, "'");
-function canonicalChar(ch: string): string { return canonicalKeyword(ch.toLowerCase()); }
+const canonicalKeyword = (k: string): string => (k.indexOf('\n') < 0 && k.indexOf('"') < 0 ? k : k.replace(/\n/g, ' ').replace(/"/g, "'"));
+function canonicalChar(ch: string): string { return ch === '\n' ? ' ' : ch === '"' ? "'" : ch.toLowerCase(); }
 
 /** The longest substring (at least MIN_KEYWORD long) of every member of a set of two or more, if any. */
 function commonSubstring(set: readonly string[]): string | undefined {
@@ -337,6 +371,20 @@ function commonSubstring(set: readonly string[]): string | undefined {
 export function analyzePattern(source: string): PatternAnalysis {
   let result: Info;
   try { result = new Parser(source).parse(); } catch { return { literals: [], leads: null, maxLength: Infinity }; }
+  return analysisOf(result);
+}
+
+/**
+ * analyzePattern of the pattern and of each of its top-level alternatives (as topLevelAlternatives
+ * in rules.ts cuts them; null if it has none), from one parse.
+ */
+export function analyzeAlternatives(source: string): { whole: PatternAnalysis; alternatives: PatternAnalysis[] | null } {
+  let parsed: { whole: Info; alternatives: Info[] | null };
+  try { parsed = new Parser(source).parseAlternatives(); } catch { return { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null }; }
+  return { whole: analysisOf(parsed.whole), alternatives: parsed.alternatives && parsed.alternatives.map(analysisOf) };
+}
+
+function analysisOf(result: Info): PatternAnalysis {
   const sets = toAnd(result)
     .filter(good)
     .map((set) => {
@@ -580,29 +628,36 @@ export class KeywordIndex {
       }
       (ownEnd[st] ??= []).push(id);
     });
-    // Breadth-first numbering; then failure links (in that order, every state's failure target is
-    // done before it) turn the trie into the full transition table, outputs following failure links.
-    const bfs = new Int32Array(n);
-    const order: number[] = [0];
-    for (let h = 0; h < order.length; h++) {
-      const st = order[h]!;
-      bfs[st] = h;
-      for (let a = 0; a < alpha; a++) { const t = trie[st * alpha + a]!; if (t !== -1) order.push(t); }
-    }
-    const next = new Int32Array(n * alpha).fill(-1);
+    // Breadth-first numbering (the trie table rewritten in it as the states are reached); then
+    // failure links (in that order, every state's failure target is done before it) turn the trie
+    // into the full transition table, outputs following failure links.
+    const next = new Int32Array(n * alpha);
     const out: number[][] = new Array<number[]>(n);
-    for (let st = 0; st < n; st++) {
-      out[bfs[st]!] = ownEnd[st] ? [...ownEnd[st]!] : [];
-      for (let a = 0; a < alpha; a++) { const t = trie[st * alpha + a]!; if (t !== -1) next[bfs[st]! * alpha + a] = bfs[t]!; }
+    const bfs = new Int32Array(n);
+    const order = new Int32Array(n);
+    let reached = 1;
+    for (let h = 0; h < n; h++) {
+      const st = order[h]!;
+      out[h] = ownEnd[st] ? [...ownEnd[st]!] : [];
+      for (let a = 0; a < alpha; a++) {
+        const t = trie[st * alpha + a]!;
+        if (t === -1) { next[h * alpha + a] = -1; continue; }
+        bfs[t] = reached;
+        order[reached++] = t;
+        next[h * alpha + a] = bfs[t]!;
+      }
     }
     const fail = new Int32Array(n);
     for (let a = 0; a < alpha; a++) {
       const t = next[a]!;
       if (t === -1) next[a] = 0; else fail[t] = 0;
     }
+    const hasOut = new Uint8Array(n);
+    hasOut[0] = out[0]!.length ? 1 : 0;
     for (let st = 1; st < n; st++) {
       const f = fail[st]!;
       if (out[f]!.length) out[st]!.push(...out[f]!);
+      if (out[st]!.length) hasOut[st] = 1;
       for (let a = 0; a < alpha; a++) {
         const e = st * alpha + a;
         const t = next[e]!;
@@ -610,14 +665,15 @@ export class KeywordIndex {
         else fail[t] = next[f * alpha + a]!;
       }
     }
-    this.delta = new Int32Array(n * alpha);
+    this.delta = next;
     for (let e = 0; e < n * alpha; e++) {
       const t = next[e]!;
-      this.delta[e] = out[t]!.length ? ~(t << shift) : t << shift;
+      next[e] = hasOut[t] ? ~(t << shift) : t << shift;
     }
     this.outStart = new Int32Array(n + 1);
     const list: number[] = [];
-    for (let st = 0; st < n; st++) { this.outStart[st] = list.length; for (const k of new Set(out[st])) list.push(k); }
+    // A state's own keywords and those along its failure links are distinct (each shorter than the last).
+    for (let st = 0; st < n; st++) { this.outStart[st] = list.length; for (const k of out[st]!) list.push(k); }
     this.outStart[n] = list.length;
     this.outList = Int32Array.from(list);
     this.stateCap = new Uint16Array(n);

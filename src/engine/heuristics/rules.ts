@@ -11,7 +11,7 @@ import encodingEvasion from '../../../security/heuristics/encoding-evasion.yaml'
 import selfProtection from '../../../security/heuristics/self-protection.yaml';
 import editorConfig from '../../../security/heuristics/editor-config.yaml';
 import { CUES, type CuePrefilter, type CueName } from './normalize';
-import { KeywordIndex, analyzePattern } from './prefilter';
+import { KeywordIndex, analyzeAlternatives, analyzePattern, type PatternAnalysis } from './prefilter';
 import {
   FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_PREFIX_CATEGORY, PROMPT_RISKS, SEVERITIES,
   type FieldClass, type HeuristicRule, type HeuristicRuleFile, type RuleField,
@@ -184,35 +184,40 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
   const keywordIds = new Map<string, number>();
   const leadIds = new Set<number>();
   const idOf = (k: string) => { let id = keywordIds.get(k); if (id === undefined) { id = keywordIds.size; keywordIds.set(k, id); } return id; };
-  // Raw rules see the text before normalisation, which the literal analysis does not describe: no prefilter.
-  const searchable = (regex: RegExp, raw = false): SearchablePattern => {
-    const analysis = raw ? { literals: [], leads: null, maxLength: Infinity } : analyzePattern(regex.source);
+  // An alternative's RegExp is made on first use (most are never searched alone).
+  const searchable = (source: string, flags: string, analysis: PatternAnalysis, made?: RegExp): SearchablePattern => {
+    let regex = made;
     let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
     const leads = analysis.leads?.map(idOf) ?? null;
     for (const id of leads ?? []) leadIds.add(id);
     return {
-      regex,
+      get regex() { return (regex ??= new RegExp(source, flags)); },
       prefilter: analysis.literals.map((set) => set.map(idOf)),
       maxLength: analysis.maxLength,
       leads,
-      windowed: () => (windowed ??= { global: new RegExp(regex.source, regex.flags + 'g'), sticky: new RegExp(regex.source, regex.flags + 'y') }),
+      windowed: () => (windowed ??= { global: new RegExp(source, flags + 'g'), sticky: new RegExp(source, flags + 'y') }),
     };
   };
   const compiled = rules.map((rule): CompiledRule => {
     let regex: RegExp;
     try { regex = compilePattern(rule.pattern); } catch (e) { throw new HeuristicRuleError(`heuristic rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
     const raw = rule.scan === 'raw';
-    const whole = searchable(regex, raw);
+    // Raw rules see the text before normalisation, which the literal analysis does not describe: no prefilter.
+    const analysis = raw ? { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null } : analyzeAlternatives(regex.source);
+    const whole = searchable(regex.source, regex.flags, analysis.whole, regex);
     const alternatives = raw ? null : topLevelAlternatives(regex.source);
-    const branches = alternatives && alternatives.length <= MAX_BRANCHES ? alternatives.map((a) => searchable(new RegExp(a, regex.flags))) : null;
+    const branches = alternatives && alternatives.length <= MAX_BRANCHES
+      ? alternatives.map((a, i) => searchable(a, regex.flags, analysis.alternatives?.length === alternatives.length ? analysis.alternatives[i]! : analyzePattern(a)))
+      : null;
     const made = new Map<number, SearchablePattern>();
     const subset = (mask: number): SearchablePattern => {
       let p = made.get(mask);
       if (p) return p;
-      const chosen = branches!.filter((_, i) => Math.floor(mask / 2 ** i) % 2 === 1);
+      const picked = alternatives!.map((_, i) => i).filter((i) => Math.floor(mask / 2 ** i) % 2 === 1);
+      const chosen = picked.map((i) => branches![i]!);
       if (chosen.length === 1) p = chosen[0]!;
       else {
-        const sub = new RegExp(chosen.map((b) => b.regex.source).join('|'), regex.flags);
+        const sub = new RegExp(picked.map((i) => alternatives![i]!).join('|'), regex.flags);
         let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
         p = {
           regex: sub,
@@ -228,7 +233,11 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
       return p;
     };
     return {
-      ...whole,
+      regex,
+      prefilter: whole.prefilter,
+      maxLength: whole.maxLength,
+      leads: whole.leads,
+      windowed: whole.windowed,
       rule,
       alwaysBlock: rule.always_block === true,
       raw,
