@@ -98,6 +98,7 @@ export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudg
     const a = input.analysis;
     if (!a) return unjudged('the command was not analysed');
     if (a.opaque) return unjudged('the command is opaque');
+    if (a.reviews.length || a.approvals.length) return unjudged([...a.approvals, ...a.reviews][0]!);
     if (a.network || a.urls.length || a.sinks.length) return unjudged('the command reaches the network or serves files');
     if (a.invocations.length === 0) return unjudged('the command runs nothing the analysis can name');
     // With no path in its arguments a command works on its directory (git status): that must be inside.

@@ -181,8 +181,18 @@ export class Engine {
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
       for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
       for (const s of a.searches) touches.push({ path: s.path, access: 'read', source: 'command', below: s.mode, ...(s.names ? { belowNames: s.names } : {}) });
+      if (a.reviews.length) {
+        floor = Math.max(floor, 2) as Tier;
+        floorRules.push('shell.review');
+        floorReasons.push(`${a.reviews.join('; ')}, so it needs at least Tier 2`);
+      }
+      if (a.approvals.length) {
+        floor = 3;
+        floorRules.push('shell.approval');
+        floorReasons.push(`${a.approvals.join('; ')}, so it needs your approval (Tier 3)`);
+      }
       if (a.opaque) {
-        floor = 2;
+        floor = Math.max(floor, 2) as Tier;
         floorRules.push('shell.opaque');
         floorReasons.push(`the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`);
       }

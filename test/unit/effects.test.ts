@@ -156,6 +156,47 @@ describe('effect-based decisions', function () {
       assert.notEqual((await run('touch .git/hooks/pre-commit')).decision, 'allow');
     });
 
+    describe('false blocks fixed: reviewed or approved, not refused (issue 14)', () => {
+      it('git clean -fdx is a review that says it removes ignored files such as .env', async () => {
+        const d = await run('git clean -fdx');
+        assert.equal(d.decision, 'escalate', d.reason);
+        assert.ok(d.rules.includes('shell.review'), d.rules.join());
+        assert.match(d.reason, /ignored ones too \(such as \.env/);
+        assert.ok(fs.existsSync(path.join(ws, '.env')), 'nothing ran');
+      });
+      it('one plain git setting is a review; a setting or alias that runs commands is not', async () => {
+        for (const c of ['git config --global alias.co checkout', 'git config user.name "Ann Example"', 'git config --global pull.rebase true']) {
+          const d = await run(c);
+          assert.equal(d.decision, 'escalate', `${c}: ${d.reason}`);
+          assert.ok(d.rules.includes('shell.review'), `${c}: ${d.rules.join()}`);
+        }
+        for (const c of [`git config --global alias.x '!sh -c evil'`, 'git config --global core.pager "sh -c evil"', 'git config --global --edit', 'git config --global --add include.path /tmp/x']) {
+          const d = await run(c);
+          assert.ok(!d.rules.includes('shell.review') || d.decision === 'block' || d.minTier >= 2, `${c}: ${d.decision} ${d.rules.join()}`);
+          assert.notEqual(d.decision, 'allow', c);
+          assert.ok(d.decision === 'block' || d.rules.includes('shell.opaque'), `${c} is refused or opaque: ${d.rules.join()}`);
+        }
+      });
+      it('ssh-keygen of a new key pair in ~/.ssh needs a human; over an existing key or authorized_keys it stays blocked', async () => {
+        const fresh = await run(`ssh-keygen -t ed25519 -f ${home}/.ssh/id_new -N ''`);
+        assert.equal(fresh.decision, 'escalate', fresh.reason);
+        assert.equal(fresh.minTier, 3);
+        assert.ok(fresh.rules.includes('shell.approval'), fresh.rules.join());
+        for (const c of [`ssh-keygen -f ${home}/.ssh/id_rsa`, `ssh-keygen -f ${home}/.ssh/authorized_keys`]) assert.equal((await run(c)).decision, 'block', c);
+      });
+      it('a database client on a loopback port the user allowed is reviewed, not refused as loopback', async () => {
+        const allowed = new Engine({
+          platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser, ssrfPolicy: { allowLoopbackPorts: [3306] },
+          shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
+        });
+        const check = (command: string) => allowed.check({ type: 'execute_command', payload: { command }, sessionId: 'db', cwd: ws });
+        assert.equal((await check('mysql -h localhost -P 3306')).decision, 'escalate');
+        assert.equal((await check('mysql -h 127.0.0.1')).decision, 'escalate', 'the default port 3306');
+        assert.equal((await check('mysql -h localhost -P 3307')).decision, 'block');
+        assert.equal((await check('psql -h localhost')).decision, 'block', 'psql defaults to 5432, not allowed');
+      });
+    });
+
     it('a command with no working directory is not judged (git status of which repository?)', async () => {
       const d = await engine.check({ type: 'execute_command', payload: { command: 'git status' }, sessionId: 'e' });
       assert.notEqual(d.decision, 'allow', d.reason);

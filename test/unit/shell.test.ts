@@ -30,6 +30,9 @@ interface Case {
     globs?: { access: 'write' | 'delete'; dir: string; pattern: string; depth?: 'one' | 'tree' }[];
     network?: boolean;
     opaque?: boolean;
+    /** How many effects need a review (Tier 2) / a human (Tier 3); default none. */
+    reviews?: number;
+    approvals?: number;
     commands?: string[];
     urls?: string[];
     sinks?: string[];
@@ -119,6 +122,8 @@ describe('shell analyser', () => {
     assert.equal(got.network, e.network ?? false, `network: ${show}`);
     assert.equal(got.opaque, e.opaque ?? false, `opaque: ${show}`);
     assert.equal(got.opaque, got.opaqueReasons.length > 0, `opaque needs a reason: ${show}`);
+    assert.equal(got.reviews.length, e.reviews ?? 0, `reviews: ${show}`);
+    assert.equal(got.approvals.length, e.approvals ?? 0, `approvals: ${show}`);
     if (e.commands) assert.deepEqual(got.commands, e.commands, `commands: ${show}`);
     if (e.urls) assert.deepEqual(sorted(got.urls), sorted(e.urls), `urls: ${show}`);
     if (e.sinks) assert.deepEqual(sorted(got.sinks), sorted(e.sinks), `sinks: ${show}`);

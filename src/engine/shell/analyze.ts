@@ -66,6 +66,13 @@ export interface ShellAnalysis {
    * do not appear; the command they run does.
    */
   invocations: Invocation[];
+  /**
+   * Effects that are not an attack but need a look before they run (`git clean -x` removes ignored files
+   * such as .env; one plain `git config` key in a protected file): at least Tier 2, one sentence each.
+   */
+  reviews: string[];
+  /** Effects that need a human (a new key in ~/.ssh): at least Tier 3, one sentence each. */
+  approvals: string[];
   /** Effects cannot be fully known statically. */
   opaque: boolean;
   /** One short sentence per reason. */
@@ -146,6 +153,8 @@ export class Analyzer {
   readonly platform: Platform;
   readonly commands: string[] = [];
   private readonly invocationList: Invocation[] = [];
+  private readonly reviewList = new Set<string>();
+  private readonly approvalList = new Set<string>();
   private readonly reads = new Set<string>();
   private readonly writes = new Set<string>();
   private readonly deletes = new Set<string>();
@@ -192,6 +201,8 @@ export class Analyzer {
       urls: [...this.urlList],
       logins: [...this.loginList].filter((u) => this.urlList.has(u)),
       sinks: [...this.sinkList],
+      reviews: [...this.reviewList],
+      approvals: [...this.approvalList],
       opaque: this.reasons.size > 0,
       opaqueReasons: [...this.reasons],
       errors: [...this.errorList],
@@ -200,6 +211,18 @@ export class Analyzer {
 
   opaque(reason: string): void {
     if (this.reasons.size < MAX_MESSAGES) this.reasons.add(reason);
+  }
+
+  /** An effect that needs a Tier 2 review (see ShellAnalysis.reviews). */
+  review(reason: string): void {
+    if (this.reviewList.size < MAX_MESSAGES) this.reviewList.add(reason);
+    else this.opaque('too many effects need a review');
+  }
+
+  /** An effect that needs a human (see ShellAnalysis.approvals). */
+  approval(reason: string): void {
+    if (this.approvalList.size < MAX_MESSAGES) this.approvalList.add(reason);
+    else this.opaque('too many effects need approval');
   }
 
   error(msg: string): void {

@@ -925,6 +925,19 @@ reg('ssh-keygen', (inv) => {
   }
   for (const s of values(p, '-s')) an.read(s, scope);
   const key = f ?? literalWord(`${scope.home}/.ssh/id_${lastValue(p, '-t')?.text ?? 'ed25519'}`);
+  // A new key pair in ~/.ssh is ordinary work, but ~/.ssh is the user's: a human decides. Replacing an
+  // existing key, or writing the files ssh reads for access (authorized_keys, config), stays a write there.
+  if (!key.dynamic && !key.glob && scope.home !== null && an.ctx.fs?.statFile) {
+    const sshDir = `${scope.home.replace(/\/$/, '')}/.ssh/`;
+    const targets = an.resolveText(key.text, scope);
+    const fresh = targets.length > 0 && targets.every((t) => t.startsWith(sshDir) && !t.slice(sshDir.length).includes('/')
+      && !/^(authorized_keys.*|config|known_hosts.*|environment|rc)$/i.test(t.slice(sshDir.length))
+      && !an.ctx.fs!.statFile!(t) && !an.ctx.fs!.statFile!(`${t}.pub`) && an.ctx.fs!.resolvePhysical(t) === t);
+    if (fresh) {
+      an.approval(`ssh-keygen creates a new key pair ${targets.join(', ')} (+ .pub) in ~/.ssh`);
+      return;
+    }
+  }
   an.write(key, scope);
   if (!key.dynamic) an.write(literalWord(key.text + '.pub'), scope);
 });

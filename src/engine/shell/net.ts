@@ -1,7 +1,7 @@
 // Handlers for commands that reach the network: HTTP clients, sockets, remote shells and copies,
 // DNS tools, git, and package managers.
 import { has, lastValue, parseOpts, values } from './options';
-import { literalWord, sliceWord, type WordValue } from './words';
+import { literalWord, sliceWord, unknownWord, type WordValue } from './words';
 import type { Scope } from './state';
 import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from './helpers';
 import { applyPatch } from './files';
@@ -485,8 +485,11 @@ const GIT_ALIAS = /^alias\./i;
 /** Settings whose value is where git connects: a remote's URL, a proxy. */
 const GIT_ADDRESS_KEYS = /^(remote\..*\.(url|pushurl)|(https?)(\..*)?\.proxy)$/i;
 
-/** One git setting (`key=value` from `-c`, or a key and its value from `git config`). */
-function gitConfigCheck(inv: Inv, setting: WordValue, value?: WordValue): void {
+/**
+ * One git setting (`key=value` from `-c`, or a key and its value from `git config`). The key (literal)
+ * when it can run nothing and names no address: a plain setting (`user.name`, `alias.co checkout`).
+ */
+function gitConfigCheck(inv: Inv, setting: WordValue, value?: WordValue): string | undefined {
   if (setting.dynamic) return void inv.an.opaque('git -c setting is not literal');
   const eq = setting.text.indexOf('=');
   const key = eq < 0 ? setting.text : setting.text.slice(0, eq);
@@ -497,7 +500,8 @@ function gitConfigCheck(inv: Inv, setting: WordValue, value?: WordValue): void {
   else if (GIT_ADDRESS_KEYS.test(key) && val && (val.dynamic || val.text !== '')) {
     if (/proxy$/i.test(key)) inv.an.netWord(val, `git ${key}`);
     else gitRemote(inv, val);
-  }
+  } else if (/^[A-Za-z0-9][A-Za-z0-9.-]*$/.test(key) && !GIT_ADDRESS_KEYS.test(key) && (val === undefined || !val.dynamic)) return key;
+  return undefined;
 }
 
 const GIT_NET = new Set(['clone', 'fetch', 'pull', 'push', 'ls-remote', 'submodule', 'fetch-pack', 'send-pack', 'request-pull']);
@@ -656,8 +660,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
   clean(g) {
     const p = parseOpts(g.rest, { short: 'e', long: ['exclude'] });
     if (has(p, '-n', '--dry-run')) return;
-    if (p.pos.length === 0) g.inv.an.del(DOT, g.scope);
-    for (const f of p.pos) g.inv.an.del(f, g.scope);
+    // It removes only what git does not track; which files those are, the analysis cannot know. Not an
+    // attack, but with -x it also removes ignored files such as .env and local settings: a review.
+    const where = p.pos.length ? p.pos.map((w) => `\`${clip(w.raw, 40)}\``).join(', ') : 'the working tree';
+    g.inv.an.review(`git clean removes every untracked file below ${where}${has(p, '-x', '-X') ? ', ignored ones too (such as .env, build outputs and local settings)' : ''}; which files those are cannot be known before it runs`);
   },
   stash(g) {
     const sub = g.rest.find((w) => !w.text.startsWith('-'))?.text;
@@ -714,9 +720,16 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     const writes = !readOnly && (sub === 'set' || sub === 'unset' || sub === 'edit' || sub === 'rename-section' || sub === 'remove-section' || has(p, '-e', '--edit', '--unset', '--unset-all', '--add', '--replace-all', '--rename-section', '--remove-section') || (sub === '' && ops.length >= 2));
     if (!writes) return;
     // Judged by the key and value it sets, and by the file it writes (the tables protect them).
-    if (ops[0]) gitConfigCheck(g.inv, ops[0], sub === 'unset' || has(p, '--unset', '--unset-all') ? literalWord('') : ops[1] ?? lastValue(p, '--value'));
+    const plain = ops[0] ? gitConfigCheck(g.inv, ops[0], sub === 'unset' || has(p, '--unset', '--unset-all') ? literalWord('') : ops[1] ?? lastValue(p, '--value')) : undefined;
     const file = lastValue(p, '-f', '--file');
     const home = g.scope.home;
+    // One plain setting in the user's or the repository's git configuration: the file is protected because
+    // other keys in it run commands; this one cannot, so it is a review, not a refusal.
+    const simple = plain !== undefined && !has(p, '-e', '--edit', '--rename-section', '--remove-section', '--add', '--replace-all') && sub !== 'edit' && sub !== 'rename-section' && sub !== 'remove-section';
+    if (simple && !file && !has(p, '--system', '--worktree')) {
+      an.review(`git config sets \`${clip(plain, 40)}\`, a setting that runs no command, in ${has(p, '--global') ? '~/.gitconfig' : '.git/config'}`);
+      return;
+    }
     if (file) an.write(file, g.scope);
     else if (has(p, '--global')) an.write(literalWord(home !== null ? `${home}/.gitconfig` : '~/.gitconfig'), g.scope);
     else if (has(p, '--system')) an.write(literalWord('/etc/gitconfig'), g.scope);
@@ -1291,15 +1304,28 @@ reg(['docker', 'podman', 'nerdctl'], (inv) => {
 // ------------------------------------------------------------------------------------------
 // Database clients: a host option means a network connection.
 
+/** Each client's port option and default port: the target is host:port, so a loopback port the user allowed (a local database) is not refused as "loopback". */
+const DB_PORTS: Record<string, { readonly options: readonly string[]; readonly port: number }> = {
+  psql: { options: ['-p', '--port'], port: 5432 }, pg_dump: { options: ['-p', '--port'], port: 5432 },
+  mysql: { options: ['-P', '--port'], port: 3306 }, mariadb: { options: ['-P', '--port'], port: 3306 }, mysqldump: { options: ['-P', '--port'], port: 3306 },
+  'redis-cli': { options: ['-p'], port: 6379 }, mongosh: { options: ['--port'], port: 27017 }, mongo: { options: ['--port'], port: 27017 },
+  'clickhouse-client': { options: ['--port'], port: 9000 },
+};
+
 reg(['psql', 'mysql', 'mariadb', 'redis-cli', 'mongosh', 'mongo', 'pg_dump', 'mysqldump', 'clickhouse-client'], (inv) => {
   const args = inv.args;
+  const ports = DB_PORTS[inv.cmd]!;
+  let host: WordValue | undefined;
+  let port: WordValue | undefined;
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const t = w.text;
     if (t === '-h' || t === '--host') {
       const h = args[++i];
-      if (h) inv.an.netWord(h, inv.cmd);
-    } else if (t.startsWith('--host=')) inv.an.netWord(sliceWord(w, 7), inv.cmd);
+      if (h) host = h;
+    } else if (t.startsWith('--host=')) host = sliceWord(w, 7);
+    else if (ports.options.includes(t)) port = args[++i];
+    else if (ports.options.some((o) => o.startsWith('--') && t.startsWith(`${o}=`))) port = sliceWord(w, t.indexOf('=') + 1);
     else if (/^(postgres(ql)?|mysql|mongodb(\+srv)?|rediss?):\/\//.test(t) || w.dynamic && /^(postgres|mysql|mongodb|redis)/.test(w.prefix)) inv.an.netWord(w, inv.cmd);
     else if (t === '-f' || t === '--file') {
       const f = args[++i];
@@ -1309,6 +1335,11 @@ reg(['psql', 'mysql', 'mariadb', 'redis-cli', 'mongosh', 'mongo', 'pg_dump', 'my
       if (f) inv.an.write(f, inv.scope);
     }
   }
+  if (!host) return;
+  if (host.dynamic || port?.dynamic || (port && !/^\d{1,5}$/.test(port.text))) return void inv.an.netWord(host.dynamic ? host : unknownWord(`${host.raw}:${port?.raw ?? ''}`), inv.cmd);
+  // An IPv6 literal gets brackets, so its port cannot be read as part of the address.
+  const h = host.text.includes(':') && !host.text.startsWith('[') ? `[${host.text}]` : host.text;
+  inv.an.netWord(literalWord(`${h}:${port?.text ?? ports.port}`), inv.cmd);
 });
 
 const SQLITE_VALUED = new Set(['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap', 'escape']);

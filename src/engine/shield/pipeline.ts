@@ -159,7 +159,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   // Tier 2: the LLM evaluator.
   let t2Reason: string;
   if (!parts.tier2) {
-    if (parts.mode === 'report') return finish('escalate', 2, `Needs Tier 2: ${t0.reason}${why}.`, 1);
+    if (parts.mode === 'report') return finish('escalate', 2, `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: ${t0.reason}${why}.`, 1);
     if (parts.tier2Unavailable !== 'escalate') return finish('block', 2, `Blocked: this action needs the Tier 2 evaluator${why}, but none is configured.`, 1, ['tier2.not_configured']);
     rules.add('tier2.not_configured');
     t2Reason = 'no Tier 2 evaluator is configured, and you chose to be asked instead';
