@@ -75,6 +75,13 @@ describe('effect-based decisions', function () {
       }
     });
 
+    it('tells network use it can name from use it cannot (npm install beside curl URL)', () => {
+      assert.equal(invocationsOf('curl -s https://example.com/a').unnamedNetwork, false);
+      assert.equal(invocationsOf('npm install && curl -s https://example.com/a').unnamedNetwork, true);
+      assert.equal(invocationsOf('git fetch origin').unnamedNetwork, true);
+      assert.equal(invocationsOf('ls').unnamedNetwork, false);
+    });
+
     it('judges a wrapper only as one that adds nothing, and a privilege wrapper not at all', () => {
       const sudo = invocationsOf('sudo ls').invocations;
       assert.ok(sudo.some((i) => !judgeInvocation(i).effect), JSON.stringify(sudo));

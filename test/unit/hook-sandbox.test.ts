@@ -144,6 +144,9 @@ describe('sandbox rewrite: which commands are wrapped', () => {
   it('network without a named host, ssh logins, listeners and other schemes are not wrapped, and say why without quoting the target', () => {
     const npm = sandboxHosts(facts({ commands: ['npm'], network: true }));
     assert.match((npm as { notSandboxed: string }).notSandboxed, /uses the network \(npm\) and Bulwark cannot name the hosts/);
+    // A named URL beside unnamed network use (`npm install && curl https://x`): npm's registry is not x.
+    const mixed = sandboxHosts(facts({ commands: ['npm', 'curl'], network: true, unnamedNetwork: true, urls: ['https://x.example/'] }));
+    assert.match((mixed as { notSandboxed: string }).notSandboxed, /cannot name the hosts/);
     assert.match((sandboxHosts(facts({ commands: ['ssh'], network: true, urls: ['git@h'], logins: ['git@h'] })) as { notSandboxed: string }).notSandboxed, /over ssh/);
     assert.match((sandboxHosts(facts({ commands: ['python3'], network: true, sinks: ['http.server'] })) as { notSandboxed: string }).notSandboxed, /listens/);
     const ftp = (sandboxHosts(facts({ commands: ['curl'], network: true, urls: ['ftp://h/f?token=sk_live_abc'] })) as { notSandboxed: string }).notSandboxed;

@@ -135,6 +135,8 @@ export function rewriteAnswer(form: RewriteForm, event: string, newInput: Record
 export interface NetworkFacts {
   readonly commands: readonly string[];
   readonly network: boolean;
+  /** Some network use names no target (`npm install && curl https://x`: npm's registry is not x). */
+  readonly unnamedNetwork?: boolean;
   readonly urls: readonly string[];
   readonly logins: readonly string[];
   readonly sinks: readonly string[];
@@ -151,7 +153,7 @@ export function sandboxHosts(facts: NetworkFacts): { readonly hosts: readonly st
   const what = facts.commands.length ? ` (${[...new Set(facts.commands)].slice(0, 4).join(', ')})` : '';
   if (facts.sinks.length) return { notSandboxed: `the command listens for connections${what}, which the sandbox's network cannot carry` };
   if (facts.logins.length) return { notSandboxed: `the command logs in to another machine over ssh${what}, which the sandbox's HTTP proxy cannot carry` };
-  if (facts.urls.length === 0) return { notSandboxed: `the command uses the network${what} and Bulwark cannot name the hosts it reaches` };
+  if (facts.urls.length === 0 || facts.unnamedNetwork) return { notSandboxed: `the command uses the network${what} and Bulwark cannot name the hosts it reaches` };
   const hosts: string[] = [];
   for (const u of facts.urls) {
     const h = httpHostPort(u);

@@ -44,6 +44,8 @@ export interface ShellAnalysis {
   globs: GlobTarget[];
   /** Reaches the network. */
   network: boolean;
+  /** Some of that network use has no target the analysis can name (`npm install`, `git fetch` of a configured remote). */
+  unnamedNetwork: boolean;
   /**
    * Directories read below (a subset of `reads`): `contents` when every file below is read
    * (`grep -r`, `rg`, `find … -exec`), `names` when every directory below is listed (`ls -R`,
@@ -154,6 +156,8 @@ export class Analyzer {
   readonly commands: string[] = [];
   private readonly invocationList: Invocation[] = [];
   private readonly reviewList = new Set<string>();
+  private readonly anonymousNet = new Set<number>();
+  private readonly namedNet = new Set<number>();
   private readonly approvalList = new Set<string>();
   private readonly reads = new Set<string>();
   private readonly writes = new Set<string>();
@@ -198,6 +202,7 @@ export class Analyzer {
       globs: [...this.globList.values()],
       searches: [...this.searchList.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.mode < b.mode ? -1 : 1)),
       network: this.network,
+      unnamedNetwork: [...this.anonymousNet].some((i) => !this.namedNet.has(i)),
       urls: [...this.urlList],
       logins: [...this.loginList].filter((u) => this.urlList.has(u)),
       sinks: [...this.sinkList],
@@ -231,7 +236,10 @@ export class Analyzer {
 
   net(url?: string): void {
     this.network = true;
-    if (!url) return;
+    // Per invocation: curl marks the network and then names its URL; npm only marks it.
+    const at = this.invocationList.length - 1;
+    if (!url) { this.anonymousNet.add(at); return; }
+    this.namedNet.add(at);
     if (this.urlList.size < MAX_URLS) this.urlList.add(url);
     else this.opaque('the command names too many network targets to list');
   }
