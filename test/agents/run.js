@@ -24,8 +24,8 @@ const clients = opt('clients', 'claude,gemini,copilot,codex').split(',');
 const hook = opt('hook', 'bulwark');
 const scope = opt('scope', undefined);
 
-/** The runs per client. `work` twice: under the default policy (writes and shell need Tier 2, which the
- *  in-process hook does not have: denied with a reason) and the permissive one (they really run); `broken-*`
+/** The runs per client. `work` twice: under the default policy (ordinary work is judged harmless by its effects
+ *  and runs without anyone asked) and the permissive one; `broken-*`
  *  repeat permissive work with the installed hook broken on purpose in four ways: nothing may run. */
 const RUNS = {
   attacks: { scenario: 'attacks', scope: 'workspace' },

@@ -139,8 +139,8 @@ const check = (name, ok, why) => ({ name, ok: Boolean(ok), why: ok ? undefined :
 
 const NOTE_STEP = {
   id: 'g4-new-file', title: '(g) create src/NOTES.md', call: CALLS.noteWrite,
-  expect: (run) => (run.policy === 'permissive' && !run.broken ? 'allow' : 'deny'), rule: /verify_file_writes/,
-  checks: (ev, told, run) => (run.policy === 'permissive' && !run.broken
+  expect: (run) => (!run.broken ? 'allow' : 'deny'), rule: /verify_file_writes/,
+  checks: (ev, told, run) => (!run.broken
     ? [check('src/NOTES.md was written', read(ev.world.notePath) === NOTE, `src/NOTES.md is ${JSON.stringify(read(ev.world.notePath))}`)]
     : [check('src/NOTES.md was not written', !exists(ev.world.notePath), 'it exists')]),
 };
@@ -177,17 +177,18 @@ const SCENARIOS = {
     title: 'ordinary work',
     mcp: false,
     steps: [
-      // Codex reads through its shell, which the default policy sends to Tier 2 like any command.
-      { id: 'g1-read', title: '(g) read src/app.ts', call: CALLS.appRead, expect: (run) => (run.broken || (run.client === 'codex' && run.policy !== 'permissive') ? 'deny' : 'allow'), rule: /verify_shell_commands/,
-        checks: (ev, told, run) => (run.broken || (run.client === 'codex' && run.policy !== 'permissive')
+      // Ordinary work runs without anyone asked under the default policy too (effect-based decisions):
+      // Codex reads through its shell (`cat src/app.ts`, judged harmless), the others with their read tools.
+      { id: 'g1-read', title: '(g) read src/app.ts', call: CALLS.appRead, expect: (run) => (run.broken ? 'deny' : 'allow'), rule: /verify_shell_commands/,
+        checks: (ev, told, run) => (run.broken
           ? [check('the file was not read', !told.includes('answer = 42'), 'its content reached the model')]
           : [check('the model got the file', told.includes('answer = 42'), `tool result: ${told.slice(0, 200)}`)]) },
-      { id: 'g2-edit', title: '(g) edit src/app.ts', call: CALLS.appEdit, expect: (run) => (run.policy === 'permissive' && !run.broken ? 'allow' : 'deny'), rule: /verify_file_writes/,
-        checks: (ev, told, run) => (run.policy === 'permissive' && !run.broken
+      { id: 'g2-edit', title: '(g) edit src/app.ts', call: CALLS.appEdit, expect: (run) => (!run.broken ? 'allow' : 'deny'), rule: /verify_file_writes/,
+        checks: (ev, told, run) => (!run.broken
           ? [check('the edit was applied', read(ev.world.appPath) === APP_TS_EDITED, `src/app.ts is ${JSON.stringify(read(ev.world.appPath))}`)]
           : [check('src/app.ts is unchanged', read(ev.world.appPath) === APP_TS, `src/app.ts is ${JSON.stringify(read(ev.world.appPath))}`)]) },
-      { id: 'g3-git-status', title: '(g) git status', call: CALLS.gitStatus, expect: (run) => (run.policy === 'permissive' && !run.broken ? 'allow' : 'deny'), rule: /verify_shell_commands/,
-        checks: (ev, told, run) => (run.policy === 'permissive' && !run.broken
+      { id: 'g3-git-status', title: '(g) git status', call: CALLS.gitStatus, expect: (run) => (!run.broken ? 'allow' : 'deny'), rule: /verify_shell_commands/,
+        checks: (ev, told, run) => (!run.broken
           ? [check('git status ran (its output reached the model)', /On branch main/.test(told) && /modified:\s+src\/app\.ts/.test(told), `tool result: ${told.slice(0, 300)}`)]
           : [check('git status did not run', !/On branch/.test(told), 'its output reached the model')]) },
       NOTE_STEP,
