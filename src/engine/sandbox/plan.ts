@@ -202,7 +202,7 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
   // listing is expected here (caches, checkouts) and reaches the deep levels last.
   if (input.home) {
     const blocking = rules.filter((c) => c.rule.level === 'full_block');
-    const tree = fs.listTree(physical(input.home), input.maxHomeEntries ?? 20_000);
+    const tree = fs.listTree(physical(input.home), input.maxHomeEntries ?? 3_000);
     for (const e of tree?.entries ?? []) {
       const ek = keyOf(e);
       if (ek === undefined || [...hidden.keys()].some((h) => isWithin(ek, h))) continue;

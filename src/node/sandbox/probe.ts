@@ -92,11 +92,25 @@ function run(program: string, args: string[]): Promise<{ code: number | null; st
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
-    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    let settled = false;
+    const done = (r: { code: number | null; error?: string }) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ ...r, stdout, stderr });
+    };
+    // Its own process group, so a failed start that leaves a child holding the pipes is killed with it.
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const timer = setTimeout(() => {
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { child.kill('SIGKILL'); }
+      done({ code: null, error: 'it did not finish within 10 s' });
+    }, 10_000);
     child.stdout.on('data', (d) => { stdout += d; });
     child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', (e) => { clearTimeout(timer); resolve({ code: null, stdout, stderr, error: e.message }); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.on('error', (e) => done({ code: null, error: e.message }));
+    // 'exit', not 'close': the answer is the program's status, whatever still holds its pipes. The output
+    // read so far is what the diagnosis needs; give the pipes a moment to drain first.
+    child.on('exit', (code) => setTimeout(() => done({ code }), 20));
+    child.on('close', (code) => done({ code }));
   });
 }
