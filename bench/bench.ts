@@ -15,6 +15,7 @@ import { AuditLog } from '../src/node/audit/audit-log';
 import { printRedactionFigures, redactionFigures } from './redaction';
 import { clientOverhead, hookFigures, printHookFigures } from './hooks';
 import { printSandboxFigures, sandboxFigures } from './sandbox';
+import { everydayFigures, main as everydayMain, printEverydayFigures } from './everyday';
 
 const N_ACTIONS = 10_000;
 
@@ -178,6 +179,8 @@ async function main(): Promise<void> {
   if (process.env.BULWARK_BENCH_ONLY === 'redaction') return printRedactionFigures(await redactionFigures());
   // BULWARK_BENCH_ONLY=hooks: only the hook figures (bench/hooks.ts; needs dist/cli.js).
   if (process.env.BULWARK_BENCH_ONLY === 'hooks') return printHookFigures(await hookFigures(), await clientOverhead());
+  // BULWARK_BENCH_ONLY=everyday: only the everyday/dangerous command corpus figures (bench/everyday.ts).
+  if (process.env.BULWARK_BENCH_ONLY === 'everyday') return everydayMain();
   // BULWARK_BENCH_ONLY=sandbox: only the OS sandbox figures (bench/sandbox.ts).
   if (process.env.BULWARK_BENCH_ONLY === 'sandbox') return printSandboxFigures(await sandboxFigures());
   const { root, ws, home } = makeTree();
@@ -225,7 +228,9 @@ async function main(): Promise<void> {
     printHookFigures(hooks, overhead);
     const sandbox = await sandboxFigures();
     printSandboxFigures(sandbox);
-    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null, sandbox }));
+    const everyday = await everydayFigures();
+    printEverydayFigures(everyday);
+    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null, sandbox, everyday: { corpus: everyday.corpus, presets: Object.keys(everyday.presets) } }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

@@ -5,7 +5,7 @@
 // files only they name) and a temporary home holding credentials, through the full deterministic Shield path
 // in report mode (no Tier 2 model, no human: what would need them is reported as an escalation to that tier).
 // Figures per preset, per split (dev / held-out, fixed by hash: bench/corpus/corpus.ts) and per class.
-// Standalone: `node bench/corpus/run-everyday.mjs` (builds this file with the esbuild plugins and runs it).
+// Alone: `BULWARK_BENCH_ONLY=everyday node out/bench/bench.js` after `node esbuild.mjs --bench`.
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -261,7 +261,7 @@ export function printEverydayFigures(f: EverydayFigures): void {
   }])) }));
 }
 
-/** The standalone entry (bench/corpus/run-everyday.mjs): per-command results into `$BULWARK_OUT_DIR/everyday-results.jsonl`. */
+/** The entry of `BULWARK_BENCH_ONLY=everyday` (bench/bench.ts): per-command results into `$BULWARK_OUT_DIR/everyday-results.jsonl`. */
 export async function main(): Promise<void> {
   const outDir = path.resolve(process.env.BULWARK_OUT_DIR ?? 'out');
   fs.mkdirSync(outDir, { recursive: true });
