@@ -115,31 +115,42 @@ const passes = (r: SearchablePattern, found: Uint8Array): boolean => r.prefilter
 /** Texts shorter than this are searched whole. */
 const WINDOWING_FROM = 4096;
 
+/** At most this many alternatives of a rule are searched one by one; with more whose literals occur, the whole regex is. */
+const MAX_SEPARATE = 4;
+
 /**
  * Runs a rule's regex on a text. For long texts and rules with a keyword prefilter and a bounded
  * match length L, only windows of ±2L around the occurrences of the rule's least frequent keyword
  * set are searched (every match contains one of those keywords, so it lies inside such a window),
  * and a match found in a window is confirmed with the sticky regex at the same offset of the whole
  * text, so cutting the window cannot create or change a match. A rule that is an alternation at
- * the top is searched, in long texts, as the alternation of only those alternatives whose own
- * literals occur (CompiledRule.branches): the others cannot match, so the leftmost match is the
- * same, and the windows are anchored on each remaining alternative's least frequent set.
+ * the top (CompiledRule.branches) is searched, in long texts, through those alternatives whose own
+ * literals occur (the others cannot match): one by one when they are few, each only before the
+ * leftmost match found so far, the earlier alternative winning a tie, which is the whole regex's
+ * match; else the whole regex, anchored on their literals.
  */
 export function execRule(r: CompiledRule, text: string, hits: KeywordHits): RegExpExecArray | null {
   if (text.length < WINDOWING_FROM) return r.regex.exec(text);
   if (!r.branches) return searchAround(r, text, hits, fewestEnds(r.prefilter, hits));
-  let mask = 0;
-  let all = true;
-  let ends: number[] | null = [];
-  for (let i = 0; i < r.branches.length; i++) {
-    const b = r.branches[i]!;
-    if (!passes(b, hits.found)) { all = false; continue; }
-    mask += 2 ** i;
-    const e = fewestEnds(b.prefilter, hits);
-    if (!e) ends = null; else if (ends) for (const x of e) ends.push(x);
+  const passing: SearchablePattern[] = [];
+  for (const b of r.branches) if (passes(b, hits.found)) passing.push(b);
+  if (passing.length === 0) return null;
+  if (passing.length > MAX_SEPARATE) {
+    let ends: number[] | null = [];
+    for (const b of passing) {
+      const e = fewestEnds(b.prefilter, hits);
+      if (!e) { ends = null; break; }
+      for (const x of e) ends.push(x);
+    }
+    return searchAround(r, text, hits, ends);
   }
-  if (mask === 0) return null;
-  return searchAround(all ? r : r.alternatives(mask), text, hits, ends);
+  let best: RegExpExecArray | null = null;
+  for (const b of passing) {
+    const m = searchAround(b, text, hits, fewestEnds(b.prefilter, hits), best ? best.index : Infinity);
+    if (m && (!best || m.index < best.index)) best = m;
+    if (best?.index === 0) break;
+  }
+  return best;
 }
 
 /** End offsets of the occurrences of the set (of `sets`) that occurs least, or null when there is none or each one is dense. */
@@ -158,43 +169,55 @@ const ATTEMPT_COST = 48;
 const WINDOW_COST = 64;
 
 /**
- * The pattern's leftmost match, found the cheapest of three ways: the sticky regex tried at each
- * place a match can start (where its lead keywords start, all of them known), the regex run in
- * windows around `ends` (each match holds one of those keyword ends), or a whole-text search.
- * Each finds what the whole-text search finds.
+ * The pattern's leftmost match that starts before `before` (null if there is none), found the
+ * cheapest of three ways: the sticky regex tried at each place a match can start (where its lead
+ * keywords start, all of them known), the regex run in windows around `ends` (each match holds one
+ * of those keyword ends), or a search of the text (up to where such a match must end). Each finds
+ * what the whole-text search finds.
  */
-function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, ends: number[] | null): RegExpExecArray | null {
+function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, ends: number[] | null, before = Infinity): RegExpExecArray | null {
+  const bounded = Number.isFinite(r.maxLength);
+  // A match that starts before `before` ends by this offset (and one code unit is room for a final \b).
+  const limit = bounded && before < text.length ? Math.min(text.length, before + 2 * r.maxLength + 2) : text.length;
   let windows: [number, number][] | null = null;
   let windowCost = Infinity;
-  if (ends && Number.isFinite(r.maxLength)) {
+  if (ends && bounded) {
     ends.sort((a, b) => a - b);
     const reach = 2 * r.maxLength + 1;
     windows = [];
     let covered = 0;
     for (const e of ends) {
       const a = Math.max(0, e - reach); const b = Math.min(text.length, e + reach);
+      if (a >= before) break;
       const prev = windows[windows.length - 1];
       if (prev && a <= prev[1]) { covered += Math.max(0, b - prev[1]); prev[1] = Math.max(prev[1], b); } else { windows.push([a, b]); covered += b - a; }
     }
-    if (covered < text.length / 2) windowCost = covered + WINDOW_COST * windows.length;
+    if (covered < limit / 2) windowCost = covered + WINDOW_COST * windows.length;
   }
   const starts = r.leads ? hits.starts(r.leads) : null;
-  if (starts && starts.count * ATTEMPT_COST < Math.min(windowCost, text.length)) {
+  if (starts && starts.count * ATTEMPT_COST < Math.min(windowCost, limit)) {
     // Every match starts at a lead: the first position where the sticky regex matches is the leftmost match.
     const { sticky } = r.windowed();
-    for (let q = starts.next(); q >= 0; q = starts.next()) {
+    for (let q = starts.next(); q >= 0 && q < before; q = starts.next()) {
       sticky.lastIndex = q;
       const m = sticky.exec(text);
       if (m) return m;
     }
     return null;
   }
+  if (windowCost === Infinity && limit < text.length) {
+    // Only the text a match starting before `before` can reach.
+    windows = [[0, limit]];
+    windowCost = limit;
+  }
   if (windows && windowCost < Infinity) {
     const { global, sticky } = r.windowed();
     for (const [a, b] of windows) {
+      if (a >= before) return null;
       const slice = text.slice(a, b);
       global.lastIndex = 0;
       for (let m = global.exec(slice); m; m = global.exec(slice)) {
+        if (a + m.index >= before) return null;
         sticky.lastIndex = a + m.index;
         const real = sticky.exec(text);
         if (real) return real;
@@ -203,7 +226,8 @@ function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, end
     }
     return null;
   }
-  return r.regex.exec(text);
+  const m = r.regex.exec(text);
+  return m && m.index < before ? m : null;
 }
 
 /**

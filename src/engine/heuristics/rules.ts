@@ -61,11 +61,6 @@ export interface CompiledRule extends SearchablePattern {
    * is the leftmost of theirs, the earlier alternative on a tie: what the whole regex finds.
    */
   readonly branches: readonly SearchablePattern[] | null;
-  /**
-   * The alternation of only some of `branches` (bit i of `mask`: branch i), in their order: when
-   * the others cannot match a text, it finds what the whole regex finds there. Made on first use.
-   */
-  readonly alternatives: (mask: number) => SearchablePattern;
 }
 
 export interface CompiledRuleSet {
@@ -125,10 +120,8 @@ export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile
   return data as unknown as HeuristicRuleFile;
 }
 
-/** Rules with more top-level alternatives are searched whole (a branch set must fit a number's bits). */
+/** Rules with more top-level alternatives are searched whole. */
 const MAX_BRANCHES = 48;
-/** Sub-alternations kept per rule (texts differ in which alternatives their keywords allow). */
-const MAX_SUBSETS = 64;
 
 /**
  * The top-level alternatives of a RegExp source (`a|b(c|d)|[|]` → `a`, `b(c|d)`, `[|]`), or null
@@ -209,29 +202,6 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
     const branches = alternatives && alternatives.length <= MAX_BRANCHES
       ? alternatives.map((a, i) => searchable(a, regex.flags, analysis.alternatives?.length === alternatives.length ? analysis.alternatives[i]! : analyzePattern(a)))
       : null;
-    const made = new Map<number, SearchablePattern>();
-    const subset = (mask: number): SearchablePattern => {
-      let p = made.get(mask);
-      if (p) return p;
-      const picked = alternatives!.map((_, i) => i).filter((i) => Math.floor(mask / 2 ** i) % 2 === 1);
-      const chosen = picked.map((i) => branches![i]!);
-      if (chosen.length === 1) p = chosen[0]!;
-      else {
-        const sub = new RegExp(picked.map((i) => alternatives![i]!).join('|'), regex.flags);
-        let windowed: { readonly global: RegExp; readonly sticky: RegExp } | undefined;
-        p = {
-          regex: sub,
-          // Every match is one of a chosen alternative's: it holds a keyword of that alternative's first set.
-          prefilter: chosen.every((b) => b.prefilter.length > 0) ? [[...new Set(chosen.flatMap((b) => b.prefilter[0]!))]] : [],
-          maxLength: Math.max(...chosen.map((b) => b.maxLength)),
-          leads: chosen.every((b) => b.leads) ? [...new Set(chosen.flatMap((b) => b.leads!))] : null,
-          windowed: () => (windowed ??= { global: new RegExp(sub.source, sub.flags + 'g'), sticky: new RegExp(sub.source, sub.flags + 'y') }),
-        };
-      }
-      if (made.size >= MAX_SUBSETS) made.clear();
-      made.set(mask, p);
-      return p;
-    };
     return {
       regex,
       prefilter: whole.prefilter,
@@ -244,7 +214,6 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
       fieldMask: fieldMaskOf(rule.fields),
       actionTypes: rule.action_types ? new Set(rule.action_types) : null,
       branches,
-      alternatives: subset,
     };
   });
   const cues = Object.fromEntries(Object.entries(CUES).map(([name, re]) => [name, analyzePattern(re.source).literals.map((set) => set.map(idOf))])) as Record<CueName, number[][]>;
