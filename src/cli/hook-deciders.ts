@@ -13,7 +13,8 @@ import { askBridge } from '../node/hooks/bridge-client';
 
 export interface HookDecider {
   /** `sandbox`: how the action will run if allowed (`sandboxed (…)` / `not sandboxed: …`), for its audit entry. */
-  decide(call: HookCall, action: MappedAction, via: string, sandbox?: string): Promise<BridgeDecision>;
+  /** `sandboxed`: the hook will run this shell command in the OS sandbox if it is allowed (the decision may rely on it). */
+  decide(call: HookCall, action: MappedAction, via: string, sandbox?: string, sandboxed?: boolean): Promise<BridgeDecision>;
   /** Findings in a tool's output (rule ids only), recorded in the audit log. */
   inspectOutput(call: HookCall, text: string): Promise<readonly OutputFinding[]>;
   /** Secrets out of a reason before it goes to the agent (the extension's answers are redacted there, where the rules are already compiled). */
@@ -60,11 +61,11 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       redact: async (text) => text,
       // The extension never answers `escalate` (it asks a human or blocks); the hooks' own server does.
       noReviewer: NO_REVIEWER,
-      decide: async (c, action, _via, sandbox) => {
+      decide: async (c, action, _via, sandbox, sandboxed) => {
         const ask = () => askBridge(stateDir, {
           v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
           ...(sandbox ? { sandbox: sandbox.slice(0, 4096) } : {}),
-          action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentScopedSession(c.agent, c.sessionId), ...cwdOf(c, action) },
+          action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentScopedSession(c.agent, c.sessionId), ...cwdOf(c, action), ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}) },
         }, { timeoutMs: timeoutMs() });
         let r = await ask();
         // The hooks' own server handed over to an extension that just started: ask the extension.
@@ -92,9 +93,9 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
   return {
     redact,
     noReviewer: NO_REVIEWER,
-    decide: async (c, action, via, sandbox) => local.decide({
+    decide: async (c, action, via, sandbox, sandboxed) => local.decide({
       agent: c.agent, sessionId: c.sessionId, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
-      action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, ...cwdOf(c, action) },
+      action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, ...cwdOf(c, action), ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}) },
       note: { tool: c.toolName, via, ...(sandbox ? { sandbox } : {}) },
     }),
     inspectOutput: (c, text) => local.inspect({ agent: c.agent, sessionId: c.sessionId, tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }),

@@ -23,7 +23,7 @@ import { ensureDirSync } from '../node/fs-util';
 /** One action to decide, as the hook (in-process) or the hook server (for the hooks it serves) has it. */
 export interface LocalDecideRequest {
   readonly agent: AgentId;
-  readonly action: { readonly id?: string; readonly type: string; readonly payload: Record<string, unknown>; readonly cwd?: string };
+  readonly action: { readonly id?: string; readonly type: string; readonly payload: Record<string, unknown>; readonly cwd?: string; readonly sandboxed?: boolean };
   /** The agent's session id as the client gave it (scoped to the agent here). */
   readonly sessionId: string;
   readonly policy: string;
@@ -85,7 +85,7 @@ export class LocalDecider {
     const a = req.action;
     const r: CheckResult = storeError
       ? { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['hook.state_unavailable'], reason: `Blocked: ${storeError}.` }
-      : await engine.check({ ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: session, ...(a.cwd ? { cwd: a.cwd } : {}) });
+      : await engine.check({ ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: session, ...(a.cwd ? { cwd: a.cwd } : {}), ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}) });
     // The agent runs the tool once the hook allows it: its reads taint the session now.
     if (r.decision === 'allow') engine.recordExecuted(r);
     try {

@@ -52,7 +52,7 @@ export async function runHookServer(argv: string[]): Promise<number> {
       const a = req.action;
       return decider.decide({
         agent: req.agent, sessionId: a.sessionId, policy: req.policy ?? 'default', ifc: req.ifc ?? 'default', workspace: req.workspace,
-        action: { ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, ...(a.cwd ? { cwd: a.cwd } : {}) },
+        action: { ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, ...(a.cwd ? { cwd: a.cwd } : {}), ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}) },
         ...(req.sandbox ? { note: { sandbox: req.sandbox } } : {}),
       });
     },

@@ -25,7 +25,8 @@ export function registerHookBridge(context: vscode.ExtensionContext, host: Engin
   };
   const handlers = bridgeService({
     check: async (action) => {
-      const { result, executed } = await checkActionToRun(host, action, {}, audit);
+      const { sandboxed, ...rest } = action;
+      const { result, executed } = await checkActionToRun(host, rest, { sandboxed }, audit);
       return { result: { decision: result.decision, tier: result.tier, minTier: result.minTier, level: result.level, rules: [...result.rules], reason: result.reason }, executed };
     },
     append: async (event) => { await (await audit.open()).append(event); },

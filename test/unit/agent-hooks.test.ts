@@ -192,7 +192,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
   });
 
   it('denies what needs a human when no extension runs, and says how to get it approved', () => {
-    const r = JSON.parse(hook('claude', claudePre('Bash', { command: 'make deploy' })).stdout).hookSpecificOutput;
+    const r = JSON.parse(hook('claude', claudePre('Bash', { command: 'npm install left-pad' })).stdout).hookSpecificOutput;
     assert.equal(r.permissionDecision, 'deny');
     assert.match(r.permissionDecisionReason, /needs a Tier 2 review|needs the user's approval/);
     assert.match(r.permissionDecisionReason, /extension is not running/);
@@ -308,7 +308,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
       assert.ok(info, 'the hook server published its bridge');
       const second = run(claudePre('Read', { file_path: key }, 'warm'));
       assert.match(JSON.parse(second.stdout.toString()).hookSpecificOutput.permissionDecisionReason, /deny\.home\.ssh/);
-      const needsHuman = JSON.parse(run(claudePre('Bash', { command: 'make deploy' }, 'warm')).stdout.toString()).hookSpecificOutput;
+      const needsHuman = JSON.parse(run(claudePre('Bash', { command: 'npm install left-pad' }, 'warm')).stdout.toString()).hookSpecificOutput;
       assert.equal(needsHuman.permissionDecision, 'deny');
       assert.match(needsHuman.permissionDecisionReason, /extension is not running/);
       assert.equal(run(claudePre('Read', { file_path: path.join(ws, 'src', 'app.ts') }, 'warm')).stdout.toString(), '');

@@ -214,6 +214,21 @@ describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, pe
     return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
 
+  it('under the default policy the project\'s own code runs without anyone asked when the hook sandboxes it, and needs a review when it does not', function () {
+    if (!sandboxHere) this.skip();
+    const defaultHook = (extra: string[]) => {
+      const r = spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', state, '--no-server', '--policy', 'default', ...extra],
+        { input: JSON.stringify(claudeBash('make test')), cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 60000 });
+      return JSON.parse(r.stdout.toString()).hookSpecificOutput;
+    };
+    const sandboxed = defaultHook([]);
+    assert.equal(sandboxed.permissionDecision, undefined, JSON.stringify(sandboxed));
+    assert.match(sandboxed.updatedInput.command, / exec --cwd .* -- bash -c 'make test'$/);
+    const outside = defaultHook(['--no-sandbox']);
+    assert.equal(outside.permissionDecision, 'deny');
+    assert.match(outside.permissionDecisionReason, /runs code of the project; would run outside any sandbox/);
+  });
+
   it('each client gets the rewrite in its own form; the rewritten command runs `bulwark exec` with this Node and dist/cli.js', function () {
     if (!sandboxHere) this.skip();
     const claude = JSON.parse(hook('claude', claudeBash('ls', { timeout: 30000 })).stdout).hookSpecificOutput;

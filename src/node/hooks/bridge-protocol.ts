@@ -12,6 +12,8 @@ export interface BridgeAction {
   readonly payload: Record<string, unknown>;
   readonly sessionId: string;
   readonly cwd?: string;
+  /** The hook will run this shell command inside Bulwark's OS sandbox (`bulwark exec`) if it is allowed. */
+  readonly sandboxed?: boolean;
 }
 
 export type BridgeRequest =

@@ -301,6 +301,7 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
       if (!shortString(a.sessionId, 500)) return { error: 'the action needs a `sessionId` (1–500 characters); nothing was decided' };
       if (a.cwd !== undefined && typeof a.cwd !== 'string') return { error: 'the action\'s `cwd` must be a string; nothing was decided' };
       if (a.id !== undefined && !shortString(a.id, 200)) return { error: 'the action\'s `id` must be a string of 1–200 characters; nothing was decided' };
+      if (a.sandboxed !== undefined && typeof a.sandboxed !== 'boolean') return { error: 'the action\'s `sandboxed` must be true or false; nothing was decided' };
       if (typeof value.deadlineMs !== 'number' || !Number.isFinite(value.deadlineMs)) return { error: 'decide needs `deadlineMs` (epoch milliseconds); nothing was decided' };
       for (const k of ['policy', 'ifc', 'workspace', 'sandbox'] as const) {
         if (value[k] !== undefined && !shortString(value[k], 4096)) return { error: `decide: \`${k}\` must be a string of 1–4096 characters; nothing was decided` };
@@ -310,7 +311,7 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
           v: 1, kind: 'decide', agent: value.agent, deadlineMs: value.deadlineMs,
           ...(value.policy !== undefined ? { policy: value.policy as string } : {}), ...(value.ifc !== undefined ? { ifc: value.ifc as string } : {}), ...(value.workspace !== undefined ? { workspace: value.workspace as string } : {}),
           ...(value.sandbox !== undefined ? { sandbox: value.sandbox as string } : {}),
-          action: { ...(a.id !== undefined ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: a.sessionId, ...(a.cwd !== undefined ? { cwd: a.cwd } : {}) },
+          action: { ...(a.id !== undefined ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: a.sessionId, ...(a.cwd !== undefined ? { cwd: a.cwd } : {}), ...(a.sandboxed === true ? { sandboxed: true } : {}) },
         },
       };
     }

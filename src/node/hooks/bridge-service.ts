@@ -19,6 +19,8 @@ export interface BridgedAction {
   readonly payload: Record<string, unknown>;
   readonly sessionId: string;
   readonly cwd?: string;
+  /** The hook runs it in the OS sandbox if allowed (only ever a shell command). */
+  readonly sandboxed?: boolean;
 }
 
 export interface BridgeServiceDeps {
@@ -70,6 +72,7 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
         id: `${a.id ?? req.agent}#${crypto.randomBytes(4).toString('hex')}`,
         type: a.type, payload: a.payload as Record<string, unknown>, sessionId: agentScopedSession(req.agent, a.sessionId),
         ...(a.cwd !== undefined ? { cwd: a.cwd } : {}),
+        ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}),
       };
       if (signal.aborted) {
         await recordUnanswered(action, signal);
