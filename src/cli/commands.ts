@@ -29,10 +29,12 @@ export const USAGE = `usage:
   bulwark audit query --log FILE [--session S] [--type T] [--since TIME] [--decision allow|block|escalate]
   bulwark audit export --log FILE --format jsonl|csv
       (audit HMAC key: BULWARK_AUDIT_KEY, else FILE.key beside the --db/--audit-db file, created 0600)
-  bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--state-dir DIR] [--deadline-ms N] [--policy P] [--ifc P]
-      (an agent's pre/post-tool hook: the client's hook JSON on stdin, the answer in its own format on stdout)
+  bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--state-dir DIR] [--deadline-ms N] [--policy P] [--ifc P] [--no-sandbox] [--allow-net HOST[:PORT]]...
+      (an agent's pre/post-tool hook: the client's hook JSON on stdin, the answer in its own format on stdout; an allowed
+       shell command runs in `bulwark exec` where the client takes a rewritten input, unless --no-sandbox)
   bulwark hooks install [--agent claude|codex|gemini|copilot-cli|vscode]... [--scope user|workspace] [--workspace DIR]
-                        [--home DIR] [--state-dir DIR] [--timeout SECONDS] [--policy default|permissive|strict] [--yes] [--dry-run]
+                        [--home DIR] [--state-dir DIR] [--timeout SECONDS] [--policy default|permissive|strict] [--no-sandbox]
+                        [--allow-net HOST[:PORT]]... [--yes] [--dry-run]
   bulwark hooks uninstall [--agent A]... [--home DIR] [--state-dir DIR] [--yes] [--dry-run]
   bulwark hooks status [--home DIR] [--workspace DIR] [--state-dir DIR]
       (puts Bulwark's hook wrapper into each client's hook configuration, shows the plan first; status: guarded, not installed, tampered)
