@@ -31,7 +31,7 @@ export const USAGE = `usage:
       (audit HMAC key: BULWARK_AUDIT_KEY, else FILE.key beside the --db/--audit-db file, created 0600)
   bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--state-dir DIR] [--deadline-ms N] [--policy P] [--ifc P] [--no-sandbox] [--allow-net HOST[:PORT]]...
       (an agent's pre/post-tool hook: the client's hook JSON on stdin, the answer in its own format on stdout; an allowed
-       shell command runs in `bulwark exec` where the client takes a rewritten input, unless --no-sandbox)
+       shell command runs in bulwark exec where the client takes a rewritten input, unless --no-sandbox)
   bulwark hooks install [--agent claude|codex|gemini|copilot-cli|vscode]... [--scope user|workspace] [--workspace DIR]
                         [--home DIR] [--state-dir DIR] [--timeout SECONDS] [--policy default|permissive|strict] [--no-sandbox]
                         [--allow-net HOST[:PORT]]... [--yes] [--dry-run]

@@ -12,13 +12,12 @@ import { SandboxPlanError } from '../engine';
 import { executionEvent } from '../engine/audit/events';
 import type { AuditEventInput } from '../engine/audit';
 import { transformForPrompt, type ContentAction } from '../engine/content';
-import { StreamingRedactor, loadSecretRules } from '../engine/secrets';
 import { redactedArguments } from './approval-text';
 import type { HelperRunResult, SandboxHelperClient } from './sandbox/helper-client';
 import { sandboxEnvironment } from './sandbox/environment';
 import { findOnPath, type SandboxStatus } from './sandbox/probe';
 import { parseAllowedHost } from './sandbox/proxy';
-import type { SandboxOutput, SandboxRunResult } from './sandbox/runner';
+import { superviseChild, type SandboxOutput, type SandboxRunResult } from './sandbox/runner';
 
 export const RUN_COMMAND_ACTION = 'execute_command';
 /** Bytes of stdout, and of stderr, that come back to the model. */
@@ -141,45 +140,17 @@ export function streamForPrompt(text: string, source: string): { text: string; w
  */
 export function runUnsandboxed(req: { command: readonly string[]; cwd: string; env: Readonly<Record<string, string>>; timeoutMs: number }, out: SandboxOutput, signal?: AbortSignal): Promise<SandboxRunResult> {
   const started = Date.now();
-  return new Promise((resolve) => {
-    const base = { violations: [], network: [], mechanism: 'none' as const };
-    let child;
-    try {
-      child = spawn(req.command[0]!, req.command.slice(1), { cwd: req.cwd, env: { ...req.env, PWD: req.cwd }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
-    } catch (e) {
-      resolve({ ...base, status: 'sandbox_failed', exitCode: null, error: `the command could not be started: ${errMsg(e)}`, durationMs: Date.now() - started });
-      return;
-    }
-    const rules = loadSecretRules();
-    const streams = (['stdout', 'stderr'] as const).map((name) => {
-      const decoder = new TextDecoder('utf-8', { fatal: false });
-      const redactor = new StreamingRedactor(rules, (t) => out[name](t));
-      child[name].on('data', (b: Buffer) => redactor.write(decoder.decode(b, { stream: true })));
-      return { end: () => { redactor.write(decoder.decode()); redactor.close(); } };
-    });
-    let stopped: 'timed_out' | 'cancelled' | undefined;
-    const stop = (why: 'timed_out' | 'cancelled') => {
-      if (stopped) return;
-      stopped = why;
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
-    };
-    const timer = setTimeout(() => stop('timed_out'), req.timeoutMs);
-    const onAbort = () => stop('cancelled');
-    if (signal?.aborted) onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let spawnError: string | undefined;
-    child.on('error', (e) => { spawnError = e.message; });
-    child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      for (const s of streams) s.end();
-      const done = { ...base, durationMs: Date.now() - started };
-      if (spawnError) resolve({ ...done, status: 'sandbox_failed', exitCode: null, error: `the command could not be started: ${spawnError}` });
-      else if (stopped) resolve({ ...done, status: stopped, exitCode: null, signal: 'SIGKILL' });
-      else if (sig) resolve({ ...done, status: 'signaled', exitCode: null, signal: sig });
-      else resolve({ ...done, status: 'exited', exitCode: code });
-    });
-  });
+  const base = { violations: [], network: [], mechanism: 'none' as const };
+  let child;
+  try {
+    child = spawn(req.command[0]!, req.command.slice(1), { cwd: req.cwd, env: { ...req.env, PWD: req.cwd }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+  } catch (e) {
+    return Promise.resolve({ ...base, status: 'sandbox_failed', exitCode: null, error: `the command could not be started: ${errMsg(e)}`, durationMs: Date.now() - started });
+  }
+  return superviseChild(child, out, req.timeoutMs, signal).then((end) => ({
+    ...base, ...end, durationMs: Date.now() - started,
+    ...(end.status === 'sandbox_failed' ? { error: `the command could not be started: ${end.error}` } : {}),
+  }));
 }
 
 // ---- the tool ----------------------------------------------------------------------------------------

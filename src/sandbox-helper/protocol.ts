@@ -1,22 +1,11 @@
 // The messages between the extension host (src/node/sandbox/helper-client.ts) and the sandbox helper
 // process (main.ts), over Node's IPC channel (JSON). Types only: both sides import it.
-import type { SandboxPlan } from '../engine';
 import type { ProxyDecision } from '../node/sandbox/proxy';
-import type { SandboxRunResult } from '../node/sandbox/runner';
+import type { SandboxRunRequest, SandboxRunResult } from '../node/sandbox/runner';
 import type { SandboxStatus } from '../node/sandbox/probe';
 
-export interface HelperRunRequest {
-  /** argv; a shell line is `[shell, '-c', line]`. */
-  readonly command: readonly string[];
-  readonly cwd: string;
-  readonly plan: SandboxPlan;
-  /** The whole environment of the command (ELECTRON_RUN_AS_NODE is always dropped). */
-  readonly env: Readonly<Record<string, string>>;
-  readonly timeoutMs: number;
-  /** Hosts reachable through the filtering proxy; none = no network. */
-  readonly allowHosts?: readonly string[];
-  /** Standard input of a non-interactive run, then closed. */
-  readonly stdin?: string;
+/** A run as the runner takes it (its own stdin is never the helper's), plus what the IPC channel needs. */
+export interface HelperRunRequest extends Omit<SandboxRunRequest, 'inheritStdin'> {
   /** Characters sent back per stream; the rest is counted (`dropped`), not sent. Default: everything. */
   readonly outputLimit?: number;
 }

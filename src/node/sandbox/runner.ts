@@ -2,7 +2,7 @@
 // output through the secret redactor, kills the whole sandbox on timeout or cancellation, routes
 // allowed network through the filtering proxy, and checks afterwards that nothing protected appeared.
 // Never runs a command unsandboxed: when the sandbox cannot start, the result says why.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -133,37 +133,12 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
         detached: true,
       });
       for (const fd of extraFds) fs.closeSync(fd);
-      const rules = loadSecretRules();
-      const streams = (['stdout', 'stderr'] as const).map((name) => {
-        const decoder = new TextDecoder('utf-8', { fatal: false });
-        const redactor = new StreamingRedactor(rules, (t) => out[name](t));
-        child[name]!.on('data', (b: Buffer) => redactor.write(decoder.decode(b, { stream: true })));
-        return { end: () => { redactor.write(decoder.decode()); redactor.close(); } };
-      });
       child.stdin?.on('error', () => { /* the command may not read its input */ });
       if (opts.interactiveStdin && child.stdin) opts.interactiveStdin(child.stdin);
       else child.stdin?.end(req.stdin ?? '');
-      let stopped: 'timed_out' | 'cancelled' | undefined;
-      const stop = (why: 'timed_out' | 'cancelled') => {
-        if (stopped) return;
-        stopped = why;
-        // bwrap is PID 1's parent inside the sandbox: killing the group ends the PID namespace and all in it.
-        try { process.kill(-child.pid!, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
-      };
-      const timer = setTimeout(() => stop('timed_out'), req.timeoutMs);
-      const onAbort = () => stop('cancelled');
-      signal?.addEventListener('abort', onAbort, { once: true });
-      let spawnError: string | undefined;
-      child.on('error', (e) => { spawnError = e.message; });
-      child.on('close', (code, sig) => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        for (const s of streams) s.end();
+      void superviseChild(child, out, req.timeoutMs, signal).then((end) => {
         const base = { violations: afterRun(req.plan, guardsBefore), network, mechanism: status.mechanism, durationMs: Date.now() - started };
-        if (spawnError) resolve({ ...base, status: 'sandbox_failed', exitCode: null, error: `${program} could not be started: ${spawnError}` });
-        else if (stopped) resolve({ ...base, status: stopped, exitCode: null, signal: 'SIGKILL' });
-        else if (sig) resolve({ ...base, status: 'signaled', exitCode: null, signal: sig });
-        else resolve({ ...base, status: 'exited', exitCode: code });
+        resolve(end.status === 'sandbox_failed' ? { ...base, ...end, error: `${program} could not be started: ${end.error}` } : { ...base, ...end });
       });
     });
   } catch (e) {
@@ -173,6 +148,48 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
     try { fs.chmodSync(path.join(runDir, 'empty-dir'), 0o700); } catch { /* not made */ }
     fs.rmSync(runDir, { recursive: true, force: true });
   }
+}
+
+/** How a supervised process ended (what SandboxRunResult says of it). */
+export type ChildEnd = Pick<SandboxRunResult, 'status' | 'exitCode' | 'signal' | 'error'>;
+
+/**
+ * Streams a started process's output through the secret redactor, kills its whole process group (it
+ * must have been spawned `detached`) on timeout or cancellation, and tells how it ended. One place for
+ * the sandboxed run and the unsandboxed one the user approved.
+ */
+export function superviseChild(child: ChildProcess, out: SandboxOutput, timeoutMs: number, signal?: AbortSignal): Promise<ChildEnd> {
+  return new Promise((resolve) => {
+    const rules = loadSecretRules();
+    const streams = (['stdout', 'stderr'] as const).map((name) => {
+      const decoder = new TextDecoder('utf-8', { fatal: false });
+      const redactor = new StreamingRedactor(rules, (t) => out[name](t));
+      child[name]?.on('data', (b: Buffer) => redactor.write(decoder.decode(b, { stream: true })));
+      return { end: () => { redactor.write(decoder.decode()); redactor.close(); } };
+    });
+    let stopped: 'timed_out' | 'cancelled' | undefined;
+    const stop = (why: 'timed_out' | 'cancelled') => {
+      if (stopped) return;
+      stopped = why;
+      // For bwrap, the group holds the sandbox's PID 1: killing it ends the PID namespace and all in it.
+      try { process.kill(-child.pid!, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+    };
+    const timer = setTimeout(() => stop('timed_out'), timeoutMs);
+    const onAbort = () => stop('cancelled');
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let spawnError: string | undefined;
+    child.on('error', (e) => { spawnError = e.message; });
+    child.on('close', (code, sig) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      for (const st of streams) st.end();
+      if (spawnError) resolve({ status: 'sandbox_failed', exitCode: null, error: spawnError });
+      else if (stopped) resolve({ status: stopped, exitCode: null, signal: 'SIGKILL' });
+      else if (sig) resolve({ status: 'signaled', exitCode: null, signal: sig });
+      else resolve({ status: 'exited', exitCode: code });
+    });
+  });
 }
 
 /**
