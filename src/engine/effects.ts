@@ -99,6 +99,7 @@ export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudg
     if (!a) return unjudged('the command was not analysed');
     if (a.opaque) return unjudged('the command is opaque');
     if (a.reviews.length || a.approvals.length) return unjudged([...a.approvals, ...a.reviews][0]!);
+    if (a.searchPathChanged) return unjudged('the command line sets PATH, so a command name may run a program of the project');
     if (a.network || a.urls.length || a.sinks.length) return unjudged('the command reaches the network or serves files');
     if (a.invocations.length === 0) return unjudged('the command runs nothing the analysis can name');
     // With no path in its arguments a command works on its directory (git status): that must be inside.

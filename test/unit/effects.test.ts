@@ -155,6 +155,15 @@ describe('effect-based decisions', function () {
       });
     }
 
+    it('never takes a program named by its path, or one found through a changed PATH, for the system command of that name', async () => {
+      for (const c of ['./ls', 'bin/cat src/app.ts', `${ws}/ls`, 'PATH=./bin:$PATH ls', 'export PATH=./bin:$PATH; ls', 'PATH=bin ls -la', 'declare -x PATH=./bin; ls']) {
+        const d = await run(c);
+        assert.notEqual(d.decision, 'allow', `${c}: ${d.reason}`);
+      }
+      const system = await run('/usr/bin/ls -la');
+      assert.equal(system.decision, 'allow', system.reason);
+    });
+
     it('never judges a protected or credential read harmless', async () => {
       assert.equal((await run('cat .env')).decision, 'block');
       assert.equal((await run(`cat ${home}/.ssh/id_rsa`)).decision, 'block');

@@ -3,7 +3,7 @@
 // syntax tree (never regexes the command line). Pure: no Node or VS Code imports.
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Platform } from '../types';
-import type { FileSystemPort } from '../ports';
+import type { ClockPort, FileSystemPort } from '../ports';
 import { isAbsolute, joinPath, normalizePath } from '../paths';
 import { GlobExpander, unescapeGlob } from './expand';
 import { WIN_BACKSLASH, evalSingle, evalWord, literalWord, winUnmap, type WordEnv, type WordValue } from './words';
@@ -25,6 +25,8 @@ export interface ShellContext {
    * (glob reads are reported by their literal directory, patches and pushes as before).
    */
   fs?: FileSystemPort;
+  /** The time now, for tests of a file's age (`find -mtime +30 -delete`); without it they are unknown. */
+  clock?: ClockPort;
 }
 
 export interface ShellAnalysis {
@@ -46,6 +48,8 @@ export interface ShellAnalysis {
   network: boolean;
   /** Some of that network use has no target the analysis can name (`npm install`, `git fetch` of a configured remote). */
   unnamedNetwork: boolean;
+  /** The command line sets PATH (a prefix assignment, `export PATH=…`, `PATH=…`): command names may name other programs. */
+  searchPathChanged: boolean;
   /**
    * Directories read below (a subset of `reads`): `contents` when every file below is read
    * (`grep -r`, `rg`, `find … -exec`), `names` when every directory below is listed (`ls -R`,
@@ -91,6 +95,8 @@ export interface Invocation {
   readonly dynamic?: boolean;
   /** A wrapper (`timeout`, `sudo`, `nice`): the command it runs is recorded after it. */
   readonly wrapper?: boolean;
+  /** The command word as written when it names a file (`./bin/ls`, `/usr/bin/ls`), not a name PATH resolves. */
+  readonly path?: string;
 }
 
 /**
@@ -157,6 +163,7 @@ export class Analyzer {
   private readonly invocationList: Invocation[] = [];
   private readonly reviewList = new Set<string>();
   private readonly anonymousNet = new Set<number>();
+  private pathChanged = false;
   private readonly namedNet = new Set<number>();
   private readonly approvalList = new Set<string>();
   private readonly reads = new Set<string>();
@@ -203,6 +210,7 @@ export class Analyzer {
       searches: [...this.searchList.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : a.mode < b.mode ? -1 : 1)),
       network: this.network,
       unnamedNetwork: [...this.anonymousNet].some((i) => !this.namedNet.has(i)),
+      searchPathChanged: this.pathChanged,
       urls: [...this.urlList],
       logins: [...this.loginList].filter((u) => this.urlList.has(u)),
       sinks: [...this.sinkList],
@@ -216,6 +224,14 @@ export class Analyzer {
 
   opaque(reason: string): void {
     if (this.reasons.size < MAX_MESSAGES) this.reasons.add(reason);
+  }
+
+  /**
+   * The command line sets PATH: a command name may then run a program of the project (`PATH=./bin:$PATH
+   * ls`), so no invocation is what its name says. The table judges none of them.
+   */
+  searchPathChanged(): void {
+    this.pathChanged = true;
   }
 
   /** An effect that needs a Tier 2 review (see ShellAnalysis.reviews). */
@@ -315,20 +331,20 @@ export class Analyzer {
     return this.writes.size + this.deletes.size;
   }
 
-  pushCommand(name: string, args?: readonly WordValue[]): void {
+  pushCommand(name: string, args?: readonly WordValue[], path?: string): void {
     this.commands.push(name);
-    this.recordInvocation(name, args, false);
+    this.recordInvocation(name, args, false, path);
   }
 
   /** A wrapper that runs another command (`sudo`, `timeout`): judged on its own, not listed in `commands`. */
-  recordWrapper(name: string, args: readonly WordValue[]): void {
-    this.recordInvocation(name, args, true);
+  recordWrapper(name: string, args: readonly WordValue[], path?: string): void {
+    this.recordInvocation(name, args, true, path);
   }
 
-  private recordInvocation(name: string, args: readonly WordValue[] | undefined, wrapper: boolean): void {
+  private recordInvocation(name: string, args: readonly WordValue[] | undefined, wrapper: boolean, path?: string): void {
     if (this.invocationList.length >= MAX_INVOCATIONS) { this.opaque('the command runs too many commands to judge each'); return; }
     const base = args ? { name, args: args.map((w) => w.text), dynamic: args.some((w) => w.dynamic || w.glob) } : { name };
-    this.invocationList.push(wrapper ? { ...base, wrapper: true } : base);
+    this.invocationList.push({ ...base, ...(wrapper ? { wrapper: true } : {}), ...(path !== undefined ? { path } : {}) });
   }
 
   // ------------------------------------------------------------------ paths
@@ -970,6 +986,7 @@ export class Analyzer {
     if (literal === undefined) scope.vars.delete(name);
     else scope.vars.set(name, literal);
     if (name === 'HOME') scope.home = literal !== undefined && literal !== '' ? literal : null;
+    if (name === 'PATH') this.searchPathChanged();
     // bash turns dotglob on when GLOBIGNORE is set.
     if (name === 'GLOBIGNORE') this.dotglob = true;
     proxyEnv(this, name, value ?? undefined);
@@ -1043,6 +1060,7 @@ export class Analyzer {
       if (name === 'HOME') this.opaque('HOME is overridden for a command');
       else if (isDangerousEnv(name, value ?? literalWord(''))) this.opaque(`environment variable ${name} changes what programs run`);
       else proxyEnv(this, name, value);
+      if (name === 'PATH') this.searchPathChanged();
     }
     const io2 = this.applyRedirects(redirs, scope, io, fds);
     const argv: WordValue[] = [];

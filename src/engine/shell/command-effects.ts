@@ -82,7 +82,11 @@ function usesOption(args: readonly string[], option: string): boolean {
   return false;
 }
 
+/** Where the system's own programs live: `/usr/bin/ls` is ls; `./bin/ls` or `~/x/ls` is some other program. */
+const SYSTEM_PROGRAM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
+
 export function judgeInvocation(inv: Invocation): InvocationJudgement {
+  if (inv.path !== undefined && !SYSTEM_PROGRAM_DIRS.test(inv.path)) return { why: `\`${inv.path}\` is a program named by its path, not the system's ${inv.name}` };
   const spec = table().get(inv.name);
   if (!spec) return { why: inv.wrapper ? `\`${inv.name}\` runs its command in a way that changes what it may do (privileges, root, namespaces)` : `\`${inv.name}\` is not in the command table, so what it does is not known` };
   // A wrapper is judged only as one that adds nothing; an ordinary command never as a wrapper.

@@ -36,13 +36,14 @@ export function dispatch(an: Analyzer, argv: WordValue[], scope: Scope, io: Io, 
   }
   const entry = lookup(cmd, args, an.platform, io.stdin === 'pipe');
   const inv: Inv = { an, cmd, args, scope, io };
+  const named = full.includes('/') || (an.platform === 'win32' && full.includes('\\')) ? full : undefined;
   if (!entry) {
-    an.pushCommand(cmd, args);
+    an.pushCommand(cmd, args, named);
     genericReads(inv, args);
     return same(scope);
   }
-  if (!entry.wrapper) an.pushCommand(cmd, args);
-  else an.recordWrapper(cmd, args);
+  if (!entry.wrapper) an.pushCommand(cmd, args, named);
+  else an.recordWrapper(cmd, args, named);
   return entry.fn(inv) ?? same(scope);
 }
 
@@ -118,6 +119,7 @@ function skipAssignments(inv: Inv, rest: WordValue[]): WordValue[] {
     if (name === 'HOME') inv.an.opaque('HOME is overridden for a command');
     else if (isDangerousEnv(name, sliceWord(w, name.length + 1))) inv.an.opaque(`environment variable ${name} changes what programs run`);
     else proxyEnv(inv.an, name, sliceWord(w, name.length + 1));
+    if (name === 'PATH') inv.an.searchPathChanged();
     i++;
   }
   return rest.slice(i);
