@@ -1,7 +1,7 @@
 // The engine facade: one `check()` per proposed action, the same for the extension, the CLI and
 // the hook bridge. Pure: every effect (file system, DNS, shell grammar) comes in through ports.
 import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from './types';
-import type { FileSystemPort } from './ports';
+import { SYSTEM_CLOCK, type ClockPort, type FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
 import { Boundary, judgeEffects, resolvedTouches } from './effects';
@@ -40,6 +40,8 @@ export interface EngineOptions {
   readonly boundary?: { readonly extraReadRoots?: readonly string[] };
   /** Secret rules every text of a decision is redacted with before it leaves the engine (default: the bundled rules). */
   readonly secretRules?: SecretRuleSet;
+  /** The time now, for what depends on it (the age of a file: `find -mtime +30 -delete`). Default: the host's clock. */
+  readonly clock?: ClockPort;
 }
 
 /** A decision with the caller's correlation id. */
@@ -109,7 +111,7 @@ export class Engine {
   /** Shell analysis with the engine's grammar; throws if no grammar was provided. */
   analyzeCommand(command: string, cwd?: string): ShellAnalysis {
     if (!this.opts.shellParser) throw new Error('the shell grammar is not loaded');
-    return analyzeShell(this.opts.shellParser, command, { cwd, home: this.opts.home, platform: this.opts.platform, fs: this.opts.fs });
+    return analyzeShell(this.opts.shellParser, command, { cwd, home: this.opts.home, platform: this.opts.platform, fs: this.opts.fs, clock: this.opts.clock ?? SYSTEM_CLOCK });
   }
 
   /** The protection level of one file, independent of any action (for "Explain Protection"). */
@@ -174,7 +176,7 @@ export class Engine {
       const command = action.payload.command;
       if (typeof command !== 'string' || command.length === 0) return block(['action.invalid'], 'execute_command needs a non-empty `command` string');
       if (!o.shellParser) return block(['shell.unavailable'], 'the shell grammar could not be loaded, so the command cannot be analysed');
-      const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs });
+      const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs, clock: o.clock ?? SYSTEM_CLOCK });
       analysis = a;
       for (const p of a.reads) touches.push({ path: p, access: 'read', source: 'command' });
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });

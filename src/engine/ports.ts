@@ -54,7 +54,18 @@ export interface FileFacts {
   /** Modification and status-change times in nanoseconds, as decimal strings (with size: the content cache's version). */
   readonly mtime: string;
   readonly ctime: string;
+  /** Last access time in nanoseconds, as a decimal string, when the host reports it (`find -atime`). */
+  readonly atime?: string;
 }
+
+/** The time now, for what depends on it (the age of a file: `find -mtime`). */
+export interface ClockPort {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** The host's clock, for hosts that do not inject one. */
+export const SYSTEM_CLOCK: ClockPort = { now: () => Date.now() };
 
 /** A file system with nothing on it: paths resolve to themselves. For pure callers and tests of lexical rules. */
 export const LEXICAL_FS: FileSystemPort = {

@@ -61,7 +61,7 @@ function walkFrom(start: string, rest: string[]): string | undefined {
 function factsOf(st: fs.BigIntStats): FileFacts {
   return {
     kind: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other',
-    dev: String(st.dev), ino: String(st.ino), nlink: Number(st.nlink), size: Number(st.size), mtime: String(st.mtimeNs), ctime: String(st.ctimeNs),
+    dev: String(st.dev), ino: String(st.ino), nlink: Number(st.nlink), size: Number(st.size), mtime: String(st.mtimeNs), ctime: String(st.ctimeNs), atime: String(st.atimeNs),
   };
 }
 

@@ -4,6 +4,8 @@ import { literalWord, sliceWord, type WordValue } from './words';
 import { DOT, baseName, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
 import type { Scope } from './state';
 import { filesOfPatch, stripped } from './patch-text';
+import { MAX_FIND_SELECTED, evaluateFind, parseFindExpression, removesEachEntry, type FindEnv, type FindRun, type PrintedName } from './find-expr';
+import { isAbsolute } from '../paths';
 
 export const FILE_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(FILE_COMMANDS, names, fn);
@@ -1028,21 +1030,6 @@ function nameTestBefore(expr: readonly WordValue[], end: number): string | undef
   return name;
 }
 
-/** `-exec rm [-rf…] {} ;|+` starting at args[from]: removes exactly the file found. */
-function removesEachFile(args: readonly WordValue[], from: number): boolean {
-  const cmd = args[from];
-  if (!cmd || cmd.dynamic || cmd.text.replace(/^.*\//, '') !== 'rm') return false;
-  let braces = 0;
-  for (let j = from + 1; j < args.length; j++) {
-    const a = args[j]!;
-    if (a.dynamic) return false;
-    if (a.text === ';' || a.text === '+') return braces === 1;
-    if (a.text === '{}') braces++;
-    else if (!/^-[a-zA-Z]+$/.test(a.text) && a.text !== '--') return false;
-  }
-  return false;
-}
-
 /** find actions that run a command on each entry, and those that print entry names (to stdout or a file). */
 const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const FIND_PRINTS = new Set(['-print', '-print0', '-printf', '-ls', '-fprint', '-fprint0', '-fprintf', '-fls']);
@@ -1075,35 +1062,50 @@ reg('find', (inv) => {
   const follows = args.slice(0, i).some((w) => w.text === '-L' || w.text === '-H') || args.slice(i).some((w) => w.text === '-follow');
   const exprStart = i;
   const nameAt = (at: number) => (follows ? undefined : nameTestBefore(args.slice(exprStart), at - exprStart));
+  const walk = follows ? undefined : findWalk(inv, roots, exprStart);
   // What find reveals below its roots: a command run on each entry reads its contents; a printing
   // action (or none, which means -print) lists the names that pass the tests; -delete and
   // `-exec rm {} +` alone show nothing. A lone -name test before the action narrows the entries.
-  const runsAt = args.findIndex((w, j) => j >= i && FIND_RUNS.has(w.text) && !removesEachFile(args, j + 1));
+  const runsAt = args.findIndex((w, j) => j >= i && FIND_RUNS.has(w.text) && !removesEachEntry(args, j + 1));
   const printsAt = args.findIndex((w, j) => j >= i && FIND_PRINTS.has(w.text));
   const anyAction = args.some((w, j) => j >= i && (FIND_PRINTS.has(w.text) || FIND_RUNS.has(w.text) || w.text === '-delete'));
   const filter = (at: number) => { const n = nameAt(at); return n === undefined ? undefined : [n]; };
   for (const r of roots) {
     if (runsAt >= 0) an.readBelow(r, scope, 'contents', filter(runsAt));
-    if (printsAt >= 0 || !anyAction) an.readBelow(r, scope, 'names', filter(printsAt >= 0 ? printsAt : args.length));
+    if (printsAt >= 0 || !anyAction) {
+      // The names it prints, when tests beyond a name select them and the walk knows them all: only those are listed.
+      const printed = walk?.expression.beyondNames ? walk.printedNames(r) : undefined;
+      if (printed === undefined) an.readBelow(r, scope, 'names', filter(printsAt >= 0 ? printsAt : args.length));
+      else if (printed.length) an.readBelow(r, scope, 'names', printed.map(escapeGlob));
+      else an.read(r, scope);
+    }
     if (runsAt < 0 && printsAt < 0 && anyAction) an.read(r, scope);
   }
-  // What it prints are names below its roots (for `find … | xargs CMD`).
-  if (runsAt < 0 && (printsAt >= 0 || !anyAction)) an.produce({ kind: 'below', roots, names: filter(printsAt >= 0 ? printsAt : args.length), scope, by: 'find' });
-  // With one -name test before the action and no operators, what is removed is the entries with
-  // that name below each root.
-  const delMatching = (r: WordValue, name: string | undefined) => {
-    if (name === undefined || !an.deleteMatchingBelow(r, name, scope)) an.del(r, scope);
+  // What it prints are names below its roots (for `find … | xargs CMD`): their exact text when
+  // the walk knows it, else only where they are.
+  if (runsAt < 0 && (printsAt >= 0 || !anyAction)) {
+    const text = walk?.printedText();
+    an.produce(text !== undefined ? { kind: 'text', text, by: 'find' } : { kind: 'below', roots, names: filter(printsAt >= 0 ? printsAt : args.length), scope, by: 'find' });
+  }
+  // What -delete or `-exec rm {} +` removes: the entries the expression selects on disk (find-expr.ts);
+  // with one -name test that decides alone, the entries with that name below each root, including
+  // protected names not on disk yet; otherwise the whole root.
+  const removeAt = (at: number) => {
+    const name = nameAt(at);
+    for (const r of roots) {
+      const exact = name !== undefined && !walk?.expression.beyondNames ? undefined : walk?.actedOn(r, at);
+      if (exact) for (const p of exact) an.del(literalWord(p), scope);
+      else if (name === undefined || !an.deleteMatchingBelow(r, name, scope)) an.del(r, scope);
+    }
   };
   for (; i < args.length; i++) {
     const t = args[i]!.text;
     if (t === '-delete') {
-      const name = nameAt(i);
-      for (const r of roots) delMatching(r, name);
-    } else if ((t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') && nameAt(i) !== undefined && removesEachFile(args, i + 1)) {
-      const name = nameAt(i);
+      removeAt(i);
+    } else if ((t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') && removesEachEntry(args, i + 1)) {
       // `-exec rm -rf {} +`: as -delete, and everything below each match goes with it.
-      an.pushCommand('rm');
-      for (const r of roots) delMatching(r, name);
+      an.pushCommand(args[i + 1]!.text.replace(/^.*\//, ''));
+      removeAt(i);
       while (i + 1 < args.length && args[i + 1]!.text !== ';' && args[i + 1]!.text !== '+') i++;
       i++;
     } else if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
@@ -1135,3 +1137,81 @@ reg('find', (inv) => {
     } else if (FIND_VALUED.has(t) || /^-newer[amctB]{2}$/.test(t)) i++;
   }
 });
+
+/** A name as a glob that matches only itself. */
+const escapeGlob = (name: string): string => name.replace(/[\\*?[\]{}()!+@,]/g, '\\$&');
+
+/** Most names find's exact output is passed on with (xargs models up to 256 items: commands.ts). */
+const MAX_PRINTED_FEED = 200;
+
+/**
+ * find's expression evaluated on the trees below its roots (find-expr.ts), each root walked once
+ * when first asked: what an action acts on below a root, and the exact text it prints. Undefined
+ * when the expression cannot be modelled; the questions answer undefined for a root that cannot be walked.
+ */
+function findWalk(inv: Inv, roots: readonly WordValue[], exprStart: number) {
+  const { an, scope } = inv;
+  const fs = an.ctx.fs;
+  if (!fs || an.platform === 'win32') return undefined;
+  const env: FindEnv = { fs, clock: an.ctx.clock, resolve: (text) => an.resolveText(text, scope).filter((p) => isAbsolute(p, an.platform)) };
+  const expression = parseFindExpression(inv.args, exprStart, env);
+  if (!expression) return undefined;
+  const runs = new Map<WordValue, FindRun[] | undefined>();
+  const runsOf = (r: WordValue): FindRun[] | undefined => {
+    if (!runs.has(r)) {
+      let out: FindRun[] | undefined;
+      if (!r.dynamic && !r.glob && r.text !== '') {
+        const paths = an.resolveText(r.text, scope);
+        if (paths.length > 0 && paths.every((p) => isAbsolute(p, an.platform))) {
+          out = [];
+          for (const p of paths) {
+            const run = evaluateFind(expression, r.text, p, env);
+            if (!run) { out = undefined; break; }
+            out.push(run);
+          }
+        }
+      }
+      runs.set(r, out);
+    }
+    return runs.get(r);
+  };
+  /** Every name find writes to standard output below `root`, when -print and -print0 are all that write names there. */
+  const printedBelow = (root: WordValue): PrintedName[] | undefined => {
+    if ([...expression.actions.values()].some((k) => k === 'other')) return undefined;
+    const rs = runsOf(root);
+    if (!rs || rs.some((run) => run.printed.length > MAX_FIND_SELECTED)) return undefined;
+    return rs.flatMap((run) => run.printed);
+  };
+  return {
+    expression,
+    /** The base names find prints below `root` (possibly, whatever the clock says), or undefined when they are not all known. */
+    printedNames(root: WordValue): string[] | undefined {
+      const printed = printedBelow(root);
+      return printed && [...new Set(printed.map((p) => p.shown.replace(/\/+$/, '').replace(/^.*\//, '')))];
+    },
+    /** The entries below `root` the action at args[at] acts on (absolute), or undefined when they are not all known. */
+    actedOn(root: WordValue, at: number): string[] | undefined {
+      const acted = runsOf(root)?.map((run) => run.actedOn.get(at));
+      if (!acted || acted.some((a) => !a || a.truncated)) return undefined;
+      return acted.flatMap((a) => a!.paths);
+    },
+    /**
+     * What find writes to standard output, when nothing else than -print or -print0 writes there, each
+     * root has one known directory, and every name is printed whatever the clock says and splits as
+     * xargs would split it (-print: no blanks, quotes or backslashes in it).
+     */
+    printedText(): string | undefined {
+      if ([...expression.actions.values()].some((k) => k === 'other' || k === 'remove')) return undefined;
+      const printed: PrintedName[] = [];
+      for (const r of roots) {
+        if (runsOf(r)?.length !== 1) return undefined;
+        const names = printedBelow(r);
+        if (!names) return undefined;
+        printed.push(...names);
+      }
+      // A start directory printed as `.` would reach `xargs rm` as the whole directory (which rm refuses to remove).
+      if (printed.length > MAX_PRINTED_FEED || printed.some((p) => !p.certain || /(^|\/)\.\.?\/*$/.test(p.shown) || (p.terminator === '\n' && /[\s'"\\]/.test(p.shown)))) return undefined;
+      return printed.map((p) => p.shown + p.terminator).join('');
+    },
+  };
+}
