@@ -6,7 +6,7 @@ import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
 import { Boundary, judgeEffects, resolvedTouches } from './effects';
 import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
-import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathTouch } from './protection/check';
+import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathFinding, type PathTouch } from './protection/check';
 import { FileFactsCache } from './protection/file-facts';
 import { actionSpec, isKnownActionType } from './actions';
 import { payloadTargetsOf } from './payload';
@@ -142,6 +142,14 @@ export class Engine {
     return { path: normalized, level: best.rule.level, rule: best.rule.id, reason: best.rule.reason };
   }
 
+  /** The paths read whose whole content protection found to be public material (certificates, public keys), as IFC sees reads. */
+  private publicMaterialRead(findings: readonly PathFinding[], cwd: string | undefined): string[] {
+    const o = this.opts;
+    return findings.filter((f) => f.publicMaterial === true && f.access === 'read').flatMap((f) => {
+      try { return [resolveActionPath(f.path, { cwd, home: o.home, platform: o.platform })]; } catch { return []; }
+    });
+  }
+
   /** The absolute paths an action reads or moves from (copy and move sources, a command's reads and removals). */
   private sourcesOf(touches: readonly PathTouch[], cwd: string | undefined): string[] {
     const o = this.opts;
@@ -260,6 +268,7 @@ export class Engine {
         reads: resolved.filter((r) => r.access === 'read').map((r) => r.path),
         writes: resolved.filter((r) => r.access !== 'read').map((r) => r.path),
         network,
+        publicMaterial: this.publicMaterialRead(protection.findings, action.cwd),
         floor: Math.max(protection.minTier, floor) as Tier,
         floorRules: [...(protection.minTier > 0 ? protection.rules : []), ...floorRules],
         floorReasons: reasons,

@@ -11,6 +11,9 @@ import { MATCH_CRITERIA, SENSITIVITIES, sensitivityRank, type Classification, ty
 /** Classification of paths no source rule matches (a policy without a catch-all). */
 export const UNCLASSIFIED = 'unclassified';
 
+/** Classification of a file read whose content was found to be public material only (IfcTouched.publicMaterial). */
+export const PUBLIC_MATERIAL = 'public_material';
+
 interface PathKey { readonly path: string; readonly slashed: string; readonly base: string }
 type Test = (k: PathKey) => boolean;
 interface CompiledSource { readonly source: IfcSource; readonly test: Test }

@@ -17,7 +17,7 @@
 // Fail-closed: a store that throws, or a stored taint that does not parse, blocks the action
 // (rule `ifc.store_error`), in audit mode too; any other exception blocks with `ifc.error`.
 import type { StateStore } from '../shield/types';
-import { classifyPath, sinkOf } from './classify';
+import { PUBLIC_MATERIAL, classifyPath, sinkOf } from './classify';
 import { SINK_REPRESENTATIVES, actionSpec, isKnownActionType } from '../actions';
 import {
   SENSITIVITIES, maxSensitivity, sensitivityRank,
@@ -139,8 +139,11 @@ export class IfcEngine {
     let classified: ClassifiedPath[] = [];
     let readTaint: ReadTaint = PUBLIC;
     try {
+      // A read of a file that holds only certificates or public keys carries nothing secret, whatever its name.
+      const publicMaterial = new Set(touched.publicMaterial ?? []);
+      const readClass = (p: string) => (publicMaterial.has(p) ? { sensitivity: 'public' as const, source: PUBLIC_MATERIAL } : classifyPath(this.policy, p));
       classified = [
-        ...touched.reads.map((p) => ({ path: p, access: 'read' as const, ...classifyPath(this.policy, p) })),
+        ...touched.reads.map((p) => ({ path: p, access: 'read' as const, ...readClass(p) })),
         ...touched.writes.map((p) => ({ path: p, access: 'write' as const, ...classifyPath(this.policy, p) })),
       ];
       for (const c of classified) if (c.access === 'read') readTaint = higher(readTaint, { sensitivity: c.sensitivity, path: c.path, source: c.source });

@@ -2,6 +2,6 @@
 // matrix and session taint. Pure: no `vscode`, no Node built-ins.
 export * from './types';
 export { IFC_PRESETS, IfcPolicyError, loadIfcPreset, parseIfcPolicy, validateIfcPolicy, type IfcPresetName, type IfcPolicyProblem } from './policy';
-export { UNCLASSIFIED, classifyPath, sinkOf, sourceMatches } from './classify';
+export { PUBLIC_MATERIAL, UNCLASSIFIED, classifyPath, sinkOf, sourceMatches } from './classify';
 export { IFC_TAINT_NAMESPACE, IfcEngine, IfcStoreError, type IfcEngineOptions } from './engine';
 export { locateYamlPath } from './locate';

@@ -71,6 +71,11 @@ export interface IfcTouched {
    * `cat .env | curl …` is judged as critical → external as well as critical → exec.
    */
   readonly network?: readonly string[];
+  /**
+   * Paths among `reads` whose whole content the protection check read and found to be public
+   * material only (certificates, public keys): public whatever their names say (`ca.pem`).
+   */
+  readonly publicMaterial?: readonly string[];
 }
 
 export interface IfcDecision {

@@ -51,6 +51,8 @@ export interface PathFinding {
   readonly ruleId?: string;
   readonly effect: Effect;
   readonly message: string;
+  /** A read of a file whose whole content was checked and holds only public material (certificates, public keys). */
+  readonly publicMaterial?: boolean;
 }
 
 export interface ProtectionResult {
@@ -274,7 +276,7 @@ function privateKeyFinding(display: string, resolved: string | undefined, access
 /** A read of public material (certificates, public keys) that a name rule would block: allowed, the file stays read-only. */
 function publicRead(f: PathFinding): PathFinding {
   return {
-    ...f, level: 'read_only', effect: { kind: 'none' },
+    ...f, level: 'read_only', effect: { kind: 'none' }, publicMaterial: true,
     message: `${f.resolved ? `${f.path} (${f.resolved})` : f.path} holds only public material (certificates or public keys), so it may be read although rule ${f.ruleId} protects it by name; it stays read-only to agents`,
   };
 }

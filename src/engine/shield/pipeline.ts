@@ -57,6 +57,8 @@ export interface ShieldInput {
   readonly reads: readonly string[];
   readonly writes: readonly string[];
   readonly network: readonly string[];
+  /** Paths among `reads` the protection check found to hold only public material (certificates, public keys): public to IFC. */
+  readonly publicMaterial?: readonly string[];
   /** What the action does, judged (effects.ts): Tier 0 rules with `effects:` match on its class. */
   readonly effects?: EffectJudgement;
   /** Minimum tier from protection, the action-type floor and opaque commands, with the rules behind it. */
@@ -102,7 +104,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   // at the IFC decision step, but before anyone is asked (no point approving what IFC will block).
   let ifc: IfcDecision | undefined;
   if (parts.ifc) {
-    ifc = parts.ifc.evaluate(input.sessionId, input.action.type, { reads: input.reads, writes: input.writes, network: input.network });
+    ifc = parts.ifc.evaluate(input.sessionId, input.action.type, { reads: input.reads, writes: input.writes, network: input.network, ...(input.publicMaterial?.length ? { publicMaterial: input.publicMaterial } : {}) });
     if (ifc.decision === 'escalate') { minTier = maxTier(minTier, 2); rules.add(ifc.rule); reasons.push(ifc.reason); }
   }
 
