@@ -221,8 +221,11 @@ register(CORE, 'xargs', (inv) => {
   if (items !== undefined) {
     if (replace === undefined) runChild(inv, [...rest, ...items.map(literalWord)], inv.scope, { stdin: 'tty' });
     else for (const item of items) runChild(inv, rest.map((w) => (!w.dynamic && w.text.includes(replace!) ? literalWord(w.text.split(replace!).join(item)) : w)), inv.scope, { stdin: 'tty' });
-    // Known names are checked as such; a command that changes files stays a review (as with unknown input).
-    if (WRITE_VERBS.has(verb)) inv.an.opaque(`xargs passes file names from its input to ${verb}`);
+    // Known names are checked as such; a command that changes files stays a review (as with unknown input),
+    // except for names `find` printed itself and the analysis evaluated exactly (no blanks, quotes or
+    // backslashes that xargs would split differently): `find . -mtime +30 | xargs rm` is the -exec form.
+    const exact = inv.io.feed?.kind === 'text' && inv.io.feed.by === 'find';
+    if (WRITE_VERBS.has(verb) && !exact) inv.an.opaque(`xargs passes file names from its input to ${verb}`);
     return;
   }
   // Names listed by `find ROOT …`, `git ls-files`, `rg --files` come from below known directories:
