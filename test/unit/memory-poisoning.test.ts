@@ -54,6 +54,26 @@ describe('memory poisoning: rule data (security/memory)', () => {
     assert.ok(checked >= 30, `${checked}`);
   });
 
+  it('a directive is found whatever whitespace separates its words (the keyword prefilter reads the text as written)', () => {
+    // A double space or a tab once hid "turn  off the security hooks" from MD-005: its keywords
+    // held a space, and the text is not whitespace-collapsed before these rules.
+    const rules = loadMemoryRules();
+    const gaps = ['  ', '\t', ' \t ', '\u00a0', '   '];
+    let checked = 0;
+    for (const f of FILES) {
+      for (const r of readYaml(f).rules) {
+        const compiled = rules.rules.find((c) => c.rule.id === r.id)!;
+        r.examples.match.forEach((m, i) => {
+          const spaced = m.replace(/ /g, () => gaps[(i + checked) % gaps.length]!);
+          if (matchSpans(compiled.regex, spaced).length === 0) return;
+          assert.ok(memoryFindings(spaced).some((x) => x.rule === r.id), `${r.id} via memoryFindings: ${JSON.stringify(spaced)}`);
+          checked++;
+        });
+      }
+    }
+    assert.ok(checked >= 10, `${checked}`);
+  });
+
   it('the loader refuses malformed data (fail closed)', () => {
     const rule = { id: 'MD-900', severity: 'high', risk: 'instruction', pattern: 'x', description: 'a test rule' };
     const good = { version: 1, category: 'prompt_injection', description: 'a test file', rules: [rule] };

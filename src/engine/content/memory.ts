@@ -18,7 +18,7 @@
 //   $GITHUB_TOKEN" is a good memory.
 import directives from '../../../security/memory/directives.yaml';
 import { evaluateHeuristics } from '../heuristics/evaluate';
-import { KeywordIndex, isAscii, requiredLiterals } from '../heuristics/prefilter';
+import { KeywordIndex, analyzePattern, isAscii } from '../heuristics/prefilter';
 import { compilePattern, loadHeuristicRules, type CompiledRuleSet } from '../heuristics/rules';
 import { PROMPT_RISKS, type HeuristicResult, type PromptRisk, type Severity } from '../heuristics/types';
 import { findSecrets, loadSecretRules } from '../secrets';
@@ -93,7 +93,8 @@ export function compileMemoryRules(files: Readonly<Record<string, unknown>>): Co
       seen.add(rule.id);
       let re: RegExp;
       try { re = compilePattern(rule.pattern); } catch (e) { throw new MemoryRuleError(`memory rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
-      out.push({ rule, regex: new RegExp(re.source, re.flags + 'g'), prefilter: requiredLiterals(re.source).map((set) => set.map(idOf)) });
+      // The rules search the text as written, whitespace not collapsed: keywords without whitespace.
+      out.push({ rule, regex: new RegExp(re.source, re.flags + 'g'), prefilter: analyzePattern(re.source, { uncollapsed: true }).literals.map((set) => set.map(idOf)) });
     }
   }
   return { rules: out, keywords: new KeywordIndex([...ids.keys()]) };

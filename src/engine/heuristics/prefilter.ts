@@ -368,10 +368,21 @@ function commonSubstring(set: readonly string[]): string | undefined {
 }
 
 /** Required literals and the examined-length bound of a RegExp source (without inline flags). */
-export function analyzePattern(source: string): PatternAnalysis {
+export function analyzePattern(source: string, opts: { uncollapsed?: boolean } = {}): PatternAnalysis {
   let result: Info;
   try { result = new Parser(source).parse(); } catch { return { literals: [], leads: null, maxLength: Infinity }; }
-  return analysisOf(result);
+  return analysisOf(result, opts.uncollapsed === true);
+}
+
+/**
+ * For text whose whitespace is not collapsed (where a literal's one space may stand for a run):
+ * the literal's best part without whitespace (longest, if it can be, of those that are not
+ * everywhere), or '' when it has no usable part.
+ */
+function partWithoutSpace(k: string): string {
+  if (k === NON_ASCII) return k;
+  const parts = k.split(' ').filter(goodKeyword).sort((a, b) => Number(everywhere(a)) - Number(everywhere(b)) || b.length - a.length);
+  return parts[0] ?? '';
 }
 
 /**
@@ -381,12 +392,14 @@ export function analyzePattern(source: string): PatternAnalysis {
 export function analyzeAlternatives(source: string): { whole: PatternAnalysis; alternatives: PatternAnalysis[] | null } {
   let parsed: { whole: Info; alternatives: Info[] | null };
   try { parsed = new Parser(source).parseAlternatives(); } catch { return { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null }; }
-  return { whole: analysisOf(parsed.whole), alternatives: parsed.alternatives && parsed.alternatives.map(analysisOf) };
+  return { whole: analysisOf(parsed.whole), alternatives: parsed.alternatives && parsed.alternatives.map((x) => analysisOf(x)) };
 }
 
-function analysisOf(result: Info): PatternAnalysis {
+function analysisOf(result: Info, uncollapsed = false): PatternAnalysis {
   const sets = toAnd(result)
     .filter(good)
+    .map((set) => (uncollapsed ? set.map((s) => partWithoutSpace(canonicalKeyword(s))) : set))
+    .filter((set) => set.every((s) => s.length > 0))
     .map((set) => {
       const cut = uniq(set.map((s) => canonicalKeyword(s).slice(0, MAX_KEYWORD)));
       // A substring every member contains is required too: one keyword instead of many.
