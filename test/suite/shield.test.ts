@@ -91,7 +91,8 @@ suite('Bulwark Shield in the VS Code extension host', () => {
   test('a write that needs Tier 2 with no evaluator and onUnavailable=block is blocked (tier2.not_configured)', async () => {
     await setSetting('tier2.backend', 'none');
     await setSetting('tier2.onUnavailable', 'block');
-    const r = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'x.ts'), content: 'export const x = 1;\n' } });
+    // An agent instruction file: its writes need a Tier 2 review (an ordinary source file is now an edit the policy allows).
+    const r = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'x', 'AGENTS.md'), content: 'export const x = 1;\n' } });
     assert.equal(r.decision, 'block');
     assert.ok(r.rules.includes('tier2.not_configured'), `rules ${JSON.stringify(r.rules)} include tier2.not_configured`);
   });
@@ -99,7 +100,7 @@ suite('Bulwark Shield in the VS Code extension host', () => {
   test('the OpenAI back end without an API key is "not configured", and the reason says so', async () => {
     await setSetting('tier2.backend', 'openai');
     await setSetting('tier2.baseUrl', 'http://127.0.0.1:9/v1');
-    const r = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'nokey.ts'), content: 'export {};\n' } });
+    const r = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'nokey', 'AGENTS.md'), content: 'export {};\n' } });
     assert.equal(r.decision, 'block');
     assert.ok(r.rules.includes('tier2.not_configured'), `rules ${JSON.stringify(r.rules)}`);
     assert.match(r.reason, /API key/);
@@ -188,7 +189,7 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     assert.deepEqual(parseLmSelector('copilot/gpt-4o-mini'), { vendor: 'copilot', family: 'gpt-4o-mini' });
     assert.deepEqual(parseLmSelector('//org/model:7b'), { id: 'org/model:7b' });
     assert.equal(parseLmSelector('  '), undefined);
-    const write = { type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', `lm-${Date.now()}.ts`), content: 'export {};\n' } };
+    const write = { type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', `lm-${Date.now()}`, 'AGENTS.md'), content: 'export {};\n' } };
     await setSetting('tier2.backend', 'vscode-lm');
     const none = await check(write);
     assert.equal(none.decision, 'block');
@@ -242,7 +243,7 @@ suite('Bulwark Shield in the VS Code extension host', () => {
       await setSetting('tier2.backend', 'openai');
       await setSetting('tier2.baseUrl', baseUrl);
       await setSetting('tier2.model', 'evaluator-under-test');
-      const file = path.join(workspaceRoot(), 'src', `tier2-${Date.now()}.ts`);
+      const file = path.join(workspaceRoot(), 'src', `tier2-${Date.now()}`, 'AGENTS.md');
       const r = await check({ type: 'write_file', payload: { path: file, content: 'export const answer = 42;\n' } });
       assert.equal(r.decision, 'allow', r.reason);
       assert.equal(r.tier, 2);
