@@ -1,7 +1,7 @@
 // The engine facade: one `check()` per proposed action, the same for the extension, the CLI and
 // the hook bridge. Pure: every effect (file system, DNS, shell grammar) comes in through ports.
 import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from './types';
-import { SYSTEM_CLOCK, type ClockPort, type FileSystemPort } from './ports';
+import { SYSTEM_CLOCK, type ClockPort, type FileFacts, type FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
 import { Boundary, judgeEffects, resolvedTouches } from './effects';
@@ -160,7 +160,9 @@ export class Engine {
 
   private async decide(action: ActionRequest): Promise<Omit<CheckResult, 'id' | 'sessionId'>> {
     validateAction(action);
-    const o = this.opts;
+    // One decision sees one snapshot of the file system: the same path is resolved, stated and listed
+    // once however many checks ask (a copy's source and destination, a search and its entries).
+    const o = { ...this.opts, fs: memoizedFileSystem(this.opts.fs) };
     const spec = actionSpec(action.type);
     const targets = payloadTargetsOf(action, o.platform);
     const touches: PathTouch[] = targets.touches;
@@ -311,6 +313,31 @@ function loopbackHint(rule: string | undefined): string {
   return rule === 'ssrf.name.loopback' || rule === 'ssrf.range.loopback'
     ? '. To let agents reach a server of yours on this machine, allow its port (allowLoopbackPorts: the bulwark.ssrf.allowLoopbackPorts setting, or --allow-loopback-port for the CLI)'
     : '';
+}
+
+/**
+ * A port that answers each question once for the life of one decision. Only answers are kept (a
+ * throwing port still throws); `readText` and `readHead` are keyed by their size bound too.
+ */
+function memoizedFileSystem(fs: FileSystemPort): FileSystemPort {
+  const physical = new Map<string, string | undefined>();
+  const stats = new Map<string, FileFacts | undefined>();
+  const trees = new Map<string, ReturnType<FileSystemPort['listTree']>>();
+  const texts = new Map<string, string | undefined>();
+  const heads = new Map<string, Uint8Array | undefined>();
+  const memo = <V>(m: Map<string, V>, key: string, get: () => V): V => {
+    if (m.has(key)) return m.get(key) as V;
+    const v = get();
+    if (m.size < 10_000) m.set(key, v);
+    return v;
+  };
+  return {
+    resolvePhysical: (p) => memo(physical, p, () => fs.resolvePhysical(p)),
+    listTree: (dir, limit) => memo(trees, `${limit}\0${dir}`, () => fs.listTree(dir, limit)),
+    ...(fs.statFile ? { statFile: (p: string) => memo(stats, p, () => fs.statFile!(p)) } : {}),
+    ...(fs.readText ? { readText: (p: string, max: number) => memo(texts, `${max}\0${p}`, () => fs.readText!(p, max)) } : {}),
+    ...(fs.readHead ? { readHead: (p: string, max: number) => memo(heads, `${max}\0${p}`, () => fs.readHead!(p, max)) } : {}),
+  };
 }
 
 /** Rule of the floor every action type outside the table gets (actions.ts, UNKNOWN_ACTION). */
