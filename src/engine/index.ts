@@ -1,7 +1,7 @@
 // The engine's one entry point for the extension, the CLI, the hook bridge and the tests.
 export * from './types';
-export type { FileFacts, FileSystemPort } from './ports';
-export { LEXICAL_FS } from './ports';
+export type { ClockPort, FileFacts, FileSystemPort } from './ports';
+export { LEXICAL_FS, SYSTEM_CLOCK } from './ports';
 export { Engine, type EngineOptions, type CheckResult, type PathExplanation } from './engine';
 export { PathError, normalizePath, resolveActionPath, matchKey } from './paths';
 export { builtinTables, compileTables, validateTable, type ProtectionRule, type ProtectionTable } from './protection/tables';
