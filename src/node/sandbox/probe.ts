@@ -2,6 +2,7 @@
 // per process (a real start of the sandbox, not a guess from versions), then cached.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { landlockSupport } from './landlock';
 
 export type SandboxMechanism = 'bubblewrap' | 'sandbox-exec' | 'none';
 
@@ -51,7 +52,13 @@ async function probe(bwrapPath?: string): Promise<SandboxStatus> {
   if (!program) return none('bubblewrap', 'bubblewrap (bwrap) is not installed', 'install it: `sudo apt-get install bubblewrap` (Debian, Ubuntu), `sudo dnf install bubblewrap` (Fedora), `sudo pacman -S bubblewrap` (Arch)');
   const version = (await run(program, ['--version'])).stdout.trim().replace(/^bubblewrap\s*/, '');
   const trial = await run(program, ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent', '--dev', '/dev', '--proc', '/proc', '--', 'true']);
-  if (trial.code === 0) return { available: true, mechanism: 'bubblewrap', program, version, enforces: LINUX_ENFORCES };
+  if (trial.code === 0) {
+    const ll = landlockSupport();
+    const layer = ll.available
+      ? `Landlock (ABI ${ll.abi}) as a second layer under the mounts: writes only below the workspace folders, /tmp and /dev`
+      : `no Landlock layer: ${ll.reason}`;
+    return { available: true, mechanism: 'bubblewrap', program, version, enforces: [...LINUX_ENFORCES, layer] };
+  }
   const err = trial.stderr.trim() || trial.error || `exit ${trial.code}`;
   if (/unrecognized option|Unknown option/i.test(err)) {
     return none('bubblewrap', `bubblewrap ${version || ''} is too old (it lacks --disable-userns): ${err}`, 'install bubblewrap 0.8 or later');

@@ -12,6 +12,7 @@ import { bwrapArgs } from './bwrap';
 import { macosSandboxProfile } from './macos-profile';
 import { probeSandbox, type SandboxStatus } from './probe';
 import { seccompFilter } from './seccomp';
+import { landlockSupport, landlockWrapped } from './landlock';
 import { startFilteringProxy, type ProxyDecision } from './proxy';
 
 export interface SandboxRunRequest {
@@ -113,6 +114,9 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
         seccompFd = 3;
       }
       const extraReadOnly = opts.forwarder && proxyDir ? [opts.forwarder.node, opts.forwarder.script] : [];
+      // Landlock under the mounts: writes only below the writable roots, the private /tmp and /dev.
+      const landlock = landlockSupport();
+      if (landlock.available) command = landlockWrapped(landlock.perl!, [...req.plan.writable, '/tmp', '/dev'], command);
       program = status.program!;
       args = bwrapArgs({ plan: req.plan, cwd: req.cwd, emptyDir, emptyFile, proxyDir, seccompFd, extraReadOnly, command });
     } else {
