@@ -2,8 +2,8 @@
 // analysis, the command table, the paths and their protection, the workspace boundary). The class is
 // what Tier 0 policy rules match with `effects:`; `judged` says, for the decision's reason, which
 // effects were looked at and why they are harmless, so an allow explains itself as a block does.
-import { ACTION_TYPES } from './actions';
-import { isWithin, matchKey, normalizePath, resolveActionPath } from './paths';
+import { actionSpec, isKnownActionType } from './actions';
+import { isWithin, matchKey, normalizePath } from './paths';
 import type { ShellAnalysis } from './shell/analyze';
 import { judgeInvocation } from './shell/command-effects';
 import type { Platform } from './types';
@@ -81,15 +81,16 @@ export interface EffectInput {
   readonly sandboxed: boolean;
 }
 
-const READ_TYPES = new Set(['read_file', 'list_directory', 'search_files', 'grep_files', 'git_status', 'git_diff', 'git_log']);
-const FILE_WRITE_TYPES = new Set(['write_file', 'edit_file', 'notebook_edit', 'create_directory', 'copy_file', 'copy_dir', 'move_file', 'move_dir', 'delete_file']);
 const MAX_JUDGED = 8;
 
 export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudgement {
   const unjudged = (why: string): EffectJudgement => ({ class: 'unjudged', judged: [why] });
   const isCommand = input.type === 'execute_command';
-  if (!isCommand && !READ_TYPES.has(input.type) && !FILE_WRITE_TYPES.has(input.type)) return unjudged(`${input.type} has no effect model`);
-  if (!(input.type in ACTION_TYPES)) return unjudged(`${input.type} is not a known action type`);
+  // The action table says what a type does with files: reads only, or writes files (nothing else).
+  if (!isKnownActionType(input.type)) return unjudged(`${input.type} is not a known action type`);
+  const spec = actionSpec(input.type);
+  const filesOnly = (spec.readOnly && spec.sink === 'file_read') || spec.sink === 'file_write';
+  if (!isCommand && !filesOnly) return unjudged(`${input.type} has no effect model`);
   if (input.protectionMinTier > 0) return unjudged('it touches a protected file');
   if (input.network) return unjudged('it reaches the network');
   const judged: string[] = [];
@@ -130,13 +131,4 @@ export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudg
 function describePaths(ts: readonly { readonly path: string }[]): string {
   const names = [...new Set(ts.map((t) => t.path))];
   return names.length <= 3 ? names.join(', ') : `${names.slice(0, 3).join(', ')} and ${names.length - 3} more`;
-}
-
-/** Resolves touches the way the protection check does; a path that cannot be resolved makes the action unjudged (undefined). */
-export function resolvedTouches(touches: readonly { readonly path: string; readonly access: 'read' | 'write' | 'delete' }[], o: { cwd?: string; home: string; platform: Platform }): { path: string; access: 'read' | 'write' | 'delete' }[] | undefined {
-  const out: { path: string; access: 'read' | 'write' | 'delete' }[] = [];
-  for (const t of touches) {
-    try { out.push({ path: resolveActionPath(t.path, o), access: t.access }); } catch { return undefined; }
-  }
-  return out;
 }

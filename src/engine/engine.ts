@@ -4,8 +4,8 @@ import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from '.
 import { SYSTEM_CLOCK, type ClockPort, type FileFacts, type FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
-import { Boundary, judgeEffects, resolvedTouches } from './effects';
-import { builtinTables, compileTables, matchingRules, type CompiledRule } from './protection/tables';
+import { Boundary, judgeEffects } from './effects';
+import { builtinTables, compileTables, strongestRule, type CompiledRule } from './protection/tables';
 import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathFinding, type PathTouch } from './protection/check';
 import { FileFactsCache } from './protection/file-facts';
 import { actionSpec, isKnownActionType } from './actions';
@@ -136,7 +136,8 @@ export class Engine {
     if (physical) candidates.push(normalizePath(physical, this.opts.platform));
     let best: CompiledRule | undefined;
     for (const c of candidates) {
-      for (const m of matchingRules(this.rules, matchKey(c, this.opts.platform))) if (!best || levelRank(m.rule.level) > levelRank(best.rule.level)) best = m;
+      const m = strongestRule(this.rules, matchKey(c, this.opts.platform));
+      if (m && (!best || levelRank(m.rule.level) > levelRank(best.rule.level))) best = m;
     }
     if (!best) return { path: normalized, level: 'unprotected', reason: 'no protection rule applies; Shield policy decides what agents may do with it' };
     return { path: normalized, level: best.rule.level, rule: best.rule.id, reason: best.rule.reason };
@@ -252,16 +253,17 @@ export class Engine {
     }
 
     if (o.shield) {
+      // Each touch resolved once: the Shield gets the path (a glob as its pattern), effects the directory.
+      let unresolved = 0;
       const resolved = touches.flatMap((t) => {
         try {
-          const path = resolveActionPath(t.path, { cwd: action.cwd, home: o.home, platform: o.platform });
-          return [{ access: t.access, path: t.pattern === undefined ? path : patternPath(path, t.pattern, t.depth) }];
-        } catch { return []; }
+          const dir = resolveActionPath(t.path, { cwd: action.cwd, home: o.home, platform: o.platform });
+          return [{ access: t.access, dir, path: t.pattern === undefined ? dir : patternPath(dir, t.pattern, t.depth) }];
+        } catch { unresolved++; return []; }
       });
       const reasons = [...(protection.minTier > 0 ? [protection.reason] : []), ...floorReasons];
-      const effectTouches = resolvedTouches(touches.map((t) => ({ path: t.path, access: t.access })), { cwd: action.cwd, home: o.home, platform: o.platform });
-      const effects = effectTouches && !targets.unclear.length && isKnownActionType(action.type)
-        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: effectTouches, protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true }, this.boundary)
+      const effects = unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
+        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true }, this.boundary)
         : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
       const d = await runShield(o.shield, {
         effects,

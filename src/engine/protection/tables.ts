@@ -4,7 +4,7 @@ import workspaceTable from '../../../security/protection/workspace.yaml';
 import denylistTable from '../../../security/protection/denylist.yaml';
 import editorTable from '../../../security/protection/editor.yaml';
 import type { Platform, ProtectionLevel } from '../types';
-import { PROTECTION_LEVELS } from '../types';
+import { PROTECTION_LEVELS, levelRank } from '../types';
 import { isWithin, matchKey, normalizePath } from '../paths';
 import { escapeRegex, globToRegexSource, staticPrefix } from './glob';
 
@@ -161,6 +161,13 @@ export function ruleMatches(c: CompiledRule, key: string): boolean {
 /** Every compiled rule that matches the match key of one path. */
 export function matchingRules(compiled: readonly CompiledRule[], key: string): CompiledRule[] {
   return compiled.filter((c) => ruleMatches(c, key));
+}
+
+/** The most protective rule that matches the match key of one path (the first of equals), or undefined. */
+export function strongestRule(compiled: readonly CompiledRule[], key: string): CompiledRule | undefined {
+  let best: CompiledRule | undefined;
+  for (const c of compiled) if (ruleMatches(c, key) && (!best || levelRank(c.rule.level) > levelRank(best.rule.level))) best = c;
+  return best;
 }
 
 /**

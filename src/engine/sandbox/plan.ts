@@ -4,9 +4,8 @@
 // Node side turns a plan into bubblewrap arguments or a macOS sandbox profile.
 import type { FileSystemPort } from '../ports';
 import type { Platform, ProtectionLevel } from '../types';
-import { levelRank } from '../types';
 import { isWithin, matchKey, normalizePath } from '../paths';
-import { ruleMatches, type CompiledRule } from '../protection/tables';
+import { ruleMatches, strongestRule, type CompiledRule } from '../protection/tables';
 
 /** One path the sandbox mounts over, and the rule that asks for it. */
 export interface SandboxMount {
@@ -99,7 +98,7 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
   for (const root of writable) {
     const key = keyOf(root);
     if (key === undefined) throw new SandboxPlanError(`the writable root ${root} is not a valid absolute path`);
-    const covering = strongest(rules.filter((c) => ruleMatches(c, key)));
+    const covering = strongestRule(rules, key);
     if (covering && covering.rule.level !== 'write_tier1_min') {
       throw new SandboxPlanError(`the writable root ${root} is protected by ${covering.rule.id} (${covering.rule.level}): a sandbox cannot make it writable`);
     }
@@ -127,7 +126,8 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
       // placeholder there would break the tools that read it: npm on a `.npmrc` that is a directory).
       if (kindHint === 'directory') {
         const first = firstMissing(phys);
-        const created = first ? phys.slice(first.length - first.split('/').pop()!.length).split('/') : [];
+        // The directories bwrap would make: from the first missing one down to the placeholder.
+        const created = first ? phys.slice(first.lastIndexOf('/') + 1).split('/') : [];
         if (first && !writableKeys.includes(key) && created.every((seg) => seg.startsWith('.') && seg.toLowerCase() !== '.git')) {
           guardDirs.set(key, { path: phys, kind: 'directory', ruleId: c.rule.id, createdFrom: first });
           return;
@@ -159,7 +159,8 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
       const st = fs.statFile?.(phys);
       if (!st) {
         // A missing location: a directory the rules name (`.vscode`, `.git/hooks`) or a file.
-        if (ruleMatches(c, key) || coversWhole(c, key)) consider(location, c, coversWhole(c, key) ? 'directory' : 'file');
+        const whole = coversWhole(c, key);
+        if (whole || ruleMatches(c, key)) consider(location, c, whole ? 'directory' : 'file');
         continue;
       }
       if (st.kind !== 'directory') { if (ruleMatches(c, key)) consider(location, c); continue; }
@@ -193,7 +194,7 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
     for (const e of tree.entries) {
       const ek = keyOf(e);
       if (ek === undefined) continue;
-      const c = strongest(rules.filter((r) => ruleMatches(r, ek)));
+      const c = strongestRule(rules, ek);
       if (c) consider(e, c);
     }
   }
@@ -202,11 +203,13 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
   // listing is expected here (caches, checkouts) and reaches the deep levels last.
   if (input.home) {
     const blocking = rules.filter((c) => c.rule.level === 'full_block');
+    // Below what steps 1 and 2 hid there is nothing to add (the end drops mounts below a hidden directory).
+    const hiddenSoFar = [...hidden.keys()];
     const tree = fs.listTree(physical(input.home), input.maxHomeEntries ?? 3_000);
     for (const e of tree?.entries ?? []) {
       const ek = keyOf(e);
-      if (ek === undefined || [...hidden.keys()].some((h) => isWithin(ek, h))) continue;
-      const c = strongest(blocking.filter((r) => ruleMatches(r, ek)));
+      if (ek === undefined || hiddenSoFar.some((h) => isWithin(ek, h))) continue;
+      const c = strongestRule(blocking, ek);
       if (c) consider(e, c);
     }
   }
@@ -228,9 +231,4 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
     writable,
     incomplete,
   };
-}
-function strongest(matches: readonly CompiledRule[]): CompiledRule | undefined {
-  let best: CompiledRule | undefined;
-  for (const m of matches) if (!best || levelRank(m.rule.level) > levelRank(best.rule.level)) best = m;
-  return best;
 }

@@ -89,10 +89,10 @@ export function findOnPath(name: string): string | undefined {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
     if (!dir) continue;
     const p = `${dir}/${name}`;
-    try { fs.accessSync(p, fs.constants.X_OK); return p; } catch { /* next */ }
+    if (isExecutable(p)) return p;
   }
-  for (const p of [`/usr/bin/${name}`, `/bin/${name}`, `/usr/local/bin/${name}`]) if (fs.existsSync(p)) return p;
-  return undefined;
+  // The standard places, for a PATH that lost them (a hook's or a test's narrowed environment).
+  return [`/usr/bin/${name}`, `/bin/${name}`, `/usr/local/bin/${name}`].find(isExecutable);
 }
 
 function run(program: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; error?: string }> {
