@@ -40,6 +40,7 @@ export interface CommandResult {
   readonly minTier: number;
   readonly level: string;
   readonly rules: readonly string[];
+  readonly reason: string;
   readonly source: string;
 }
 
@@ -197,7 +198,7 @@ export async function everydayFigures(opts: { presets?: readonly Preset[]; resul
         const { engine, cwd } = engines[corpus];
         const action: ActionRequest = { id: String(i), type: 'execute_command', payload: { command: e.command }, sessionId: `everyday-${preset}-${i++}`, cwd };
         const d = await engine.check(action);
-        const r: CommandResult = { preset, corpus, split: splitOf(e.command), class: e.class, command: e.command, decision: d.decision, tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules, source: e.source };
+        const r: CommandResult = { preset, corpus, split: splitOf(e.command), class: e.class, command: e.command, decision: d.decision, tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules, reason: d.reason, source: e.source };
         const groups = figures[corpus];
         for (const s of [r.split, 'all'] as const) {
           for (const c of [r.class, 'all']) add((groups[s][c] ??= emptyOutcomes()), r);

@@ -1,4 +1,4 @@
-// Effect-based decisions (issue 14): the command table (security/shell/commands.yaml) and the
+// Effect-based decisions (issue 14): the command table (security/shell/commands/*.yaml) and the
 // workspace boundary (security/shell/boundary.yaml) checked on their own examples, and the judgement
 // through the real engine: routine work runs without anyone asked, the rest is reviewed.
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { nodeFileSystem } from '../../src/node/fs-port';
 import { loadShellParser } from '../../src/node/shell-grammar';
 import { buildShield } from '../../src/node/shield-setup';
 import { normalizeHostSettings } from '../../src/node/extension-shield';
-import { loadYaml, makeTempDir } from './helpers/repo';
+import { loadYaml, makeTempDir, yamlFilesUnder } from './helpers/repo';
 
 interface Entry { name: string; examples: { judged: string[]; unjudged: string[] } }
 
@@ -41,9 +41,13 @@ describe('effect-based decisions', function () {
 
   const invocationsOf = (command: string) => analyzeShell(parser, command, { cwd: ws, home, platform: 'linux', fs: nodeFileSystem });
 
-  describe('the command table (security/shell/commands.yaml)', () => {
-    const table = loadYaml<{ commands: Entry[] }>('security/shell/commands.yaml');
-    for (const entry of table.commands) {
+  describe('the command table (security/shell/commands/*.yaml)', () => {
+    const entries = yamlFilesUnder('security/shell/commands').flatMap((f) => loadYaml<{ commands: Entry[] }>(f).commands);
+    it('names each command once across its files', () => {
+      const names = entries.map((e) => e.name);
+      assert.deepEqual(names.filter((n, i) => names.indexOf(n) !== i), []);
+    });
+    for (const entry of entries) {
       it(`${entry.name}: its examples`, () => {
         for (const ex of entry.examples.judged) {
           const a = invocationsOf(ex);

@@ -68,7 +68,7 @@ export interface ShellAnalysis {
   /**
    * Every command run, with its arguments as the analysis resolved them (`args` undefined when a
    * handler records only the name: `sudo`, `env`, `command -v`). What the command table
-   * (security/shell/commands.yaml) judges. Wrappers that change nothing (`timeout`, `nice`, `xargs`)
+   * (security/shell/commands/*.yaml) judges. Wrappers that change nothing (`timeout`, `nice`, `xargs`)
    * do not appear; the command they run does.
    */
   invocations: Invocation[];

@@ -1,6 +1,7 @@
-// What a command does beyond the files the analysis finds (security/shell/commands.yaml): the knowledge
+// What a command does beyond the files the analysis finds (security/shell/commands/*.yaml): the knowledge
 // effect-based decisions rest on. A command the table does not name is not judged (never "harmless").
-import commandsTable from '../../../security/shell/commands.yaml';
+import devToolsTable from '../../../security/shell/commands/dev-tools.yaml';
+import filesTable from '../../../security/shell/commands/files.yaml';
 import type { Invocation } from './analyze';
 
 export type CommandEffect = 'analysed' | 'runs_project_code' | 'runs_its_argument';
@@ -24,8 +25,8 @@ export type InvocationJudgement = { readonly effect: CommandEffect; readonly why
 export class CommandTableError extends Error {}
 
 /** Shape check: the table is compiled in, but a malformed one must stop Bulwark, not widen what it allows. */
-export function validateCommandTable(data: unknown): CommandTable {
-  const fail = (msg: string): never => { throw new CommandTableError(`command table security/shell/commands.yaml: ${msg}`); };
+export function validateCommandTable(data: unknown, file = 'security/shell/commands'): CommandTable {
+  const fail = (msg: string): never => { throw new CommandTableError(`command table ${file}: ${msg}`); };
   if (typeof data !== 'object' || data === null) fail('not an object');
   const t = data as Record<string, unknown>;
   if (t.version !== 1) fail('version must be 1');
@@ -62,9 +63,22 @@ export function validateCommandTable(data: unknown): CommandTable {
 
 let compiled: Map<string, CommandSpec> | undefined;
 
+/** The table's files; a name may be in one of them only. */
+export const COMMAND_TABLE_FILES: readonly { readonly file: string; readonly data: unknown }[] = [
+  { file: 'security/shell/commands/files.yaml', data: filesTable },
+  { file: 'security/shell/commands/dev-tools.yaml', data: devToolsTable },
+];
+
 function table(): Map<string, CommandSpec> {
-  compiled ??= new Map(validateCommandTable(commandsTable).commands.map((c) => [c.name, c]));
-  return compiled;
+  if (compiled) return compiled;
+  const all = new Map<string, CommandSpec>();
+  for (const { file, data } of COMMAND_TABLE_FILES) {
+    for (const c of validateCommandTable(data, file).commands) {
+      if (all.has(c.name)) throw new CommandTableError(`command table ${file}: \`${c.name}\` is also in another file of the table`);
+      all.set(c.name, c);
+    }
+  }
+  return (compiled = all);
 }
 
 /** Whether `args` use `option`: exactly, as `--opt=value`, glued to a short option (`-ofile`), or a letter of a short cluster (`-ni`). */
