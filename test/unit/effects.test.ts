@@ -86,6 +86,23 @@ describe('effect-based decisions', function () {
       assert.equal(invocationsOf('ls').unnamedNetwork, false);
     });
 
+    it('judges a program named by a path below the working directory as the project\'s code, any other path not at all', () => {
+      for (const c of ['./scripts/test.sh', 'scripts/build.sh --fast', 'node_modules/.bin/tsc --noEmit']) {
+        const inv = invocationsOf(c).invocations[0]!;
+        assert.equal(judgeInvocation(inv).effect, 'runs_project_code', c);
+      }
+      for (const c of ['../other/run.sh', '~/bin/tool', '/opt/tool/bin/run', 'src/../../x.sh']) {
+        const inv = invocationsOf(c).invocations[0]!;
+        assert.equal(judgeInvocation(inv).effect, undefined, c);
+      }
+    });
+
+    it('reads a shell\'s options only before its script (`bash x.sh -c` passes -c to the script)', () => {
+      assert.equal(judgeInvocation(invocationsOf('bash scripts/x.sh -c ls').invocations[0]!).effect, 'runs_project_code');
+      assert.equal(judgeInvocation(invocationsOf("bash -c 'ls'").invocations[0]!).effect, 'analysed');
+      assert.throws(() => validateCommandTable({ version: 1, commands: [{ name: 'x', effect: 'analysed', options_first: 'yes', examples: { judged: ['x'], unjudged: [] } }] }), /options_first must be true or false/);
+    });
+
     it('judges a wrapper only as one that adds nothing, and a privilege wrapper not at all', () => {
       const sudo = invocationsOf('sudo ls').invocations;
       assert.ok(sudo.some((i) => !judgeInvocation(i).effect), JSON.stringify(sudo));

@@ -2,17 +2,24 @@
 // effect-based decisions rest on. A command the table does not name is not judged (never "harmless").
 import devToolsTable from '../../../security/shell/commands/dev-tools.yaml';
 import filesTable from '../../../security/shell/commands/files.yaml';
+import shellsTable from '../../../security/shell/commands/shells.yaml';
 import type { Invocation } from './analyze';
 
 export type CommandEffect = 'analysed' | 'runs_project_code' | 'runs_its_argument';
 const EFFECTS: readonly CommandEffect[] = ['analysed', 'runs_project_code', 'runs_its_argument'];
 
 interface CaseSpec { readonly only_args?: readonly string[]; readonly with_option?: string; readonly effect: CommandEffect }
+/** A program named by a relative path below the working directory (`./scripts/test.sh`, `node_modules/.bin/tsc`). */
+const PROJECT_PROGRAM = /^(?!\/)(?!~)(?!.*(^|\/)\.\.(\/|$))/;
 interface CommandSpec {
   readonly name: string;
   readonly effect?: CommandEffect;
   readonly unless_options?: readonly string[];
+  /** With subcommands: options that make the invocation unjudged only before the subcommand (git's `-c name=value`, not `git shortlog -c`). */
+  readonly global_unless_options?: readonly string[];
   readonly options_with_value?: readonly string[];
+  /** Options come before the first operand (POSIX utilities, shells): a later `-c` belongs to the script. */
+  readonly options_first?: boolean;
   readonly cases?: readonly CaseSpec[];
   readonly subcommands?: Readonly<Record<string, CommandEffect>>;
   readonly examples?: { readonly judged: readonly string[]; readonly unjudged: readonly string[] };
@@ -38,10 +45,17 @@ export function validateCommandTable(data: unknown, file = 'security/shell/comma
     const name = typeof c.name === 'string' && c.name.length > 0 ? c.name : fail('an entry without a name');
     if (names.has(name)) fail(`\`${name}\` is listed twice`);
     names.add(name);
-    for (const k of Object.keys(c)) if (!['name', 'effect', 'unless_options', 'options_with_value', 'cases', 'subcommands', 'examples'].includes(k)) fail(`\`${name}\`: unknown key \`${k}\``);
+    for (const k of Object.keys(c)) if (!['name', 'effect', 'unless_options', 'global_unless_options', 'options_with_value', 'options_first', 'cases', 'subcommands', 'examples'].includes(k)) fail(`\`${name}\`: unknown key \`${k}\``);
+    if (c.options_first !== undefined && typeof c.options_first !== 'boolean') fail(`\`${name}\`: options_first must be true or false`);
     if (c.effect !== undefined && !isEffect(c.effect)) fail(`\`${name}\`: effect must be one of ${EFFECTS.join(', ')}`);
     if (c.effect === undefined && c.subcommands === undefined && c.cases === undefined) fail(`\`${name}\`: needs an effect, subcommands or cases`);
-    for (const k of ['unless_options', 'options_with_value'] as const) if (c[k] !== undefined && !strings(c[k])) fail(`\`${name}\`: ${k} must be a list of options`);
+    for (const k of ['unless_options', 'global_unless_options', 'options_with_value'] as const) if (c[k] !== undefined && !strings(c[k])) fail(`\`${name}\`: ${k} must be a list of options`);
+    // Before the subcommand only: without subcommands there is no "before", and the options must be
+    // skipped with their values to find the subcommand.
+    if (c.global_unless_options !== undefined) {
+      if (c.subcommands === undefined) fail(`\`${name}\`: global_unless_options needs subcommands`);
+      for (const o of c.global_unless_options as string[]) if (!o.startsWith('-')) fail(`\`${name}\`: global_unless_options must be options`);
+    }
     if (c.subcommands !== undefined) {
       if (typeof c.subcommands !== 'object' || c.subcommands === null || Array.isArray(c.subcommands)) fail(`\`${name}\`: subcommands must be a mapping`);
       for (const [s, e] of Object.entries(c.subcommands as object)) if (!isEffect(e)) fail(`\`${name} ${s}\`: effect must be one of ${EFFECTS.join(', ')}`);
@@ -67,6 +81,7 @@ let compiled: Map<string, CommandSpec> | undefined;
 export const COMMAND_TABLE_FILES: readonly { readonly file: string; readonly data: unknown }[] = [
   { file: 'security/shell/commands/files.yaml', data: filesTable },
   { file: 'security/shell/commands/dev-tools.yaml', data: devToolsTable },
+  { file: 'security/shell/commands/shells.yaml', data: shellsTable },
 ];
 
 function table(): Map<string, CommandSpec> {
@@ -100,22 +115,36 @@ function usesOption(args: readonly string[], option: string): boolean {
 const SYSTEM_PROGRAM_DIRS = /^\/(usr\/(local\/)?)?s?bin\/[^/]+$/;
 
 export function judgeInvocation(inv: Invocation): InvocationJudgement {
-  if (inv.path !== undefined && !SYSTEM_PROGRAM_DIRS.test(inv.path)) return { why: `\`${inv.path}\` is a program named by its path, not the system's ${inv.name}` };
+  if (inv.path !== undefined && !SYSTEM_PROGRAM_DIRS.test(inv.path)) {
+    // A program of the project (its scripts, node_modules/.bin): whatever it does is the project's code.
+    // Any other path (home, /opt, `..`) is some program the analysis knows nothing about.
+    if (!inv.wrapper && PROJECT_PROGRAM.test(inv.path)) return { effect: 'runs_project_code', why: `\`${inv.path}\` is a program of the project` };
+    return { why: `\`${inv.path}\` is a program named by its path, not the system's ${inv.name}` };
+  }
   const spec = table().get(inv.name);
   if (!spec) return { why: inv.wrapper ? `\`${inv.name}\` runs its command in a way that changes what it may do (privileges, root, namespaces)` : `\`${inv.name}\` is not in the command table, so what it does is not known` };
   // A wrapper is judged only as one that adds nothing; an ordinary command never as a wrapper.
   if ((spec.effect === 'runs_its_argument') !== (inv.wrapper === true)) return { why: `\`${inv.name}\` is not judged here` };
-  const needsArgs = spec.unless_options || spec.cases || spec.subcommands;
+  const needsArgs = spec.unless_options || spec.global_unless_options || spec.cases || spec.subcommands;
   if (needsArgs && !inv.args) return { why: `\`${inv.name}\` runs with arguments the analysis does not keep` };
-  const args = inv.args ?? [];
+  const all = inv.args ?? [];
+  // With options_first, only the words before the first operand are options (`bash x.sh -c`: the script's).
+  const firstOperand = spec.options_first ? all.findIndex((a) => a === '--' || !a.startsWith('-')) : -1;
+  const args = firstOperand < 0 ? all : all.slice(0, firstOperand);
   if (needsArgs && inv.dynamic) return { why: `\`${inv.name}\` has arguments that are not literal` };
   for (const o of spec.unless_options ?? []) if (usesOption(args, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
+  if (spec.global_unless_options) {
+    // The command's own options come before its subcommand (`git -c x=y log`); after it they are the subcommand's (`git shortlog -c`).
+    const at = subcommandIndex(args, spec.options_with_value ?? []);
+    const before = at === undefined ? args : args.slice(0, at);
+    for (const o of spec.global_unless_options) if (usesOption(before, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
+  }
   for (const k of spec.cases ?? []) {
-    if (k.only_args && args.length > 0 && args.every((a) => k.only_args!.includes(a))) return { effect: k.effect, why: `\`${inv.name} ${args.join(' ')}\` ${describe(k.effect)}` };
+    if (k.only_args && all.length > 0 && all.every((a) => k.only_args!.includes(a))) return { effect: k.effect, why: `\`${inv.name} ${all.join(' ')}\` ${describe(k.effect)}` };
     if (k.with_option && usesOption(args, k.with_option)) return { effect: k.effect, why: `\`${inv.name} ${k.with_option}\` ${describe(k.effect)}` };
   }
   if (spec.subcommands) {
-    const sub = subcommandOf(args, spec.options_with_value ?? []);
+    const sub = subcommandOf(all, spec.options_with_value ?? []);
     const effect = sub === undefined ? undefined : Object.prototype.hasOwnProperty.call(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
     if (effect) return { effect, why: `\`${inv.name} ${sub}\` ${describe(effect)}` };
     if (!spec.effect) return { why: sub === undefined ? `\`${inv.name}\` without a known subcommand is not judged` : `\`${inv.name} ${sub}\` is not in the command table, so what it does is not known` };
@@ -126,11 +155,18 @@ export function judgeInvocation(inv: Invocation): InvocationJudgement {
 
 /** The first argument that is not an option (skipping the values of options that take one). */
 function subcommandOf(args: readonly string[], withValue: readonly string[]): string | undefined {
+  const at = subcommandIndex(args, withValue);
+  return at === undefined ? undefined : args[at];
+}
+
+/** Where subcommandOf's argument is; `--` ends the options (nothing after it is a subcommand). */
+function subcommandIndex(args: readonly string[], withValue: readonly string[]): number | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
+    if (a === '--') return undefined;
     if (withValue.includes(a)) { i++; continue; }
     if (a.startsWith('-')) continue;
-    return a;
+    return i;
   }
   return undefined;
 }
