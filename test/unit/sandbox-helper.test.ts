@@ -329,6 +329,7 @@ describe('bulwark_run_command without VS Code (runCommandTool: real engine, real
   let base: string;
   let home: string;
   let ws: string;
+  let elsewhere: string;
   let logFile: string;
   let log: AuditLog;
   let client: SandboxHelperClient;
@@ -347,11 +348,14 @@ describe('bulwark_run_command without VS Code (runCommandTool: real engine, real
     fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), PRIVATE_KEY, { mode: 0o600 });
     fs.mkdirSync(ws);
     fs.writeFileSync(path.join(ws, 'read-key.sh'), 'cat "$HOME/.ssh/id_rsa"\n');
+    // The sibling checkout reads may come from (an extra read root): commands may be decided there, never run.
+    elsewhere = path.join(base, 'elsewhere');
+    fs.mkdirSync(elsewhere);
     logFile = path.join(base, 'audit.jsonl');
     log = await AuditLog.open({ logFile, dbFile: path.join(base, 'audit.db'), hmacKey: crypto.randomBytes(32) });
-    // The permissive presets allow shell commands at Tier 1 (the default policy sends them to Tier 2).
+    // The permissive presets allow commands whose effects stay inside the workspace, the project's scripts included.
     const shield = buildShield({ policy: 'permissive', ifc: 'permissive', store: new MemoryStateStore(), home, platform: 'linux', mode: 'enforce' });
-    const { engine } = await createNodeEngine({ workspaceRoots: [ws], home, platform: 'linux', resolve: false, shield });
+    const { engine } = await createNodeEngine({ workspaceRoots: [ws], extraReadRoots: [elsewhere], home, platform: 'linux', resolve: false, shield });
     client = new SandboxHelperClient({ helperScript: HELPER });
     deps = {
       workspaceRoots: [ws], settings: { unsandboxed: 'refuse', passEnvironment: [], allowedHosts: [], timeoutSeconds: 30 },
@@ -382,7 +386,9 @@ describe('bulwark_run_command without VS Code (runCommandTool: real engine, real
   it('an allowed command runs in the sandbox: its output comes back wrapped, the script it runs cannot read the planted key, and the audit log has the execution', async () => {
     const before = entries().length;
     const outside = path.join(base, 'outside.txt');
-    const r = await runCommandTool({ command: `echo hello; bash read-key.sh; echo "key:$?"; echo x > ${outside}; echo "outside:$?"`, cwd: ws }, deps);
+    // Both scripts do what the analysis cannot see (it does not open them): the sandbox is what stops them.
+    fs.writeFileSync(path.join(ws, 'write-outside.sh'), `echo x > ${outside}\n`);
+    const r = await runCommandTool({ command: 'echo hello; bash read-key.sh; echo "key:$?"; bash write-outside.sh; echo "outside:$?"', cwd: ws }, deps);
     assert.equal(r.status, 'exited', JSON.stringify(r));
     assert.equal(r.exit_code, 0);
     assert.equal(r.ok, true);
@@ -411,7 +417,8 @@ describe('bulwark_run_command without VS Code (runCommandTool: real engine, real
   });
 
   it('a cwd outside the workspace folders is refused after the decision and recorded as ACTION_FAILED', async () => {
-    const r = await runCommandTool({ command: 'pwd', cwd: home }, deps);
+    // Reads may come from an extra read root, so the engine allows `pwd` there; the sandbox runs commands only in the workspace.
+    const r = await runCommandTool({ command: 'pwd', cwd: elsewhere }, deps);
     assert.equal(r.ok, false);
     assert.deepEqual(r.rules, ['run.cwd_outside_workspace']);
     const last = entries().at(-1)!;
