@@ -70,8 +70,8 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
     fs.writeFileSync(path.join(folder, 'read-key.sh'), `cat "${keyFile}"\n`);
     for (const k of ['audit.logFile', 'policy', 'ifc.policy']) previous.set(k, config().inspect(k)?.globalValue);
     await config().update('audit.logFile', logFile, vscode.ConfigurationTarget.Global);
-    // Shell commands need Tier 2 under the default policy (no evaluator here); the permissive preset allows
-    // them at Tier 1. The permissive IFC policy: the file-tools suite has tainted the shared session.
+    // Commands that run the project's scripts need Tier 2 under the default policy outside the sandbox (the
+    // decision does not assume one); the permissive preset allows what stays inside the workspace. The permissive IFC policy: the file-tools suite has tainted the shared session.
     await config().update('policy', 'permissive', vscode.ConfigurationTarget.Global);
     await config().update('ifc.policy', 'permissive', vscode.ConfigurationTarget.Global);
     await waitFor('settings applied', () => (config().get('policy') === 'permissive' && config().get('ifc.policy') === 'permissive' && config().get('audit.logFile') === logFile ? true : undefined));
@@ -92,7 +92,9 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
   });
 
   test('an allowed command runs sandboxed: its output comes back; writing outside the workspace and reading the planted key fail; the audit log has the execution', async () => {
-    const r = await invoke({ command: `echo "hello from $(pwd)"; bash read-key.sh; echo "key:$?"; echo x > ${outside}; echo "outside:$?"; echo made > inside.txt`, cwd: folder });
+    // Both scripts do what the analysis cannot see (it does not open them): the sandbox is what stops them.
+    fs.writeFileSync(path.join(folder, 'write-outside.sh'), `echo x > ${outside}\n`);
+    const r = await invoke({ command: 'echo "hello from $(pwd)"; bash read-key.sh; echo "key:$?"; bash write-outside.sh; echo "outside:$?"; echo made > inside.txt', cwd: folder });
     assert.equal(r.status, 'exited', JSON.stringify(r));
     assert.equal(r.exit_code, 0);
     assert.equal(r.ok, true);
