@@ -18,8 +18,15 @@ import { loadShellParser } from '../src/node/shell-grammar';
 import { buildShield } from '../src/node/shield-setup';
 import { loadCorpora, splitOf, type CorpusEntry, type Split } from './corpus/corpus';
 
-export const PRESETS = ['default', 'strict', 'permissive'] as const;
+/**
+ * The configurations measured: each preset with commands run in the OS sandbox (as the hooks and the run tool
+ * run them where bubblewrap works), and the default preset once more without a sandbox (macOS without
+ * sandbox-exec, Windows, a client whose hook cannot rewrite the command): there the project's own code asks.
+ */
+export const PRESETS = ['default', 'default-no-sandbox', 'strict', 'permissive'] as const;
 export type Preset = (typeof PRESETS)[number];
+const policyOf = (p: Preset) => p.replace(/-no-sandbox$/, '') as 'default' | 'strict' | 'permissive';
+const sandboxedUnder = (p: Preset) => !p.endsWith('-no-sandbox');
 
 /** Outcome counts of one group of commands. `escalate` is by the tier that would decide next. */
 export interface Outcomes {
@@ -187,7 +194,7 @@ export async function everydayFigures(opts: { presets?: readonly Preset[]; resul
       // As bench/bench.ts's shieldEngine: the preset, IFC default, report mode. One engine per project copy.
       const engineFor = (root: string) => new Engine({
         platform: 'linux', home, workspaceRoots: [root], fs: nodeFileSystem, shellParser: parser,
-        shield: buildShield({ policy: preset, ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
+        shield: buildShield({ policy: policyOf(preset), ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
       });
       const engines = { everyday: { engine: engineFor(ws), cwd: ws }, dangerous: { engine: engineFor(wsSecrets), cwd: wsSecrets } };
       const figures: PresetFigures = { everyday: { dev: {}, held_out: {}, all: {} }, dangerous: { dev: {}, held_out: {}, all: {} }, dangerousAllowed: [], benignBlocked: [], readOnlyNotAllowedBy: [] };
@@ -196,7 +203,7 @@ export async function everydayFigures(opts: { presets?: readonly Preset[]; resul
       const run = async (corpus: 'everyday' | 'dangerous', e: CorpusEntry) => {
         // One session per command: IFC taint never carries from one corpus entry to the next.
         const { engine, cwd } = engines[corpus];
-        const action: ActionRequest = { id: String(i), type: 'execute_command', payload: { command: e.command }, sessionId: `everyday-${preset}-${i++}`, cwd };
+        const action: ActionRequest = { id: String(i), type: 'execute_command', payload: { command: e.command }, sessionId: `everyday-${preset}-${i++}`, cwd, sandboxed: sandboxedUnder(preset) };
         const d = await engine.check(action);
         const r: CommandResult = { preset, corpus, split: splitOf(e.command), class: e.class, command: e.command, decision: d.decision, tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules, reason: d.reason, source: e.source };
         const groups = figures[corpus];
