@@ -8,7 +8,12 @@ import type { Invocation } from './analyze';
 export type CommandEffect = 'analysed' | 'runs_project_code' | 'runs_its_argument';
 const EFFECTS: readonly CommandEffect[] = ['analysed', 'runs_project_code', 'runs_its_argument'];
 
-interface CaseSpec { readonly only_args?: readonly string[]; readonly with_option?: string; readonly effect: CommandEffect }
+/**
+ * `only_args`: every argument is one of these; `with_option`: this option is present; `words`: the
+ * subcommand and the words right after it are these (`git stash list …`), with `with_option` too if
+ * given. `unless_options`: the case does not apply when one of these is present.
+ */
+interface CaseSpec { readonly only_args?: readonly string[]; readonly with_option?: string; readonly words?: readonly string[]; readonly unless_options?: readonly string[]; readonly effect: CommandEffect }
 /** A program named by a relative path below the working directory (`./scripts/test.sh`, `node_modules/.bin/tsc`). */
 const PROJECT_PROGRAM = /^(?!\/)(?!~)(?!.*(^|\/)\.\.(\/|$))/;
 interface CommandSpec {
@@ -64,8 +69,14 @@ export function validateCommandTable(data: unknown, file = 'security/shell/comma
       if (!Array.isArray(c.cases)) fail(`\`${name}\`: cases must be a list`);
       for (const k of c.cases as Record<string, unknown>[]) {
         if (!isEffect(k.effect)) fail(`\`${name}\`: a case needs an effect`);
-        if ((k.only_args === undefined) === (k.with_option === undefined)) fail(`\`${name}\`: a case has exactly one of only_args, with_option`);
+        for (const key of Object.keys(k)) if (!['only_args', 'with_option', 'words', 'unless_options', 'effect'].includes(key)) fail(`\`${name}\`: a case has an unknown key \`${key}\``);
+        if (k.words !== undefined) {
+          if (!strings(k.words) || (k.words as string[]).length === 0 || (k.words as string[]).some((w) => w.startsWith('-'))) fail(`\`${name}\`: words must be a list of words (the subcommand first)`);
+          if (k.only_args !== undefined) fail(`\`${name}\`: a case has exactly one of only_args, with_option, words`);
+        } else if ((k.only_args === undefined) === (k.with_option === undefined)) fail(`\`${name}\`: a case has exactly one of only_args, with_option`);
+        if (k.with_option !== undefined && (typeof k.with_option !== 'string' || !k.with_option.startsWith('-'))) fail(`\`${name}\`: with_option must be an option`);
         if (k.only_args !== undefined && !strings(k.only_args)) fail(`\`${name}\`: only_args must be a list`);
+        if (k.unless_options !== undefined && !strings(k.unless_options)) fail(`\`${name}\`: a case's unless_options must be a list of options`);
       }
     }
     // The shipped bundles leave examples out (esbuild.mjs); the tests check them on the file itself.
@@ -135,11 +146,19 @@ export function judgeInvocation(inv: Invocation): InvocationJudgement {
   for (const o of spec.unless_options ?? []) if (usesOption(args, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
   if (spec.global_unless_options) {
     // The command's own options come before its subcommand (`git -c x=y log`); after it they are the subcommand's (`git shortlog -c`).
-    const at = subcommandIndex(args, spec.options_with_value ?? []);
-    const before = at === undefined ? args : args.slice(0, at);
+    const at = subcommandIndex(all, spec.options_with_value ?? []);
+    const before = at === undefined ? all : all.slice(0, at);
     for (const o of spec.global_unless_options) if (usesOption(before, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
   }
   for (const k of spec.cases ?? []) {
+    if (k.unless_options?.some((o) => usesOption(all, o))) continue;
+    if (k.words) {
+      // The subcommand and the words after it, in order (`git stash list`, not `git stash -p list`).
+      const at = subcommandIndex(all, spec.options_with_value ?? []);
+      if (at === undefined || !k.words.every((w, j) => all[at + j] === w)) continue;
+      if (k.with_option && !usesOption(all.slice(at + k.words.length), k.with_option)) continue;
+      return { effect: k.effect, why: `\`${inv.name} ${k.words.join(' ')}${k.with_option ? ` ${k.with_option}` : ''}\` ${describe(k.effect)}` };
+    }
     if (k.only_args && all.length > 0 && all.every((a) => k.only_args!.includes(a))) return { effect: k.effect, why: `\`${inv.name} ${all.join(' ')}\` ${describe(k.effect)}` };
     if (k.with_option && usesOption(args, k.with_option)) return { effect: k.effect, why: `\`${inv.name} ${k.with_option}\` ${describe(k.effect)}` };
   }

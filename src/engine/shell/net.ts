@@ -953,7 +953,9 @@ reg(Object.keys(PACKAGE_NET), (inv) => {
     sub = t;
     break;
   }
-  if (subs === ALL || subs.includes(sub ?? '')) inv.an.net();
+  if ((subs === ALL || subs.includes(sub ?? '')) && !packageListsOnly(key, inv.args)) inv.an.net();
+  // pip list --outdated / --uptodate compares with the package index.
+  if (key === 'pip' && sub === 'list' && inv.args.some((w) => /^--(outdated|uptodate)$|^-[a-zA-Z]*[ou]/.test(w.text))) inv.an.net();
   const sink = DATA_SINKS[key];
   if (sink) sink(inv);
   // A tool writing its own configuration: its operands are keys and values, not files.
@@ -968,6 +970,19 @@ reg(Object.keys(PACKAGE_NET), (inv) => {
   }
   genericReads(inv, inv.args);
 });
+
+/**
+ * The forms of a network subcommand that stay on the machine: npx's own help and version (no package
+ * named, none fetched) and `cargo install --list` (what is installed). `npx tsc --version` is not
+ * one: without a local tsc, npx downloads the package of that name.
+ */
+function packageListsOnly(key: string, args: readonly WordValue[]): boolean {
+  const words = args.map((w) => (w.dynamic || w.glob ? undefined : w.text));
+  if (words.includes(undefined) || words.length === 0) return false;
+  if (key === 'npx') return words.length === 1 && ['--help', '-h', '--version', '-v'].includes(words[0]!);
+  if (key === 'cargo') return words.length === 2 && words[0] === 'install' && words[1] === '--list';
+  return false;
+}
 
 // ------------------------------------------------------------------------------------------
 // Commands that send local files or data to a remote service (for SSRF and IFC). Targets that are
