@@ -38,9 +38,10 @@ export const USAGE = `usage:
   bulwark hooks uninstall [--agent A]... [--home DIR] [--state-dir DIR] [--yes] [--dry-run]
   bulwark hooks status [--home DIR] [--workspace DIR] [--state-dir DIR]
       (puts Bulwark's hook wrapper into each client's hook configuration, shows the plan first; status: guarded, not installed, tampered)
-  bulwark exec [--cwd DIR] [--workspace DIR]... [--allow-net HOST[:PORT]]... [--env NAME]... [--timeout SECONDS] [--verbose] -- CMD...
+  bulwark exec [--cwd DIR] [--workspace DIR]... [--allow-net HOST[:PORT]]... [--env NAME]... [--hide PATH]... [--timeout SECONDS] [--verbose] -- CMD...
       (runs CMD in the OS sandbox: credentials hidden, only the workspaces writable, network only to the allowed hosts
-       through Bulwark's proxy; exit status of CMD, 124 on timeout, 125 when no sandbox can start)
+       through Bulwark's proxy; --hide hides more (the protected files a decision said the sandbox hides);
+       exit status of CMD, 124 on timeout, 125 when no sandbox can start)
   bulwark shell [--cwd DIR] [--home DIR] [--platform P] -- "<command>"
   bulwark policy validate FILE
   bulwark policy test FILE [--home DIR]

@@ -1,10 +1,10 @@
-// `bulwark exec [--cwd DIR] [--workspace DIR]... [--allow-net HOST]... [--env NAME]... [--timeout S] -- CMD...`
+// `bulwark exec [--cwd DIR] [--workspace DIR]... [--allow-net HOST]... [--env NAME]... [--hide PATH]... [--timeout S] -- CMD...`
 // Runs CMD inside the OS sandbox (src/node/sandbox/): the exit status is the command's; stderr says what
 // the sandbox refused. Never runs CMD unsandboxed: when no sandbox can start, it exits 125 and says why.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Engine, SandboxPlanError } from '../engine';
+import { Engine, SandboxPlanError, withRequiredHides } from '../engine';
 import { nodeFileSystem } from '../node/fs-port';
 import { currentPlatform } from '../node/create-engine';
 import { stateDirSelfPaths } from '../node/hooks/state-dir';
@@ -20,7 +20,7 @@ export const EXIT_SANDBOX_FAILED = 125;
 const DEFAULT_TIMEOUT_S = 600;
 
 export async function runExec(argv: string[], io: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream } = process): Promise<number> {
-  const f = parseFlags(argv, ['--cwd', '--workspace', '--allow-net', '--env', '--timeout', '--home'], ['--verbose']);
+  const f = parseFlags(argv, ['--cwd', '--workspace', '--allow-net', '--env', '--timeout', '--home', '--hide'], ['--verbose']);
   if (f.rest.length === 0) throw new UsageError('bulwark exec needs a command after --');
   const cwd = f.values.has('--cwd') ? absoluteDir('--cwd', f.values.get('--cwd')!.at(-1)!) : process.cwd();
   if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) throw new UsageError(`--cwd ${cwd} is not a directory`);
@@ -32,11 +32,16 @@ export async function runExec(argv: string[], io: { stdout: NodeJS.WritableStrea
   const allowHosts = f.values.get('--allow-net') ?? [];
   const home = f.values.has('--home') ? absoluteDir('--home', f.values.get('--home')!.at(-1)!) : os.homedir();
   const say = (line: string) => { io.stderr.write(`bulwark exec: ${line}\n`); };
+  // Protected files a decision allowed the command on the condition that the sandbox hides them (the hook passes them).
+  const hides = (f.values.get('--hide') ?? []).map((p) => {
+    if (!path.isAbsolute(p)) throw new UsageError(`--hide ${JSON.stringify(p)} is not an absolute path`);
+    return { path: path.resolve(p), ruleId: 'decision.sandbox_hides' };
+  });
 
   const engine = new Engine({ platform: currentPlatform(), home, workspaceRoots: workspaces, selfPaths: stateDirSelfPaths(process.env, home), fs: nodeFileSystem });
   let plan;
   try {
-    plan = engine.sandboxPlan(workspaces);
+    plan = withRequiredHides(engine.sandboxPlan(workspaces), hides, nodeFileSystem, currentPlatform());
   } catch (e) {
     if (e instanceof SandboxPlanError) { say(`refused: ${e.message}`); return EXIT_SANDBOX_FAILED; }
     throw e;

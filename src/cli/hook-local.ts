@@ -94,7 +94,7 @@ export class LocalDecider {
       if (e instanceof HandOver) return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [HAND_OVER_RULE], reason: `Blocked: ${e.message}; ask it again.` };
       return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed.` };
     }
-    return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(loadSecretRules(), r.reason).text };
+    return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(loadSecretRules(), r.reason).text, ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}) };
   }
 
   /** Inspects a tool's output and records what was found (rule ids and counts, never the text). */

@@ -16,8 +16,11 @@ import { probeSandbox } from '../node/sandbox/probe';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 
 export type SandboxOutcome =
-  /** Allowed → answer with the rewritten input. */
-  | { readonly kind: 'wrap'; readonly answer: HookAnswer; readonly note: string }
+  /**
+   * Allowed → answer with the rewritten input; `answerHiding` when the decision allowed the command on the
+   * condition that the sandbox hides some protected files (`bulwark exec --hide`).
+   */
+  | { readonly kind: 'wrap'; readonly answer: HookAnswer; readonly answerHiding: (hide: readonly string[]) => HookAnswer; readonly note: string }
   /** Allowed → answer as without the sandbox; `quiet`: the user switched wrapping off, nothing to warn about. */
   | { readonly kind: 'skip'; readonly why: string; readonly note: string; readonly quiet?: boolean }
   /** The rewrite cannot be built for this command (a NUL in it): an allow becomes a deny with `why`. */
@@ -92,14 +95,17 @@ async function plan(call: HookCall, target: RewriteTarget, actionCwd: string | u
   const stateDir = o.stateDir && path.resolve(o.stateDir) !== execState ? path.resolve(o.stateDir) : undefined;
   const allowNet = [...new Set([...net.hosts, ...o.allowNet])];
   const ownState = o.stateDir ? path.resolve(o.stateDir) : execState;
-  const command = sandboxedCommand({
-    node: process.execPath, cli: cliPath(), electron: Boolean(process.versions.electron), ...(stateDir ? { stateDir } : {}),
-    ...(ownState ? { compileCache: path.join(ownState, 'cache', 'node-compile') } : {}),
-    ...(actionCwd !== undefined && path.isAbsolute(actionCwd) ? { cwd: actionCwd } : {}),
-    workspaces, allowNet, ...(target.timeoutS !== undefined ? { timeoutS: target.timeoutS } : {}),
-  }, target.command);
+  const answerHiding = (hide: readonly string[]) => {
+    const command = sandboxedCommand({
+      node: process.execPath, cli: cliPath(), electron: Boolean(process.versions.electron), ...(stateDir ? { stateDir } : {}),
+      ...(ownState ? { compileCache: path.join(ownState, 'cache', 'node-compile') } : {}),
+      ...(actionCwd !== undefined && path.isAbsolute(actionCwd) ? { cwd: actionCwd } : {}),
+      workspaces, allowNet, ...(target.timeoutS !== undefined ? { timeoutS: target.timeoutS } : {}), ...(hide.length ? { hide } : {}),
+    }, target.command);
+    return rewriteAnswer(target.form, call.event, rewrittenInput(call.toolInput, target.field, command));
+  };
   const network = allowNet.length ? `network: ${allowNet.join(', ')}` : 'no network';
-  return { kind: 'wrap', answer: rewriteAnswer(target.form, call.event, rewrittenInput(call.toolInput, target.field, command)), note: `sandboxed (${status.mechanism}; writable: ${workspaces.join(', ')}; ${network})` };
+  return { kind: 'wrap', answer: answerHiding([]), answerHiding, note: `sandboxed (${status.mechanism}; writable: ${workspaces.join(', ')}; ${network})` };
 }
 
 /** dist/cli.js, as this process runs it (the hook and `bulwark exec` are the same bundle). */

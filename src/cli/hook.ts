@@ -175,14 +175,24 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
     : undefined;
   const [decider, sandbox] = await Promise.all([deciders(flags, deadlineAt), sandboxing]);
   let worst: { action: MappedAction; d: BridgeDecision } | undefined;
+  const decided: BridgeDecision[] = [];
   for (const action of mapping.actions) {
     // A command that will run inside the sandbox is judged as such (the project's tests need no one then).
     const d = await decider.decide(call, action, mapping.via, sandbox?.note, sandbox?.kind === 'wrap');
+    decided.push(d);
     if (!worst || rank(d) > rank(worst.d)) worst = { action, d };
     if (d.decision === 'block') break; // one refusal refuses the call; the rest need not be asked
   }
   if (!worst || worst.d.decision === 'allow') {
-    if (sandbox?.kind === 'wrap') return sandbox.answer;
+    if (sandbox?.kind === 'wrap') {
+      // An allow that rests on the sandbox hiding protected files (a search over a folder with a .env) passes them on.
+      const hide = [...new Set(decided.flatMap((d) => (d.sandboxHides ?? []).map((h) => h.path)))];
+      try {
+        return hide.length ? sandbox.answerHiding(hide) : sandbox.answer;
+      } catch (e) {
+        return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: the sandboxed form of the command could not be prepared (${e instanceof Error ? e.message : String(e)}). Nothing was run.` });
+      }
+    }
     if (sandbox?.kind === 'refuse') return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${sandbox.why}. Nothing was run. Do not retry it in another form; tell the user what you need and why.` });
     const allow = preToolAnswer(call.dialect, call.event, { allow: true, reason: '' });
     return sandbox?.kind === 'skip' && !sandbox.quiet ? { ...allow, stderr: `Bulwark: this command runs without Bulwark's sandbox: ${sandbox.why}.\n` } : allow;

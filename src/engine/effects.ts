@@ -79,6 +79,8 @@ export interface EffectInput {
   readonly network: boolean;
   /** The caller runs the action inside the OS sandbox (the surface says so, never the agent's payload). */
   readonly sandboxed: boolean;
+  /** Fully blocked files below a search that the sandbox hides from the command (not reads). */
+  readonly hiddenBySandbox?: readonly string[];
 }
 
 const MAX_JUDGED = 8;
@@ -120,6 +122,7 @@ export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudg
   if (outsideWrite) return { class: 'outside_boundary_write', judged: [`it ${outsideWrite.access === 'delete' ? 'removes' : 'writes'} ${outsideWrite.path}, outside the workspace`] };
   if (outsideRead) return { class: 'outside_boundary_read', judged: [`it reads ${outsideRead.path}, outside the workspace`] };
   if (reads.length) judged.push(`reads ${describePaths(reads)} (inside the workspace boundary, unprotected)`);
+  if (input.hiddenBySandbox?.length) judged.push(`the OS sandbox hides ${describePaths(input.hiddenBySandbox.map((path) => ({ path })))} from it`);
   if (changes.length) judged.push(`changes ${describePaths(changes)} (ordinary files inside the workspace)`);
   if (!isCommand && reads.length === 0 && changes.length === 0) return unjudged('it names no file');
   if (runsCode) return { class: input.sandboxed ? 'project_code_sandboxed' : 'project_code', judged: [...judged, input.sandboxed ? 'runs inside the OS sandbox' : 'would run outside any sandbox'] };

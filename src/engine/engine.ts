@@ -53,6 +53,11 @@ export interface CheckResult extends Decision {
   /** The IFC decision; pass the result to `Engine.recordExecuted` once the action has run. */
   readonly ifc?: IfcDecision;
   readonly sessionId?: string;
+  /**
+   * Fully blocked files a search of this sandboxed command would read, which the OS sandbox must hide for the
+   * allow to hold (`bulwark exec --hide`, the run tool's plan). Only on a sandboxed execute_command.
+   */
+  readonly sandboxHides?: readonly { readonly path: string; readonly ruleId: string }[];
 }
 
 export interface PathExplanation {
@@ -227,7 +232,12 @@ export class Engine {
       }
     }
 
-    const protection = checkProtection(action.type, touches, { platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs, facts: this.fileFacts });
+    const sandboxedCommand = action.sandboxed === true && action.type === 'execute_command';
+    const protection = checkProtection(action.type, touches, {
+      platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs, facts: this.fileFacts,
+      ...(sandboxedCommand ? { sandboxHidesWithin: o.workspaceRoots } : {}),
+    });
+    const sandboxHides = protection.sandboxHides.length ? { sandboxHides: protection.sandboxHides } : {};
     if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
     // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
     const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
@@ -263,7 +273,7 @@ export class Engine {
       });
       const reasons = [...(protection.minTier > 0 ? [protection.reason] : []), ...floorReasons];
       const effects = unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
-        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true }, this.boundary)
+        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true, hiddenBySandbox: protection.sandboxHides.map((h) => h.path) }, this.boundary)
         : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
       const d = await runShield(o.shield, {
         effects,
@@ -279,11 +289,11 @@ export class Engine {
         protectionRules: protection.minTier > 0 ? [] : protection.rules,
         ...(memoryTier1 ? { heuristics: memoryTier1 } : {}),
       });
-      return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, rules: d.rules, reason: d.reason, confidence: d.confidence, trail: d.trail, ifc: d.ifc };
+      return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, rules: d.rules, reason: d.reason, confidence: d.confidence, trail: d.trail, ifc: d.ifc, ...sandboxHides };
     }
 
     const minTier = Math.max(protection.minTier, floor) as Tier;
-    if (minTier === 0) return { decision: 'allow', tier: 0, minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
+    if (minTier === 0) return { decision: 'allow', tier: 0, minTier, level: protection.level, rules: protection.rules, reason: protection.reason, ...sandboxHides };
     const rules = [...protection.rules, ...floorRules];
     const reasons = [protection.minTier > 0 ? protection.reason : '', ...floorReasons].filter(Boolean);
     if (rules.length === 0) rules.push(`action_type.${action.type}`);

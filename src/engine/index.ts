@@ -10,4 +10,4 @@ export { analyzeShell, type ShellAnalysis, type ShellParser, type ShellContext }
 export { checkUrlSyntax, checkAddress, checkResolvedAddresses, type SsrfPolicy, type SsrfVerdict } from './ssrf';
 export { planPatch, parsePatch, fileStateKey, type FilePlan, type PatchContext, type PatchFsPort, type PatchOp, type PatchPlan, type PatchRefusal, type PlanResult } from './patch';
 export { inspect, transformForPrompt, wrapUntrusted, neutralizeMarkers, withheldNotice, matrixAction, parsePhase, parseTrust, type ContentPhase, type TrustLabel, type ContentAction, type ContentFinding, type InspectionResult, type PromptTransform } from './content';
-export { planSandbox, SandboxPlanError, type SandboxPlan, type SandboxMount } from './sandbox/plan';
+export { planSandbox, withRequiredHides, SandboxPlanError, type RequiredHide, type SandboxPlan, type SandboxMount } from './sandbox/plan';

@@ -8,11 +8,13 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SandboxPlan } from '../engine';
-import { SandboxPlanError } from '../engine';
+import { SandboxPlanError, withRequiredHides, type RequiredHide } from '../engine';
 import { executionEvent } from '../engine/audit/events';
 import type { AuditEventInput } from '../engine/audit';
 import { transformForPrompt, type ContentAction } from '../engine/content';
 import { redactedArguments } from './approval-text';
+import { currentPlatform } from './create-engine';
+import { nodeFileSystem } from './fs-port';
 import type { HelperRunResult, SandboxHelperClient } from './sandbox/helper-client';
 import { sandboxEnvironment } from './sandbox/environment';
 import { findOnPath, type SandboxStatus } from './sandbox/probe';
@@ -160,6 +162,8 @@ export interface RunCommandDecision {
   readonly tier: number;
   readonly rules: readonly string[];
   readonly reason: string;
+  /** Protected files the decision allowed the command on the condition that the sandbox hides them. */
+  readonly sandboxHides?: readonly RequiredHide[];
 }
 
 export interface UnsandboxedApprovalRequest {
@@ -284,7 +288,8 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
     result = await runUnsandboxed({ command: argv, cwd: realCwd, env, timeoutMs }, { stdout: (t) => stdout.add(t), stderr: (t) => stderr.add(t) }, signal);
   } else {
     try {
-      plan = await deps.sandboxPlan(deps.workspaceRoots);
+      // What the decision relied on the sandbox hiding is hidden by name, whatever the plan's listing reached.
+      plan = withRequiredHides(await deps.sandboxPlan(deps.workspaceRoots), decision.sandboxHides ?? [], nodeFileSystem, currentPlatform());
     } catch (e) {
       const rule = e instanceof SandboxPlanError ? 'sandbox.plan_refused' : 'sandbox.plan_failed';
       return failed(refusal(rule, `Refused: the sandbox could not be planned (${errMsg(e)}); nothing ran.`), { mechanism: status.mechanism });

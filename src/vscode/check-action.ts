@@ -21,6 +21,8 @@ export interface CheckActionResult {
   readonly rules: readonly string[];
   readonly reason: string;
   readonly confidence?: number;
+  /** Protected files the allow rests on the OS sandbox hiding (only for a sandboxed command). */
+  readonly sandboxHides?: CheckResult['sandboxHides'];
 }
 
 export function registerCheckAction(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost): void {
@@ -95,6 +97,7 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
     result: {
       decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason,
       ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
+      ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}),
     },
   };
 }

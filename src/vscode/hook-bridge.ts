@@ -27,7 +27,7 @@ export function registerHookBridge(context: vscode.ExtensionContext, host: Engin
     check: async (action) => {
       const { sandboxed, ...rest } = action;
       const { result, executed } = await checkActionToRun(host, rest, { sandboxed }, audit);
-      return { result: { decision: result.decision, tier: result.tier, minTier: result.minTier, level: result.level, rules: [...result.rules], reason: result.reason }, executed };
+      return { result: { decision: result.decision, tier: result.tier, minTier: result.minTier, level: result.level, rules: [...result.rules], reason: result.reason, ...(result.sandboxHides ? { sandboxHides: result.sandboxHides } : {}) }, executed };
     },
     append: async (event) => { await (await audit.open()).append(event); },
     pending: host.pendingBridgeActions,

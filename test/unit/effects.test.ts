@@ -155,6 +155,25 @@ describe('effect-based decisions', function () {
       });
     }
 
+    it('leaves a protected file below a search to the sandbox to hide: allowed inside it (the decision names the file), refused outside it', async () => {
+      const inside = await run('grep -r import .', { sandboxed: true });
+      assert.equal(inside.decision, 'allow', inside.reason);
+      assert.deepEqual(inside.sandboxHides, [{ path: path.join(ws, '.env'), ruleId: 'deny.any.env_file' }]);
+      assert.match(inside.reason, /the OS sandbox hides .*\.env from it/);
+      const outside = await run('grep -r import .');
+      assert.equal(outside.decision, 'block', outside.reason);
+      assert.deepEqual(outside.rules, ['deny.any.env_file']);
+      assert.equal(outside.sandboxHides, undefined);
+    });
+
+    it('never leaves to the sandbox a protected file the command names, a search of a protected directory, or one outside the workspace', async () => {
+      for (const command of ['cat .env', 'grep -r KEY .env', 'grep -r PRIVATE ~', `grep -r PRIVATE ${home}/.ssh`]) {
+        const d = await run(command, { sandboxed: true });
+        assert.equal(d.decision, 'block', `${command}: ${d.reason}`);
+        assert.equal(d.sandboxHides, undefined, command);
+      }
+    });
+
     it('runs the project\'s code without asking only inside the sandbox', async () => {
       for (const command of ['npm test', 'make', 'pytest -x tests']) {
         assert.equal((await run(command)).decision, 'escalate', command);

@@ -185,9 +185,9 @@ describe('sandbox rewrite: which commands are wrapped', () => {
   });
 });
 
-describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, permissive policy)', function () {
+describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, a policy that allows every command)', function () {
   this.timeout(120000);
-  let tmp: string, home: string, ws: string, state: string, sandboxHere: boolean;
+  let tmp: string, home: string, ws: string, state: string, sandboxHere: boolean, allowAll: string;
   const KEY = 'BULWARKKEY-not-a-real-key-7f3a9c';
   before(async () => {
     if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `node esbuild.mjs` first');
@@ -196,14 +196,18 @@ describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, pe
     fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
     fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), `-----BEGIN OPENSSH PRIVATE KEY-----\n${KEY}\n-----END OPENSSH PRIVATE KEY-----\n`);
     fs.mkdirSync(ws, { recursive: true });
-    // A script the engine does not open: `bash show.sh` is opaque, which the permissive policy allows.
+    // A script the engine does not open: `bash show.sh` runs the project's code (the permissive preset allows that too).
     fs.writeFileSync(path.join(ws, 'show.sh'), 'cat ~/.ssh/id_rsa\n');
     sandboxHere = (await probeSandbox()).available;
+    // The wrapper's mechanics are tested on any command (network included), so the policy is the test's own:
+    // every preset reviews network commands. Protection still refuses what it refuses.
+    allowAll = path.join(tmp, 'allow-every-command.yaml');
+    fs.writeFileSync(allowAll, 'version: 1\nname: allow-every-command\ndescription: The wrapper tests\' policy.\nallow:\n  - name: allow_every_command\n    action_types: [execute_command]\n');
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   const hook = (agent: string, payload: unknown, extra: string[] = [], env: NodeJS.ProcessEnv = {}, event?: string) => {
-    const r = spawnSync(process.execPath, [CLI, 'hook', '--agent', agent, '--state-dir', state, '--no-server', '--policy', 'permissive', ...(event ? ['--event', event] : []), ...extra],
+    const r = spawnSync(process.execPath, [CLI, 'hook', '--agent', agent, '--state-dir', state, '--no-server', '--policy', allowAll, ...(event ? ['--event', event] : []), ...extra],
       { input: JSON.stringify(payload), cwd: ws, env: { PATH: process.env.PATH, HOME: home, ...env }, timeout: 60000 });
     return { code: r.status, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
   };
@@ -227,6 +231,29 @@ describe('bulwark hook rewrites allowed shell calls (dist/cli.js, in-process, pe
     const outside = defaultHook(['--no-sandbox']);
     assert.equal(outside.permissionDecision, 'deny');
     assert.match(outside.permissionDecisionReason, /runs code of the project; would run outside any sandbox/);
+  });
+
+  it('a search over a folder with a .env is allowed when sandboxed, on the condition that the sandbox hides the .env (`--hide`), and it does', function () {
+    if (!sandboxHere) this.skip();
+    const env = path.join(ws, '.env');
+    fs.writeFileSync(env, 'HIDEME_TOKEN=hidden-value-3c1e\n');
+    try {
+      const r = spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', state, '--no-server', '--policy', 'default'],
+        { input: JSON.stringify(claudeBash('grep -r HIDEME .')), cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 60000 });
+      const out = JSON.parse(r.stdout.toString()).hookSpecificOutput;
+      assert.equal(out.permissionDecision, undefined, JSON.stringify(out));
+      assert.ok(out.updatedInput.command.includes(` --hide '${env}' `), out.updatedInput.command);
+      const ran = runAsClient(out.updatedInput.command);
+      assert.doesNotMatch(ran.stdout, /hidden-value/, 'the search ran and did not see the .env');
+      assert.equal(runAsClient('grep -r HIDEME .').stdout.includes('hidden-value'), true, 'control: unsandboxed the search reads it');
+      const refused = spawnSync(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', state, '--no-server', '--policy', 'default', '--no-sandbox'],
+        { input: JSON.stringify(claudeBash('grep -r HIDEME .')), cwd: ws, env: { PATH: process.env.PATH, HOME: home }, timeout: 60000 });
+      const denied = JSON.parse(refused.stdout.toString()).hookSpecificOutput;
+      assert.equal(denied.permissionDecision, 'deny', 'without the sandbox the search stays refused');
+      assert.match(denied.permissionDecisionReason, /deny\.any\.env_file/);
+    } finally {
+      fs.rmSync(env, { force: true });
+    }
   });
 
   it('each client gets the rewrite in its own form; the rewritten command runs `bulwark exec` with this Node and dist/cli.js', function () {

@@ -129,6 +129,20 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
     });
     after(() => { for (const x of fixtures) fs.rmSync(x.base, { recursive: true, force: true }); });
 
+    it('hides what --hide names (the files a decision left to the sandbox), whatever the protection tables say', async () => {
+      const notes = path.join(f.ws, 'notes', 'private.txt');
+      fs.mkdirSync(path.dirname(notes), { recursive: true });
+      fs.writeFileSync(notes, 'only-the-user-reads-this\n');
+      if (f.uid !== undefined) spawnSync('chown', ['-R', `${f.uid}:${f.uid}`, path.dirname(notes)]);
+      const script = 'grep -r only- . ; true';
+      const control = await exec(f, ['--', 'sh', '-c', script]);
+      assert.match(control.stdout, /only-the-user-reads-this/, 'control: without --hide the sandbox shows the file');
+      const r = await exec(f, ['--hide', notes, '--', 'sh', '-c', script]);
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stdout, /only-the-user-reads-this/);
+      assert.equal(fs.readFileSync(notes, 'utf8'), 'only-the-user-reads-this\n', 'the file itself is untouched');
+    });
+
     it('hides credentials: ~/.ssh/id_rsa, ~/.aws/credentials and a browser cookie store cannot be read', async () => {
       const script = 'cat ~/.ssh/id_rsa; cat ~/.aws/credentials; cat ~/.config/chromium/Default/Cookies; true';
       const control = await bare(f, script);
@@ -254,6 +268,7 @@ describe('bulwark exec: refusals before anything runs', () => {
       [['exec', '--cwd', 'rel', '--', 'true'], /--cwd must be an absolute path/],
       [['exec'], /needs a command after --/],
       [['exec', '--timeout', '0', '--', 'true'], /--timeout must be/],
+      [['exec', '--hide', 'rel/.env', '--', 'true'], /--hide "rel\/.env" is not an absolute path/],
     ] as const) {
       const r = spawnSync(process.execPath, [CLI, ...args], { cwd: '/' });
       assert.equal(r.status, 2, r.stderr.toString());

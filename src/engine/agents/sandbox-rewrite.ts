@@ -58,6 +58,8 @@ export interface SandboxExecTarget {
   readonly allowNet: readonly string[];
   /** Seconds before the sandbox kills the command (the client's own timeout for the call). */
   readonly timeoutS?: number;
+  /** Protected files the decision allowed the command on the condition that the sandbox hides them. */
+  readonly hide?: readonly string[];
 }
 
 /**
@@ -68,7 +70,8 @@ export interface SandboxExecTarget {
 export function sandboxedCommand(target: SandboxExecTarget, command: string): string {
   const paths: [string, string][] = [['node', target.node], ['cli', target.cli], ...(target.stateDir !== undefined ? [['state directory', target.stateDir] as [string, string]] : []),
     ...(target.compileCache !== undefined ? [['compile cache', target.compileCache] as [string, string]] : []),
-    ...(target.cwd !== undefined ? [['cwd', target.cwd] as [string, string]] : []), ...target.workspaces.map((w): [string, string] => ['workspace', w])];
+    ...(target.cwd !== undefined ? [['cwd', target.cwd] as [string, string]] : []), ...target.workspaces.map((w): [string, string] => ['workspace', w]),
+    ...(target.hide ?? []).map((h): [string, string] => ['hidden file', h])];
   for (const [name, p] of paths) {
     if (!p.startsWith('/')) throw new SandboxRewriteError(`the ${name} path ${JSON.stringify(p)} is not absolute`);
   }
@@ -82,6 +85,7 @@ export function sandboxedCommand(target: SandboxExecTarget, command: string): st
     ...(target.cwd !== undefined ? ['--cwd', singleQuote(target.cwd)] : []),
     ...target.workspaces.flatMap((w) => ['--workspace', singleQuote(w)]),
     ...target.allowNet.flatMap((h) => ['--allow-net', singleQuote(h)]),
+    ...(target.hide ?? []).flatMap((h) => ['--hide', singleQuote(h)]),
     ...(target.timeoutS !== undefined ? ['--timeout', String(target.timeoutS)] : []),
     '--', 'bash', '-c', singleQuote(command),
   ];

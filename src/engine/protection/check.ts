@@ -53,6 +53,8 @@ export interface PathFinding {
   readonly message: string;
   /** A read of a file whose whole content was checked and holds only public material (certificates, public keys). */
   readonly publicMaterial?: boolean;
+  /** A fully blocked file below a search that the OS sandbox hides from the command (not a read). */
+  readonly sandboxHides?: boolean;
 }
 
 export interface ProtectionResult {
@@ -62,6 +64,8 @@ export interface ProtectionResult {
   readonly rules: readonly string[];
   readonly reason: string;
   readonly findings: readonly PathFinding[];
+  /** Fully blocked files a search would read that the OS sandbox will hide instead (see `sandboxHidesWithin`). */
+  readonly sandboxHides: readonly { readonly path: string; readonly ruleId: string }[];
 }
 
 export interface ProtectionContext {
@@ -72,6 +76,12 @@ export interface ProtectionContext {
   readonly fs: FileSystemPort;
   /** What is known about files by their identity (content, hard links); the engine keeps one per instance. Without it, nothing is remembered between actions. */
   readonly facts?: FileFactsCache;
+  /**
+   * The command runs inside the OS sandbox, which hides what it is told to (`bulwark exec --hide`): a fully
+   * blocked file a search would find below its directory, inside one of these roots, is left to the sandbox
+   * to hide (reported in `sandboxHides`) instead of refusing the search. What a command names itself stays refused.
+   */
+  readonly sandboxHidesWithin?: readonly string[];
 }
 
 /** The context of one checkProtection call: the engine's file facts and this action's content budget. */
@@ -362,7 +372,21 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
       }
     }
   }
-  const blocked = hits.filter((f) => f.effect.kind === 'block');
+  let blocked = hits.filter((f) => f.effect.kind === 'block');
+  const hideRoots = ctx.sandboxHidesWithin?.map((w) => matchKey(safeNormalize(w, ctx.platform), ctx.platform));
+  if (hideRoots?.length && blocked.length) {
+    // Inside the sandbox these files are empty for the command: the search reads nothing from them.
+    const rootKeys = r.candidates.map((c) => matchKey(safeNormalize(c, ctx.platform), ctx.platform));
+    const hideable = (f: PathFinding) => {
+      const k = matchKey(safeNormalize(f.resolved ?? f.path, ctx.platform), ctx.platform);
+      return f.level === 'full_block' && f.ruleId !== undefined && !rootKeys.includes(k) && hideRoots.some((w) => isWithin(k, w));
+    };
+    if (blocked.every(hideable)) {
+      const hidden = blocked.map((f): PathFinding => ({ ...f, effect: { kind: 'none' }, sandboxHides: true, message: `the OS sandbox hides ${f.resolved ?? f.path} from it (${f.ruleId})` }));
+      hits.splice(0, hits.length, ...hits.filter((f) => f.effect.kind !== 'block'), ...hidden);
+      blocked = [];
+    }
+  }
   if (blocked.length === 0) return [...out, ...hits];
   const shown = [...new Set(blocked.map((f) => f.resolved ?? f.path))];
   const names = shown.slice(0, 3).map((p) => `\`${p}\``).join(', ') + (shown.length > 3 ? ` and ${shown.length - 3} more` : '');
@@ -509,9 +533,18 @@ function outranks(a: PathFinding, b: PathFinding): boolean {
   return d !== 0 ? d > 0 : levelRank(a.level) > levelRank(b.level);
 }
 
-function summarise(findings: PathFinding[]): ProtectionResult {
+function summarise(all: PathFinding[]): ProtectionResult {
   let level: ProtectionLevel = 'unprotected';
   let minTier: Tier = 0;
+  const seen = new Set<string>();
+  const sandboxHides = all.filter((f) => f.sandboxHides).flatMap((f) => {
+    const path = f.resolved ?? f.path;
+    if (seen.has(path)) return [];
+    seen.add(path);
+    return [{ path, ruleId: f.ruleId! }];
+  });
+  // What the sandbox hides is not read: it neither raises the level nor explains the decision.
+  const findings = all.filter((f) => !f.sandboxHides);
   for (const f of findings) {
     if (levelRank(f.level) > levelRank(level)) level = f.level;
     if (f.effect.kind === 'min_tier' && f.effect.tier > minTier) minTier = f.effect.tier;
@@ -519,16 +552,16 @@ function summarise(findings: PathFinding[]): ProtectionResult {
   const ids = (fs: PathFinding[]) => [...new Set(fs.flatMap((f) => (f.ruleId ? [f.ruleId] : [])))];
   const blocks = findings.filter((f) => f.effect.kind === 'block').sort((a, b) => levelRank(b.level) - levelRank(a.level));
   if (blocks.length) {
-    return { allowed: false, level, minTier, rules: ids(blocks), reason: `Blocked: ${blocks[0]!.message}.`, findings };
+    return { allowed: false, level, minTier, rules: ids(blocks), reason: `Blocked: ${blocks[0]!.message}.`, findings, sandboxHides };
   }
   const raising = findings.filter((f) => f.effect.kind === 'min_tier').sort((a, b) => effectRank(b.effect) - effectRank(a.effect));
   if (raising.length) {
-    return { allowed: true, level, minTier, rules: ids(raising), reason: `Protected: ${raising[0]!.message}.`, findings };
+    return { allowed: true, level, minTier, rules: ids(raising), reason: `Protected: ${raising[0]!.message}.`, findings, sandboxHides };
   }
   const protectedRead = findings.find((f) => f.level !== 'unprotected');
   return {
     allowed: true, level, minTier: 0, rules: protectedRead?.ruleId ? [protectedRead.ruleId] : [],
     reason: protectedRead ? `Allowed: ${protectedRead.message}; this action only reads it.` : 'No protection rule applies.',
-    findings,
+    findings, sandboxHides,
   };
 }

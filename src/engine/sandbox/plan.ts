@@ -232,3 +232,44 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
     incomplete,
   };
 }
+
+/** One location a decision relied on the sandbox hiding (a protected file a search would otherwise read). */
+export interface RequiredHide {
+  readonly path: string;
+  readonly ruleId: string;
+}
+
+/**
+ * The plan with `required` hidden as well. A decision that allowed a search because the sandbox hides the
+ * protected files below it names them; the plan's own listing may have been cut short before reaching
+ * them (a large workspace), so they are added here by name and the promise does not rest on a listing.
+ * A path that no longer exists needs nothing; one that cannot be resolved or stated is an error (the
+ * caller refuses to run: the decision's condition cannot be met).
+ */
+export function withRequiredHides(plan: SandboxPlan, required: readonly RequiredHide[], fs: FileSystemPort, platform: Platform): SandboxPlan {
+  if (required.length === 0) return plan;
+  if (!fs.statFile) throw new SandboxPlanError('cannot hide the files the decision named: the file-system port cannot state files');
+  const keyOf = (p: string): string => matchKey(normalizePath(p, platform), platform);
+  const hidden = [...plan.hidden];
+  const covered = (key: string) => hidden.some((h) => isWithin(key, keyOf(h.path)));
+  for (const r of required) {
+    if (!/^\//.test(r.path) && platform !== 'win32') throw new SandboxPlanError(`cannot hide ${JSON.stringify(r.path)}: not an absolute path`);
+    const physical = fs.resolvePhysical(r.path) ?? r.path;
+    const st = fs.statFile?.(physical);
+    if (!st) continue;
+    const key = keyOf(physical);
+    if (covered(key)) continue;
+    hidden.push({ path: physical, kind: st.kind === 'directory' ? 'directory' : 'file', ruleId: r.ruleId });
+  }
+  const depth = (m: SandboxMount) => m.path.split('/').length;
+  // A public file bound back inside a hidden directory stays bound back; anything else below a new hidden directory goes.
+  const dirs = hidden.filter((m) => m.kind === 'directory').map((m) => keyOf(m.path));
+  const below = (m: SandboxMount) => dirs.some((d) => d !== keyOf(m.path) && isWithin(keyOf(m.path), d));
+  return {
+    ...plan,
+    hidden: hidden.filter((m) => !below(m)).sort((a, b) => depth(a) - depth(b) || (a.path < b.path ? -1 : 1)),
+    readOnly: plan.readOnly.filter((m) => !below(m)),
+    guardDirs: plan.guardDirs.filter((m) => !below(m)),
+    watchMissing: plan.watchMissing.filter((m) => !below(m)),
+  };
+}

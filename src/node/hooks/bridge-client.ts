@@ -140,6 +140,12 @@ export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeRe
   const d = v.decision;
   if (!isObject(d) || !['allow', 'block', 'escalate'].includes(d.decision as string) || typeof d.tier !== 'number' || typeof d.minTier !== 'number'
     || typeof d.level !== 'string' || !Array.isArray(d.rules) || !d.rules.every((r) => typeof r === 'string') || typeof d.reason !== 'string') return 'a malformed decision';
-  const decision: BridgeDecision = { decision: d.decision as BridgeDecision['decision'], tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules as string[], reason: d.reason };
+  const hides = d.sandboxHides;
+  // A malformed list is refused whole: the allow it came with rests on hiding exactly these files.
+  if (hides !== undefined && (!Array.isArray(hides) || !hides.every((h) => isObject(h) && typeof h.path === 'string' && h.path.startsWith('/') && !h.path.includes('\0') && typeof h.ruleId === 'string'))) return 'a decision with malformed sandboxHides';
+  const decision: BridgeDecision = {
+    decision: d.decision as BridgeDecision['decision'], tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules as string[], reason: d.reason,
+    ...(Array.isArray(hides) && hides.length ? { sandboxHides: hides.map((h) => ({ path: (h as { path: string }).path, ruleId: (h as { ruleId: string }).ruleId })) } : {}),
+  };
   return { v: 1, ok: true, decision };
 }

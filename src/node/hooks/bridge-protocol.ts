@@ -48,6 +48,11 @@ export interface BridgeDecision {
   readonly level: string;
   readonly rules: readonly string[];
   readonly reason: string;
+  /**
+   * Protected files the allow rests on the sandbox hiding (a search over a folder that holds a .env): the
+   * hook passes them to `bulwark exec --hide`. Only ever on an allow of a sandboxed shell command.
+   */
+  readonly sandboxHides?: readonly { readonly path: string; readonly ruleId: string }[];
 }
 
 export type BridgeResponse =
