@@ -218,7 +218,10 @@ export class Engine {
       network.push(...a.urls, ...a.sinks);
       const logins = new Set(a.logins);
       for (const url of a.urls) {
-        const v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
+        let v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
+        // Another scheme a command speaks (gopher, dict, ftp, ldap, ssh, git…) reaches a host all the same:
+        // the host is checked as an address (`curl gopher://127.0.0.1:6379/_INFO` talks to Redis).
+        if (v.rule === 'ssrf.scheme') v = checkUrlSyntax(url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, 'http://'), this.ssrfPolicy);
         if (v.allowed || v.rule === 'ssrf.scheme' || v.rule === 'ssrf.bad_url') continue;
         // Logging in to a machine on a private network (ssh, scp, rsync) is ordinary work that needs
         // credentials, not a request smuggled to an internal service: a review, not a block.
