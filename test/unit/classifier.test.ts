@@ -497,19 +497,21 @@ describe('classifier model download (HTTP server on 127.0.0.1)', function () {
     assert.deepEqual(ls(d), []);
   });
 
-  it('KNOWN_MODELS lists the ProtectAI DeBERTa-v3 classifier with placeholder hashes, which are refused', async () => {
+  it('KNOWN_MODELS lists the ProtectAI DeBERTa-v3 classifier pinned to a commit; an unpinned entry is refused', async () => {
     const protect = KNOWN_MODELS.find((m) => m.repo === 'protectai/deberta-v3-base-prompt-injection-v2');
     assert.ok(protect);
     assert.deepEqual(protect.files.map((f) => f.remotePath).slice(0, 3), ['onnx/model.onnx', 'onnx/tokenizer.json', 'onnx/config.json']);
-    assert.equal(hubBaseUrl(protect), 'https://huggingface.co/protectai/deberta-v3-base-prompt-injection-v2/resolve/main/');
+    assert.equal(hubBaseUrl(protect), `https://huggingface.co/protectai/deberta-v3-base-prompt-injection-v2/resolve/${protect.revision}/`);
+    assert.match(protect.revision, /^[0-9a-f]{40}$/);
     assert.ok(protect.files.every((f) => f.remotePath === `onnx/${f.name}`));
-    for (const m of KNOWN_MODELS) {
-      if (isPinned(m)) continue; // once someone pins an entry, the downloader accepts it
-      assert.ok(m.files.some((f) => f.sha256 === PLACEHOLDER_SHA256));
-      await rejectsWith(downloadKnownModel(m, dest()), /no pinned SHA-256 hashes yet/);
-    }
+    assert.ok(KNOWN_MODELS.every(isPinned));
+    // A placeholder hash, or a branch name for a revision, is refused before connecting.
+    const before = seen.length;
+    await rejectsWith(downloadKnownModel({ ...protect, files: protect.files.map((f, i) => (i === 1 ? { ...f, sha256: PLACEHOLDER_SHA256 } : f)) }, dest()), /no pinned SHA-256 hashes yet/);
+    await rejectsWith(downloadKnownModel({ ...protect, revision: 'main' }, dest()), /revision is not a commit/);
     // The refusal is in downloadModel too, not only in the caller.
     await rejectsWith(downloadModel({ baseUrl: hubBaseUrl(protect), files: [{ ...protect.files[0]!, sha256: PLACEHOLDER_SHA256 }], destDir: dest() }), /not pinned/);
+    assert.equal(seen.length, before);
   });
 
   it('a downloaded tiny model loads and classifies', async () => {

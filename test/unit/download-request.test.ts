@@ -81,9 +81,20 @@ describe('download command: request validation', () => {
     rejects({ baseUrl: 'https://h/', files: [FILES[0], FILES[1]] }, /files must include config\.json/);
     rejects({ baseUrl: 'https://h/', files: [] }, /non-empty array/);
     rejects({ baseUrl: 'https://h/', files: 'model.onnx' }, /non-empty array/);
-    rejects({ baseUrl: 'https://h/', files: [...FILES, { name: 'vocab.txt', sha256: H('e'), size: 3 }] }, /unknown field "size"/);
+    rejects({ baseUrl: 'https://h/', files: [...FILES, { name: 'vocab.txt', sha256: H('e'), bytes: 3 }] }, /unknown field "bytes"/);
     rejects({ baseUrl: 'https://h/', files: [...FILES, 'vocab.txt'] }, /files\[3\] must be an object/);
     rejects({ baseUrl: 'https://h/', files: [...FILES, ...MODEL_FILE_NAMES.map((name) => ({ name, sha256: H('e') }))] }, /at most/);
+  });
+
+  it('size, when given, is a whole number of bytes and is kept', () => {
+    const r = parseDownloadRequest({ baseUrl: 'https://h/', files: [{ ...FILES[0], size: 1_014 }, FILES[1], { ...FILES[2], size: 0 }] });
+    assert.ok(r.ok, !r.ok ? r.error : '');
+    assert.equal(r.value.files[0]!.size, 1_014);
+    assert.equal(r.value.files[1]!.size, undefined);
+    assert.equal(r.value.files[2]!.size, 0);
+    for (const size of [-1, 1.5, '1014', Number.NaN, 2 ** 60, null]) {
+      rejects({ baseUrl: 'https://h/', files: [{ ...FILES[0], size }, FILES[1], FILES[2]] }, /files\[0\]\.size of model\.onnx must be its size in bytes/);
+    }
   });
 
   it('remotePath stays relative to baseUrl', () => {
@@ -114,7 +125,13 @@ describe('download command: request validation', () => {
 
 describe('download command: known models', () => {
   it('an entry whose hashes are not pinned is labelled and refused, with the way out', () => {
-    const unpinned = KNOWN_MODELS.filter((m) => !isPinned(m));
+    // Every shipped entry is pinned now; an entry with a placeholder hash or a branch for a revision stands in.
+    const unpinned: KnownModel[] = [
+      ...KNOWN_MODELS.filter((m) => !isPinned(m)),
+      { ...KNOWN_MODELS[0]!, files: KNOWN_MODELS[0]!.files.map((f, i) => (i === 0 ? { ...f, sha256: 'TO-BE-PINNED' } : f)) },
+      { ...KNOWN_MODELS[0]!, revision: 'main' },
+    ];
+    assert.ok(unpinned.length >= 2);
     for (const m of unpinned) {
       const c = knownModelChoice(m);
       assert.equal(c.pinned, false);
@@ -132,7 +149,7 @@ describe('download command: known models', () => {
   });
 
   it('a pinned entry becomes a request into models/<id> from the hub', () => {
-    const m: KnownModel = { ...KNOWN_MODELS[0]!, revision: 'abc123', files: KNOWN_MODELS[0]!.files.map((f, i) => ({ ...f, sha256: String(i).repeat(64) })) };
+    const m: KnownModel = { ...KNOWN_MODELS[0]!, revision: 'abc123'.repeat(7).slice(0, 40), files: KNOWN_MODELS[0]!.files.map((f, i) => ({ ...f, sha256: String(i).repeat(64) })) };
     assert.equal(knownModelChoice(m).label, m.id);
     const r = knownModelRequest(m);
     assert.ok(r.ok, !r.ok ? r.error : '');

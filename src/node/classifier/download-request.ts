@@ -1,11 +1,12 @@
 // What "Bulwark: Download Classifier Model" may be asked to do, and the download around downloadModel:
 // the editor layer (src/vscode/download-model.ts) only shows the choices, the progress and the result.
 //
-// - parseDownloadRequest: the programmatic argument `{ baseUrl, files: [{ name, sha256, remotePath? }],
+// - parseDownloadRequest: the programmatic argument `{ baseUrl, files: [{ name, sha256, remotePath?, size? }],
 //   destDir?, name? }`, validated with errors that say what to fix. Plain http only to loopback; every
 //   file needs a pinned SHA-256; only the file names of a model folder may be written (the command
 //   must not become a way to drop arbitrary files, e.g. `.vscode/tasks.json`, wherever a caller says).
-// - knownModelRequest: a KNOWN_MODELS entry as a request, or the reason it is refused (hashes not pinned).
+// - knownModelRequest: a KNOWN_MODELS entry as a request (its commit, hashes and sizes), or the reason
+//   it is refused (hashes or revision not pinned).
 // - runModelDownload: picks the folder (default `<storage>/models/<name>`, inside Bulwark's own state),
 //   refuses a caller's folder that already holds files, downloads with the SHA-256 checks, then loads
 //   the model once so a folder that would make Tier 1 fail is never reported as ready. Any failure
@@ -41,8 +42,8 @@ const SHA256_RE = /^[0-9a-f]{64}$/i;
 const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 const REQUEST_KEYS = new Set(['baseUrl', 'files', 'destDir', 'name']);
-const FILE_KEYS = new Set(['name', 'sha256', 'remotePath']);
-const USAGE = "expected { baseUrl: 'https://…/', files: [{ name, sha256, remotePath? }], destDir?: '/absolute/folder' }";
+const FILE_KEYS = new Set(['name', 'sha256', 'remotePath', 'size']);
+const USAGE = "expected { baseUrl: 'https://…/', files: [{ name, sha256, remotePath?, size? }], destDir?: '/absolute/folder' }";
 
 const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -73,15 +74,15 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
   if (!base.pathname.endsWith('/')) base.pathname += '/';
 
   // files
-  if (!Array.isArray(arg.files) || arg.files.length === 0) return bad(`files must be a non-empty array of { name, sha256, remotePath? }, got ${Array.isArray(arg.files) ? 'an empty array' : show(arg.files)}`);
+  if (!Array.isArray(arg.files) || arg.files.length === 0) return bad(`files must be a non-empty array of { name, sha256, remotePath?, size? }, got ${Array.isArray(arg.files) ? 'an empty array' : show(arg.files)}`);
   if (arg.files.length > MAX_REQUEST_FILES) return bad(`files lists ${arg.files.length} entries; a model folder has at most ${MAX_REQUEST_FILES}`);
   const files: DownloadFile[] = [];
   const seen = new Set<string>();
   for (const [i, f] of arg.files.entries()) {
     const at = `files[${i}]`;
-    if (!isRecord(f)) return bad(`${at} must be an object { name, sha256, remotePath? }, got ${show(f)}`);
+    if (!isRecord(f)) return bad(`${at} must be an object { name, sha256, remotePath?, size? }, got ${show(f)}`);
     const extra = Object.keys(f).filter((k) => !FILE_KEYS.has(k));
-    if (extra.length) return bad(`${at} has the unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: name, sha256, remotePath)`);
+    if (extra.length) return bad(`${at} has the unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: name, sha256, remotePath, size)`);
     if (typeof f.name !== 'string' || !MODEL_FILE_NAMES.includes(f.name)) {
       return bad(`${at}.name ${show(f.name)} is not a model file name; Bulwark writes only ${MODEL_FILE_NAMES.join(', ')}`);
     }
@@ -96,7 +97,10 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
       if (problem) return bad(`${at}.remotePath of ${f.name} ${problem}`);
       remotePath = f.remotePath as string;
     }
-    files.push({ name: f.name, sha256: f.sha256.toLowerCase(), ...(remotePath !== undefined ? { remotePath } : {}) });
+    if (f.size !== undefined && !(typeof f.size === 'number' && Number.isSafeInteger(f.size) && f.size >= 0)) {
+      return bad(`${at}.size of ${f.name} must be its size in bytes (a whole number), got ${typeof f.size === 'number' ? String(f.size) : show(f.size)}`);
+    }
+    files.push({ name: f.name, sha256: f.sha256.toLowerCase(), ...(remotePath !== undefined ? { remotePath } : {}), ...(typeof f.size === 'number' ? { size: f.size } : {}) });
   }
   const missing = REQUIRED_MODEL_FILES.filter((n) => !seen.has(n));
   if (missing.length) return bad(`files must include ${missing.join(', ')} (a model folder needs ${REQUIRED_MODEL_FILES.join(', ')})`);
@@ -163,7 +167,7 @@ export function knownModelChoice(m: KnownModel): KnownModelChoice {
   return {
     id: m.id,
     label: pinned ? m.id : `${m.id} ${UNPINNED_LABEL}`,
-    description: `${m.repo} · ${m.license} · about ${mb(m.approxBytes)}`,
+    description: `${m.repo}@${m.revision.slice(0, 12)} · ${m.license} · about ${mb(m.approxBytes)}`,
     detail: m.description,
     pinned,
   };
@@ -172,7 +176,7 @@ export function knownModelChoice(m: KnownModel): KnownModelChoice {
 /** Why Bulwark will not download an entry whose hashes are not pinned, and what to do instead. */
 export function unpinnedRefusal(m: KnownModel): string {
   const names = m.files.map((f) => f.remotePath ?? f.name).join(', ');
-  return `Bulwark refuses to download ${m.id}: the SHA-256 hashes of its files are not pinned in this version of Bulwark, `
+  return `Bulwark refuses to download ${m.id}: the SHA-256 hashes of its files (or the commit they are of) are not pinned in this version of Bulwark, `
     + 'so the downloaded weights could not be verified, and unverifiable weights could be anything. '
     + `To use this model, download ${names} from https://huggingface.co/${m.repo} yourself, verify them, `
     + `put ${m.files.map((f) => f.name).join(', ')} in one folder, and set bulwark.classifier.modelDir (user settings) to that folder's absolute path.`;
@@ -181,7 +185,8 @@ export function unpinnedRefusal(m: KnownModel): string {
 /** A KNOWN_MODELS entry as a download request (into `<storage>/models/<id>`), or why it is refused. */
 export function knownModelRequest(m: KnownModel): Checked<ModelDownloadRequest> {
   if (!isPinned(m)) return { ok: false, error: unpinnedRefusal(m) };
-  return parseDownloadRequest({ baseUrl: hubBaseUrl(m), files: m.files.map((f) => ({ ...f })), name: m.id });
+  // Only what the download checks: the sources stay in the table, for people.
+  return parseDownloadRequest({ baseUrl: hubBaseUrl(m), files: m.files.map((f) => ({ name: f.name, sha256: f.sha256, remotePath: f.remotePath, size: f.size })), name: m.id });
 }
 
 // ---- the download ------------------------------------------------------------------------------
