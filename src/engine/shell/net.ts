@@ -5,6 +5,7 @@ import { literalWord, sliceWord, unknownWord, type WordValue } from './words';
 import type { Scope } from './state';
 import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from './helpers';
 import { applyPatch } from './files';
+import { MAX_GIT_INDEX_BYTES, parseGitIndex } from './git-index';
 import { serveFiles } from './commands';
 
 export const NET_COMMANDS: Registry = new Map();
@@ -548,7 +549,14 @@ reg('git', (inv) => {
   const sub = subWord.text;
   const rest = args.slice(i + 1);
   if (GIT_NET.has(sub)) an.net();
-  const g: GitCtx = { inv, scope, rest };
+  // Any other git command on the line may change the index an earlier git grep / ls-files was judged by.
+  const st = indexState(an);
+  if (!GIT_KEEPS_INDEX.has(sub)) {
+    st.changed = true;
+    for (const fallback of st.relied.splice(0)) fallback();
+  }
+  const otherRepo = args.slice(0, i).some((w) => /^--(git-dir|work-tree)(=|$)/.test(w.text));
+  const g: GitCtx = { inv, scope, rest, otherRepo };
   const h = GIT_SUBCOMMANDS[sub];
   if (h) h(g);
   else genericReads({ ...inv, scope }, rest);
@@ -558,6 +566,92 @@ interface GitCtx {
   readonly inv: Inv;
   readonly scope: Scope;
   readonly rest: WordValue[];
+  /** --git-dir / --work-tree: another repository than the one found from the working directory. */
+  readonly otherRepo?: boolean;
+}
+
+/** Subcommands that leave the set of tracked paths as it is (status may refresh the index's stat data only). */
+const GIT_KEEPS_INDEX = new Set(['status', 'log', 'diff', 'show', 'blame', 'shortlog', 'describe', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file', 'grep', 'reflog', 'whatchanged',
+  'rev-list', 'for-each-ref', 'show-ref', 'name-rev', 'merge-base', 'cherry', 'range-diff', 'check-ignore', 'count-objects', 'version', 'help', 'var', 'config', 'remote', 'fetch', 'ls-remote']);
+
+/** Per analysis: a git command that may change the index was seen, and the conservative reads to add if one comes later. */
+const indexStates = new WeakMap<object, { changed: boolean; relied: (() => void)[] }>();
+function indexState(an: object): { changed: boolean; relied: (() => void)[] } {
+  let st = indexStates.get(an);
+  if (!st) indexStates.set(an, (st = { changed: false, relied: [] }));
+  return st;
+}
+
+/** Most tracked files read one by one; a larger match is searched below its directories, as before. */
+const MAX_TRACKED_READS = 4096;
+
+/**
+ * The tracked paths (relative to the work tree's top) that `pathspecs` match, read from the index of
+ * the repository around the working directory: a superset (a glob or magic pathspec matches all below
+ * its literal directory). Undefined when it cannot be known exactly enough: no port, another
+ * repository or index (--git-dir, GIT_* variables), something earlier on the line that changed files
+ * or the index, no readable well-formed index, a pathspec outside the work tree, too many files.
+ */
+function trackedPaths(g: GitCtx, pathspecs: readonly WordValue[]): { top: string; cwdRel: string; files: string[]; gitlinks: string[]; sparseDirs: string[] } | undefined {
+  const { an } = g.inv;
+  const fs = an.ctx.fs;
+  const base = g.scope.bases.length === 1 ? g.scope.bases[0] : null;
+  if (!fs?.readHead || !fs.statFile || g.otherRepo || base === null || base === undefined || !base.startsWith('/')) return undefined;
+  if (indexState(an).changed || an.effectCount() > 0) return undefined;
+  if ([...g.scope.vars.keys()].some((k) => k.startsWith('GIT_'))) return undefined;
+  let top: string | undefined;
+  let gitDir: string | undefined;
+  let dir = base.replace(/\/+$/, '') || '/';
+  for (let guard = 0; guard < 64; guard++) {
+    const at = dir === '/' ? '' : dir;
+    let facts;
+    try {
+      facts = fs.statFile(`${at}/.git`);
+    } catch {
+      return undefined;
+    }
+    if (facts?.kind === 'directory') [top, gitDir] = [dir, `${at}/.git`];
+    else if (facts?.kind === 'file') {
+      // A worktree or submodule: `.git` names its git directory (which has its own index).
+      const link = /^gitdir:\s*(.+?)\s*$/m.exec(an.readText(`${at}/.git`) ?? '')?.[1];
+      if (!link) return undefined;
+      [top, gitDir] = [dir, link.startsWith('/') ? link : `${at}/${link}`];
+    }
+    if (top !== undefined || dir === '/') break;
+    dir = dir.slice(0, dir.lastIndexOf('/')) || '/';
+  }
+  if (top === undefined || gitDir === undefined) return undefined;
+  let bytes: Uint8Array | undefined;
+  try {
+    bytes = fs.readHead(`${gitDir}/index`, MAX_GIT_INDEX_BYTES + 1);
+  } catch {
+    return undefined;
+  }
+  if (!bytes || bytes.length > MAX_GIT_INDEX_BYTES) return undefined;
+  const common = an.readText(`${gitDir}/commondir`)?.trim();
+  const config = an.readText(`${common ? (common.startsWith('/') ? common : `${gitDir}/${common}`) : gitDir}/config`) ?? '';
+  const index = parseGitIndex(bytes, /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? 32 : 20);
+  if (!index) return undefined;
+  const cwdRel = base === top ? '' : base.slice(top.length + 1);
+  // Each pathspec as the directory (relative to the top) whose tracked files it may match.
+  const prefixes: string[] = [];
+  for (const w of pathspecs.length ? pathspecs : [DOT]) {
+    if (w.dynamic) return undefined;
+    if (w.text.startsWith(':')) { prefixes.push(''); continue; } // magic (`:/`, `:!x`): anything in the repository
+    const glob = w.text.search(/[*?[\\]/);
+    let lit = glob < 0 ? w.text : w.text.slice(0, w.text.slice(0, glob).lastIndexOf('/') + 1);
+    const parts: string[] = cwdRel ? cwdRel.split('/') : [];
+    for (const part of lit.split('/')) {
+      if (part === '' || part === '.') continue;
+      if (part === '..') { if (!parts.length) return undefined; parts.pop(); } else parts.push(part);
+    }
+    lit = parts.join('/');
+    prefixes.push(lit);
+  }
+  const under = (f: string) => prefixes.some((p) => p === '' || f === p || f.startsWith(`${p}/`) || p.startsWith(`${f}/`));
+  const files = index.files.filter(under);
+  if (files.length > MAX_TRACKED_READS) return undefined;
+  return { top, cwdRel, files, gitlinks: index.gitlinks.filter(under), sparseDirs: index.sparseDirs.filter(under) };
 }
 
 const writeBase = (g: GitCtx) => g.inv.an.write(DOT, g.scope);
@@ -816,20 +910,56 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     for (const f of p.afterDashDash.length ? p.afterDashDash : p.pos.slice(-1)) g.inv.an.read(f, g.scope);
   },
   grep(g) {
-    // git grep searches the files below the working directory (or the paths after `--`).
+    // git grep searches the tracked files below the working directory (or its pathspecs); with
+    // --untracked or --no-index (or outside a repository) every file there, ignored ones too.
+    const { an } = g.inv;
     const p = parseOpts(g.rest, { short: 'efABCm', long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'max-count', 'threads', 'max-depth', 'open-files-in-pager'] });
-    if (has(p, '-O', '--open-files-in-pager')) g.inv.an.opaque('git grep -O runs a pager');
-    for (const f of values(p, '-f', '--file')) if (f.text !== '-') g.inv.an.read(f, g.scope);
-    const roots = p.afterDashDash.length ? p.afterDashDash : [DOT];
-    for (const r of roots) g.inv.an.readBelow(r, g.scope, 'contents');
+    if (has(p, '-O', '--open-files-in-pager')) an.opaque('git grep -O runs a pager');
+    for (const f of values(p, '-f', '--file')) if (f.text !== '-') an.read(f, g.scope);
+    const operands = p.pos.filter((w) => !p.afterDashDash.includes(w));
+    // The pattern comes first unless -e / -f give it; then revisions and paths (before `--`).
+    const words = has(p, '-e', '--regexp', '-f', '--file') ? operands : operands.slice(1);
+    const worktree = !has(p, '--untracked', '--no-index', '--recurse-submodules');
+    const revs = worktree && !has(p, '--cached') ? words.filter((w) => !w.dynamic && REV_LIKE.test(w.text)) : [];
+    const paths = [...words.filter((w) => !revs.includes(w)), ...p.afterDashDash];
+    if (revs.length) {
+      // A revision's tree is the repository's history (as `git show REV`): only the paths it names.
+      for (const f of paths) an.read(f, g.scope);
+      return;
+    }
+    const roots = paths.length ? paths : [DOT];
+    const conservative = () => { for (const r of roots) an.readBelow(r, g.scope, 'contents'); };
+    const tracked = worktree ? trackedPaths(g, paths) : undefined;
+    if (!tracked) return conservative();
+    for (const r of roots) an.read(r, g.scope);
+    for (const f of tracked.files) an.read(literalWord(`${tracked.top}/${f}`), g.scope);
+    for (const d of tracked.sparseDirs) an.readBelow(literalWord(`${tracked.top}/${d}`), g.scope, 'contents');
+    indexState(an).relied.push(conservative);
   },
   'ls-files'(g) {
     const p = parseOpts(g.rest, { short: 'xX', long: ['exclude', 'exclude-from', 'exclude-per-directory', 'with-tree', 'abbrev', 'format'] });
     for (const f of values(p, '-X', '--exclude-from')) g.inv.an.read(f, g.scope);
     const roots = p.pos.length ? p.pos : [DOT];
     for (const r of roots) g.inv.an.read(r, g.scope);
-    // It prints the names of tracked files below its paths (for `git ls-files | xargs CMD`).
-    g.inv.an.produce({ kind: 'below', roots, scope: g.scope, by: 'git ls-files' });
+    // It prints the names of tracked files below its paths (for `git ls-files | xargs CMD`): from the
+    // index when it can be read and the output is plain names, else any name below them.
+    const below = () => g.inv.an.produce({ kind: 'below', roots, scope: g.scope, by: 'git ls-files' });
+    const plain = p.opts.every((o) => ['-c', '--cached', '-z', '--full-name'].includes(o.name));
+    const tracked = plain ? trackedPaths(g, p.pos) : undefined;
+    if (!tracked || tracked.sparseDirs.length) return below();
+    const full = has(p, '--full-name');
+    const names: string[] = [];
+    for (const f of [...tracked.files, ...tracked.gitlinks].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+      const under = tracked.cwdRel === '' || f.startsWith(`${tracked.cwdRel}/`);
+      if (!full && !under) return below(); // printed as ../x: relative to where git ran
+      // git quotes names with control characters, quotes, backslashes or non-ASCII (core.quotePath): not plain.
+      if (!has(p, '-z') && /[\x00-\x1f"\\\x7f-\uffff]/.test(f)) return below();
+      names.push(full || tracked.cwdRel === '' ? f : f.slice(tracked.cwdRel.length + 1));
+    }
+    const sep = has(p, '-z') ? '\0' : '\n';
+    g.inv.an.produce({ kind: 'text', text: names.map((n) => n + sep).join(''), by: 'git ls-files' });
+    // A later git command on the line may change the index first (a pipeline runs at once).
+    indexState(g.inv.an).relied.push(() => { for (const r of roots) g.inv.an.readBelow(r, g.scope, 'contents'); });
   },
   hook(g) {
     g.inv.an.opaque('git hook runs repository hooks');
