@@ -198,7 +198,7 @@ export class Engine {
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
       for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
-      for (const s of a.searches) touches.push({ path: s.path, access: 'read', source: 'command', below: s.mode, ...(s.names ? { belowNames: s.names } : {}) });
+      for (const s of a.searches) touches.push({ path: s.path, access: 'read', source: 'command', below: s.mode, ...(s.names ? { belowNames: s.names } : {}), ...(s.skipsHidden ? { belowSkipsHidden: true } : {}) });
       if (a.reviews.length) {
         floor = Math.max(floor, 2) as Tier;
         floorRules.push('shell.review');

@@ -348,9 +348,11 @@ describe('action model: searches and listings below a directory', () => {
     const searches = (cmd: string) => engine.analyzeCommand(cmd, ws).searches;
     assert.deepEqual(searches("grep -rn --include='*.ts' --include=*.md TODO src"), [{ path: `${ws}/src`, mode: 'contents', names: ['*.ts', '*.md'] }]);
     assert.deepEqual(searches('grep -n TODO src/app.ts'), []);
-    assert.deepEqual(searches('rg TODO'), [{ path: ws, mode: 'contents' }]);
-    assert.deepEqual(searches("rg -g '!*.lock' TODO"), [{ path: ws, mode: 'contents' }], 'an exclusion is no include filter');
-    assert.deepEqual(searches('rg --files src'), [{ path: `${ws}/src`, mode: 'names' }]);
+    // rg skips hidden entries below what it searches unless told otherwise (the protection check reads the ignore files).
+    assert.deepEqual(searches('rg TODO'), [{ path: ws, mode: 'contents', skipsHidden: true }]);
+    assert.deepEqual(searches('rg --hidden TODO'), [{ path: ws, mode: 'contents' }]);
+    assert.deepEqual(searches("rg -g '!*.lock' TODO"), [{ path: ws, mode: 'contents', skipsHidden: true }], 'an exclusion is no include filter');
+    assert.deepEqual(searches('rg --files src'), [{ path: `${ws}/src`, mode: 'names', skipsHidden: true }]);
     assert.deepEqual(searches('find . -name "*.ts"'), [{ path: ws, mode: 'names', names: ['*.ts'] }]);
     assert.deepEqual(searches('find . -name "*.pyc" -delete'), [], 'prints nothing');
     assert.deepEqual(searches('find src -type f -exec grep -l TODO {} +'), [{ path: `${ws}/src`, mode: 'contents' }]);
@@ -363,10 +365,13 @@ describe('action model: searches and listings below a directory', () => {
   const SHELL: [string, string, string | undefined][] = [
     ['grep -rn TOKEN .', 'block', 'deny.any.env_file'],
     ["grep -rn --include='*.ts' TOKEN .", 'escalate', undefined],
-    ['rg TOKEN', 'block', 'deny.any.env_file'],
+    ['rg --hidden TOKEN', 'block', 'deny.any.env_file'],
+    ['rg -uu TOKEN', 'block', 'deny.any.env_file'],
+    ['rg TOKEN', 'escalate', undefined],
     ['rg -g "*.ts" TOKEN', 'escalate', undefined],
     ['rg TOKEN src', 'escalate', undefined],
-    [`rg --files ${'~'}`, 'block', 'deny.home.ssh'],
+    [`rg --hidden --files ${'~'}`, 'block', 'deny.home.ssh'],
+    [`rg --files ${'~'}`, 'escalate', undefined],
     ['find . -type f -exec cat {} +', 'block', 'deny.any.env_file'],
     ['find ~', 'block', 'deny.home.ssh'],
     ["find ~ -name '*.md'", 'escalate', undefined],

@@ -38,6 +38,8 @@ export interface PathTouch {
   readonly below?: 'contents' | 'names';
   /** With `below`: only entries whose base name matches one of these globs are read (an include filter). */
   readonly belowNames?: readonly string[];
+  /** With `below`: entries with a hidden component below `path` are not read (`rg`, `ag`), unless an ignore file may re-include some. */
+  readonly belowSkipsHidden?: boolean;
 }
 
 export type Effect = { kind: 'none' } | { kind: 'block' } | { kind: 'min_tier'; tier: Tier };
@@ -353,7 +355,9 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
       const parent = e.slice(0, e.lastIndexOf('/'));
       if (parent !== root && parent.slice(0, parent.lastIndexOf('/')) === root) children.add(parent);
     }
-    const entries = admits ? all.filter((e) => admits(basename(e))) : all;
+    const skipsHidden = touch.belowSkipsHidden === true && ctx.platform !== 'win32' && !tree.truncated && !mayReincludeHidden(root, all, ctx);
+    const shown = (e: string) => (!skipsHidden || !HIDDEN_BELOW.test(e.slice(root.length))) && (!admits || admits(basename(e)));
+    const entries = all.filter(shown);
     const targets = mode === 'contents' ? entries : [...new Set(entries.map((e) => e.slice(0, e.lastIndexOf('/'))))].filter((d) => d !== root && d.length > root.length);
     // The listing does not follow links, so an entry is where it is listed unless it is a link:
     // only links need resolving (every entry, when the port does not say which are links).
@@ -397,6 +401,43 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
   const message = `${r.display}: ${what} ${names}, and ${first.message}. `
     + `Bulwark checks every file a search would read (it cannot leave files out of another agent's search): search a narrower path that holds no protected file${instead}, or name the files to read`;
   return [...out, ...hits.filter((f) => f.effect.kind !== 'block'), ...blocked.map((f) => ({ ...f, message }))];
+}
+
+/** A hidden component (`/.env`, `/.git/`) in a path below a search root (the part after the root). */
+const HIDDEN_BELOW = /\/\.[^/]/;
+
+/** Ignore files (git's, ripgrep's, ag's, hg's) whose `!pattern` lines make rg and ag read hidden entries they name. */
+const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore', '.agignore', '.hgignore'];
+
+/**
+ * Whether an ignore file the search consults may re-include hidden entries (a `!` line: ripgrep
+ * searches what an ignore file whitelists even when hidden): those below the root, in its parent
+ * directories, each repository's .git/info/exclude and the user's global git excludes. A file that
+ * exists but cannot be read, or a port that cannot read, counts as one that may.
+ */
+function mayReincludeHidden(root: string, entries: readonly string[], ctx: Ctx): boolean {
+  if (!ctx.fs.readText || !ctx.fs.statFile) return true;
+  const files = entries.filter((e) => IGNORE_FILES.includes(basename(e)) || e.endsWith('/.git/info/exclude'));
+  for (let d = root; ; d = d.slice(0, d.lastIndexOf('/'))) {
+    for (const n of IGNORE_FILES) files.push(`${d}/${n}`);
+    files.push(`${d}/.git/info/exclude`);
+    if (d === '') break;
+  }
+  const home = ctx.home.replace(/\/+$/, '');
+  files.push(`${home}/.config/git/ignore`);
+  const gitconfig = ctx.fs.statFile(`${home}/.gitconfig`) ? ctx.fs.readText(`${home}/.gitconfig`, 1 << 20) : '';
+  if (gitconfig === undefined) return true;
+  for (const m of gitconfig.matchAll(/^\s*excludesfile\s*=\s*(.*?)\s*$/gim)) {
+    const v = m[1]!.replace(/^"(.*)"$/, '$1');
+    if (!v.startsWith('/') && !v.startsWith('~/')) return true;
+    files.push(v.startsWith('~/') ? home + v.slice(1) : v);
+  }
+  for (const f of files) {
+    if (!ctx.fs.statFile(f)) continue;
+    const text = ctx.fs.readText(f, 1 << 20);
+    if (text === undefined || /^\s*!/m.test(text)) return true;
+  }
+  return false;
 }
 
 /** A test for base names admitted by an include filter (case-insensitive, so it admits at least what the tool would); undefined = all. */

@@ -115,6 +115,11 @@ export interface SearchTarget {
   mode: 'contents' | 'names';
   /** Only entries whose base name matches one of these globs are read (`grep -r --include=*.ts`, `find -name`). */
   names?: string[];
+  /**
+   * Entries with a hidden component below `path` (`.env`, `.git/…`) are not read (`rg`, `ag` skip
+   * them by default), unless an ignore file re-includes names (the protection check looks).
+   */
+  skipsHidden?: true;
 }
 
 /**
@@ -357,18 +362,22 @@ export class Analyzer {
    * A read of everything below `w` (a recursive search or listing): recorded as a read, and the
    * directory (for a glob or an expansion, the literal directory it lives in) as a search target.
    */
-  readBelow(w: WordValue, scope: Scope, mode: 'contents' | 'names', names?: readonly string[]): void {
+  readBelow(w: WordValue, scope: Scope, mode: 'contents' | 'names', names?: readonly string[], skipsHidden = false): void {
     this.read(w, scope);
     if (w.text === '' && !w.dynamic) return;
     const dir = w.dynamic || w.glob ? this.literalDir(w) : w.text;
     if (dir === null) return;
+    // A glob or an expansion is searched below its literal directory: the hidden entries of the
+    // part that is not known may be the very operands, so they count.
+    const hiddenSkipped = skipsHidden && !w.dynamic && !w.glob;
     for (const path of this.resolveText(dir, scope)) {
       if (IGNORED_DEVICES.has(path)) continue;
       const key = `${mode}\0${path}`;
       const seen = this.searchList.get(key);
       // Two searches of one directory read what either reads: no filter wins, filters add up.
       const merged = !names || (seen && !seen.names) ? undefined : [...new Set([...(seen?.names ?? []), ...names])];
-      this.searchList.set(key, merged ? { path, mode, names: merged } : { path, mode });
+      const skips = hiddenSkipped && (!seen || seen.skipsHidden === true);
+      this.searchList.set(key, { path, mode, ...(merged ? { names: merged } : {}), ...(skips ? { skipsHidden: true as const } : {}) });
     }
   }
 

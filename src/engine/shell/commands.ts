@@ -81,7 +81,7 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** Environment variables that make programs load or run other code. */
 /** Variables that name code a program runs (preloads, editors, pagers, helpers, `*_COMMAND`). */
-const DANGEROUS_ENV = /^(LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|BASH_ENV|ENV|PROMPT_COMMAND|PERL5OPT|PERL5LIB|RUBYOPT|PYTHONSTARTUP|GIT_SSH|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXEC_PATH|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_DIR|GIT_WORK_TREE|PAGER|MANPAGER|EDITOR|VISUAL|SYSTEMD_EDITOR|SUDO_EDITOR|BROWSER|LESSOPEN|LESSCLOSE|RSYNC_RSH|CVS_RSH|BORG_RSH|[A-Z0-9_]*_COMMAND|[A-Z0-9_]*_CMD|[A-Z0-9_]*PASSCOMMAND)$/;
+const DANGEROUS_ENV = /^(LD_PRELOAD|LD_AUDIT|LD_LIBRARY_PATH|DYLD_INSERT_LIBRARIES|DYLD_LIBRARY_PATH|BASH_ENV|ENV|PROMPT_COMMAND|PERL5OPT|PERL5LIB|RUBYOPT|PYTHONSTARTUP|GIT_SSH|GIT_SSH_COMMAND|GIT_EXTERNAL_DIFF|GIT_ASKPASS|SSH_ASKPASS|GIT_EDITOR|GIT_SEQUENCE_EDITOR|GIT_PAGER|GIT_EXEC_PATH|GIT_CONFIG_PARAMETERS|GIT_CONFIG_COUNT|GIT_CONFIG_KEY_\d+|GIT_CONFIG_VALUE_\d+|GIT_CONFIG_GLOBAL|GIT_CONFIG_SYSTEM|GIT_DIR|GIT_WORK_TREE|PAGER|MANPAGER|EDITOR|VISUAL|SYSTEMD_EDITOR|SUDO_EDITOR|BROWSER|LESSOPEN|LESSCLOSE|RSYNC_RSH|CVS_RSH|BORG_RSH|RIPGREP_CONFIG_PATH|AWKPATH|AWKLIBPATH|BAT_PAGER|BAT_CONFIG_PATH|BAT_CONFIG_DIR|SHELLCHECK_OPTS|[A-Z0-9_]*_COMMAND|[A-Z0-9_]*_CMD|[A-Z0-9_]*PASSCOMMAND)$/;
 
 /**
  * Does assigning `value` to the environment variable `name` make programs run other code?
@@ -889,14 +889,41 @@ register(CORE, 'deno', (inv) => {
 register(CORE, 'awk', awk);
 register(CORE, ['gawk', 'mawk', 'nawk'], awk);
 
-/** Does an awk program run commands or write files (`system()`, pipes, `print > file`)? */
-const AWK_SIDE_EFFECTS = /\bsystem\s*\(|\|\s*&?\s*getline|getline\s*<|\bprintf?\b[^;{}]*?[>|]|\bclose\s*\(|\bfflush\s*\(/;
+/**
+ * What in an awk program reaches beyond its input files and standard output: loading code or
+ * calling a function by name (gawk's `@include`, `@load`, `@f()`), any `getline` (its forms reading
+ * other files or command output are told apart only by the words around it), `system()`,
+ * `close`/`fflush`, ARGV/ARGC (which change the files it reads), PROCINFO, and output redirection
+ * (`print > FILE`, `print | CMD`, `|&`): a `>` (not `>=`) or `|` (not `||`) anywhere after the first
+ * print or printf counts (a statement may go on over lines, strings may hold `;` or `}`), and before
+ * it is a comparison or a regex. Checked on the raw text: a name inside a string also counts.
+ */
+function awkReachesBeyond(program: string): string | undefined {
+  if (program.includes('@')) return 'loads code or calls a function by name (@include, @load, @f())';
+  if (/\bgetline\b/.test(program)) return 'reads with getline';
+  if (/\bsystem\b/.test(program)) return 'runs commands (system)';
+  if (/\b(close|fflush)\b/.test(program)) return 'closes or flushes files or commands';
+  if (/\b(ARGV|ARGC|PROCINFO)\b/.test(program)) return 'changes which files it reads or reads PROCINFO';
+  const print = /\bprintf?\b/.exec(program);
+  if (print) {
+    const after = program.slice(print.index);
+    if (/>(?!=)/.test(after) || after.replace(/\|\|/g, '').includes('|')) return 'writes to a file or a command (print >, print |)';
+  }
+  return undefined;
+}
 
 function awk(inv: Inv): void {
-  const p = parseOpts(inv.args, { short: 'fvFiElLeW', shortOpt: 'odp', long: ['file', 'assign', 'field-separator', 'include', 'load', 'source', 'exec'], flags: ['pretty-print', 'dump-variables', 'profile', 'sandbox', 'posix', 'traditional', 'lint', 'characters-as-bytes', 'bignum'] });
+  const { an, scope } = inv;
+  const p = parseOpts(inv.args, { short: 'fvFiElLeW', shortOpt: 'odp', long: ['file', 'assign', 'field-separator', 'include', 'load', 'source', 'exec'], flags: ['pretty-print', 'dump-variables', 'profile', 'sandbox', 'posix', 'traditional', 'lint', 'characters-as-bytes', 'bignum', 'optimize', 'no-optimize', 're-interval', 'copyright', 'version', 'help', 'usage'] });
   const progFiles = values(p, '-f', '--file', '-E', '--exec');
   const sources = values(p, '-e', '--source');
-  for (const f of progFiles) inv.an.read(f, inv.scope);
+  // A program file is read like any script file (the command table leaves `-f` unjudged: what
+  // the program does is not seen); a library it includes (found on AWKPATH) or an extension it
+  // loads (native code) is not known here.
+  for (const f of progFiles) an.read(f, scope);
+  const includes = values(p, '-i', '--include');
+  const inPlace = includes.some((w) => w.text === 'inplace' || w.text === 'inplace.awk');
+  if (includes.some((w) => w.text !== 'inplace' && w.text !== 'inplace.awk') || has(p, '-l', '--load')) an.opaque(`${inv.cmd} loads an awk library or extension`);
   let files = p.pos;
   let programs = sources;
   if (progFiles.length === 0 && sources.length === 0) {
@@ -904,18 +931,22 @@ function awk(inv: Inv): void {
     files = p.pos.slice(1);
   }
   for (const prog of programs) {
-    if (prog.dynamic) inv.an.opaque(`${inv.cmd} program is not literal`);
-    else if (AWK_SIDE_EFFECTS.test(prog.text)) inv.an.opaque(`${inv.cmd} program runs commands or writes files`);
+    if (prog.dynamic) { an.opaque(`${inv.cmd} program is not literal`); continue; }
+    const beyond = awkReachesBeyond(prog.text);
+    if (beyond) an.opaque(`${inv.cmd} program ${beyond}`);
     // ENVIRON is the environment: `awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'` prints it.
-    if (!prog.dynamic && /\bENVIRON\b/.test(prog.text)) inv.an.readEnvironment(`${inv.cmd} ENVIRON`);
+    if (/\bENVIRON\b/.test(prog.text)) an.readEnvironment(`${inv.cmd} ENVIRON`);
   }
-  for (const o of p.opts) if ((o.name === '-o' || o.name === '-d' || o.name === '-p') && o.value && o.value.text) inv.an.write(o.value, inv.scope);
-  const inPlace = values(p, '-i', '--include').some((w) => w.text === 'inplace' || w.text === 'inplace.awk');
+  // gawk's profile, pretty-print and variable dump go to a file (awkprof.out, awkvars.out by default).
+  for (const o of p.opts) {
+    const dflt = o.name === '-d' || o.name === '--dump-variables' ? 'awkvars.out' : ['-o', '-p', '--pretty-print', '--profile'].includes(o.name) ? 'awkprof.out' : undefined;
+    if (dflt) an.write(o.value && o.value.text ? o.value : literalWord(dflt), scope);
+  }
   for (const f of files) {
     if (!f.dynamic && ASSIGNMENT.test(f.text)) continue; // var=value operands
-    if (f.text === '-') continue;
-    inv.an.read(f, inv.scope);
-    if (inPlace) inv.an.write(f, inv.scope);
+    if (f.text === '-' && !f.dynamic) continue;
+    an.read(f, scope);
+    if (inPlace) an.write(f, scope);
   }
 }
 

@@ -1,7 +1,7 @@
 // Handlers for commands that read, write or delete files: coreutils, editors, archivers, readers.
 import { has, lastValue, parseOpts, values, type OptSpec, type Parsed } from './options';
 import { literalWord, sliceWord, type WordValue } from './words';
-import { DOT, baseName, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
+import { DOT, baseName, childOf, clip, dirWord, genericReads, isRemoteSpec, joinWord, register, type Inv, type Registry } from './helpers';
 import type { Scope } from './state';
 import { filesOfPatch, stripped } from './patch-text';
 import { MAX_FIND_SELECTED, evaluateFind, parseFindExpression, removesEachEntry, type FindEnv, type FindRun, type PrintedName } from './find-expr';
@@ -504,6 +504,8 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
     members.push({ w, dir });
   }
   const arch = archive && archive.text !== '-' ? archive : undefined;
+  // `-f host:file` is an archive on another machine, reached through rsh/ssh (unless --force-local).
+  if (arch && !arch.dynamic && isRemoteSpec(arch.text, an.platform) && !args.some((w) => w.text === '--force-local')) an.opaque('tar reaches a remote archive through a remote shell');
   switch (mode) {
     case 'create':
     case 'append':
@@ -723,7 +725,7 @@ reg('uniq', (inv) => {
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
 });
-reader(['wc', 'md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'cksum', 'sum', 'shasum', 'md5', 'lsattr', 'getfacl', 'namei', 'realpath', 'readlink'],
+reader(['wc', 'cksum', 'sum', 'md5', 'lsattr', 'getfacl', 'namei', 'realpath', 'readlink'],
   { short: 'aN', long: ['files0-from', 'algorithm'] }, { readOpts: ['--files0-from'] });
 reader('comm', { long: ['output-delimiter'] });
 reader('paste', { short: 'd', long: ['delimiters'] });
@@ -739,7 +741,6 @@ reg('xxd', (inv) => {
 });
 reader('od', { short: 'AjNSt', shortOpt: 'w', long: ['address-radix', 'skip-bytes', 'read-bytes', 'format'] });
 reader(['hexdump', 'hd'], { short: 'efns' }, { readOpts: ['-f'] });
-reader('strings', { short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'target', 'output-separator'] });
 reader('file', { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, { readOpts: ['-m', '--magic-file', '-f', '--files-from'] });
 reader('stat', { short: 'c', long: ['format', 'printf', 'cached'] });
 reader(['shuf'], { short: 'noi', long: ['head-count', 'output', 'input-range', 'random-source'] }, { writeOpts: ['-o', '--output'], readOpts: ['--random-source'] });
@@ -756,7 +757,7 @@ reg('cmp', (inv) => {
 });
 
 /** grep family: the first operand is the pattern unless -e/-f gave one. */
-function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDefault?: boolean; filesMode?: string[] } = {}): void {
+function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDefault?: boolean; filesMode?: string[]; globs?: string[]; skipsHidden?: (p: Parsed, inv: Inv) => boolean } = {}): void {
   reg(names, (inv) => {
     const p = parseOpts(inv.args, spec);
     const patternFiles = values(p, '-f', '--file');
@@ -771,9 +772,11 @@ function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDe
     if (files.length === 0 && recursive) files = [DOT];
     // A recursive search reads every file below a directory it is given (`rg --files` only lists
     // them), or only those whose names an include filter admits (`--include=*.ts`, `rg -g '*.ts'`).
-    const names = includeFilter(values(p, '--include', '-g', '--glob', '--iglob'));
+    // ag's and ack's -g/-G take a regular expression over paths, not a glob: no filter.
+    const names = includeFilter(values(p, ...(opts.globs ?? [])));
+    const skipsHidden = opts.skipsHidden?.(p, inv) ?? false;
     for (const f of files) {
-      if (recursive) inv.an.readBelow(f, inv.scope, filesOnly ? 'names' : 'contents', names);
+      if (recursive) inv.an.readBelow(f, inv.scope, filesOnly ? 'names' : 'contents', names, skipsHidden);
       else inv.an.read(f, inv.scope);
     }
     // `rg --files` and `grep -rl` print names of files below what they search (for `… | xargs CMD`).
@@ -800,15 +803,36 @@ grepLike(['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep'], {
   short: 'efmABCDd',
   long: ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'devices', 'directories', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'label', 'binary-files', 'group-separator'],
   flags: ['recursive', 'dereference-recursive', 'color', 'colour', 'ignore-case', 'invert-match', 'word-regexp', 'line-regexp', 'count', 'files-with-matches', 'files-without-match', 'only-matching', 'quiet', 'silent', 'no-messages', 'byte-offset', 'with-filename', 'no-filename', 'line-number', 'null', 'text', 'extended-regexp', 'fixed-strings', 'basic-regexp', 'perl-regexp'],
-});
+}, { globs: ['--include'] });
 grepLike(['rg'], {
   short: 'ABCeEfgjMmrtTd',
   long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'encoding', 'glob', 'iglob', 'threads', 'max-columns', 'max-count', 'replace', 'type', 'type-not', 'max-depth', 'pre', 'pre-glob', 'ignore-file', 'type-add', 'type-clear', 'sort', 'sortr', 'colors', 'color', 'context-separator', 'field-match-separator', 'field-context-separator', 'path-separator', 'dfa-size-limit', 'regex-size-limit', 'engine', 'max-filesize', 'hostname-bin', 'hyperlink-format', 'generate'],
-}, { recursiveByDefault: true, filesMode: ['--files', '--type-list'] });
-grepLike(['ag', 'ack', 'ack-grep', 'pt'], {
+}, { recursiveByDefault: true, filesMode: ['--files', '--type-list'], globs: ['-g', '--glob', '--iglob'], skipsHidden: rgSkipsHidden });
+const AG_SPEC: OptSpec = {
   short: 'ABCGgmpW',
   long: ['after', 'before', 'context', 'file-search-regex', 'max-count', 'depth', 'path-to-ignore', 'ignore', 'ignore-dir', 'pager', 'width', 'type'],
-}, { recursiveByDefault: true });
+};
+// ack searches dotfiles (it skips only VCS directories and backups); pt's rules are not modelled.
+grepLike(['ack', 'ack-grep', 'pt'], AG_SPEC, { recursiveByDefault: true });
+// ag skips hidden entries unless --hidden, -u/--unrestricted (-a, which the manual says keeps
+// skipping them, counts too); a path-to-ignore file may re-include names. `-g P` lists file names.
+grepLike(['ag'], AG_SPEC, {
+  recursiveByDefault: true,
+  filesMode: ['-g'],
+  skipsHidden: (p) => !has(p, '--hidden', '-u', '--unrestricted', '-a', '--all-types', '-p', '--path-to-ignore'),
+});
+
+/**
+ * ripgrep skips hidden entries (names starting with `.`) unless --hidden/-., -uu (`-u` twice, in any
+ * spelling) or whatever whitelists names: a glob that is not an exclusion (`-g '*'` matches `.env`),
+ * a file type (`-t`), an ignore file given with --ignore-file (its `!` lines). --no-hidden does not
+ * undo an earlier --hidden here. The ignore files it finds on disk are the protection check's to read.
+ */
+function rgSkipsHidden(p: Parsed): boolean {
+  if (has(p, '--hidden', '-.', '--ignore-file', '-t', '--type')) return false;
+  if (p.opts.filter((o) => o.name === '-u' || o.name === '--unrestricted').length >= 2) return false;
+  return values(p, '-g', '--glob', '--iglob').every((g) => !g.dynamic && g.text.startsWith('!'));
+}
 
 reg('jq', (inv) => {
   const args = inv.args;
@@ -826,7 +850,10 @@ reg('jq', (inv) => {
     }
     if (t === '-f' || t === '--from-file') {
       const f = args[++i];
-      if (f) inv.an.read(f, inv.scope);
+      if (f) {
+        inv.an.read(f, inv.scope);
+        queryProgram(inv, programText(inv, f), 'jq');
+      }
       filterFromFile = true;
       continue;
     }
@@ -840,8 +867,14 @@ reg('jq', (inv) => {
       i += 2;
       continue;
     }
-    if (t === '-L' || t === '--indent') {
+    if (t === '--indent') {
       i++;
+      continue;
+    }
+    if (t === '-L' || t.startsWith('-L') || t === '--library-path' || t.startsWith('--library-path=')) {
+      // Modules and data files come from these directories (`import "x" as $d;` prints x.json).
+      inv.an.opaque('jq -L adds a directory of modules and data files');
+      if (t === '-L' || t === '--library-path') i++;
       continue;
     }
     if (t.startsWith('-') && t.length > 1 && !w.dynamic) continue;
@@ -849,20 +882,52 @@ reg('jq', (inv) => {
     else files.push(w);
   }
   for (const f of files) inv.an.read(f, inv.scope);
-  // `env` and `$ENV` are the environment: `jq -n env` prints every secret in it.
-  if (!filter || filter.dynamic || /(^|[^\w$.])env\b|\$ENV\b/.test(filter.text)) {
-    if (filter && !filter.dynamic) inv.an.readEnvironment('jq env');
-    else if (filter) inv.an.opaque('jq filter is not literal');
-  }
+  // `env` and `$ENV` are the environment: `jq -n env` prints every secret in it; `import` and
+  // `include` read modules and data files (from ~/.jq, $ORIGIN/../lib/jq or -L directories).
+  if (filter && filter.dynamic) inv.an.opaque('jq filter is not literal');
+  else if (filter) queryProgram(inv, filter.text, 'jq');
 });
 
+/**
+ * What a jq or yq program reads beyond its input files: the environment (`env`, `$ENV`, yq's
+ * `env()`, `strenv()`, `envsubst`), modules and data files (jq's `import`/`include`, yq's `load*`),
+ * a program built from strings (yq's `eval`).
+ */
+function queryProgram(inv: Inv, text: string | undefined, what: string): void {
+  if (text === undefined) {
+    inv.an.opaque(`${what} program cannot be read`);
+    return;
+  }
+  if (/\b(import|include|load\w*|eval)\b/.test(text)) inv.an.opaque(`${what} program loads modules or files, or evaluates a string`);
+  if (/(^|[^\w$.])(env|strenv|envsubst)\b|\$ENV\b|\$__prog_args\b/.test(text)) inv.an.readEnvironment(`${what} env`);
+}
+
+/** The text of a program file (`jq -f FILE`), when it names one known file. */
+function programText(inv: Inv, f: WordValue): string | undefined {
+  if (f.dynamic || f.glob) return undefined;
+  const paths = inv.an.resolveText(f.text, inv.scope);
+  return paths.length === 1 ? inv.an.readText(paths[0]!) : undefined;
+}
+
+// yq (mikefarah's v4 `yq [eval] EXPR FILE…`, v3 `yq read FILE PATH`, and the Python jq wrapper).
 reg(['yq'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'opI', long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'], flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'] });
+  const p = parseOpts(inv.args, { short: 'opIs', long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'], flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'] });
   let pos = p.pos;
   if (pos[0] && ['eval', 'e', 'eval-all', 'ea'].includes(pos[0].text)) pos = pos.slice(1);
   const fromFile = values(p, '--from-file');
-  for (const f of fromFile) inv.an.read(f, inv.scope);
-  const files = fromFile.length || values(p, '--expression').length ? pos : pos.slice(1);
+  for (const f of fromFile) {
+    inv.an.read(f, inv.scope);
+    queryProgram(inv, programText(inv, f), 'yq');
+  }
+  const expressions = values(p, '--expression');
+  const given = fromFile.length > 0 || expressions.length > 0;
+  for (const e of given ? expressions : pos.slice(0, 1)) {
+    if (e.dynamic) inv.an.opaque('yq expression is not literal');
+    else queryProgram(inv, e.text, 'yq');
+  }
+  // `yq config.yaml` (v4 with no expression) prints the file: a lone operand is read too.
+  const files = given || pos.length === 1 ? pos : pos.slice(1);
+  if (has(p, '-s', '--split-exp')) inv.an.opaque('yq --split-exp writes files named by the documents');
   const inPlace = has(p, '-i', '--inplace', '--in-place');
   for (const f of files) {
     if (f.text === '-') continue;
@@ -1215,3 +1280,146 @@ function findWalk(inv: Inv, roots: readonly WordValue[], exprStart: number) {
     },
   };
 }
+
+// ------------------------------------------------------------------------------------------
+// Checksum lists: `sha256sum -c LIST` hashes the files LIST names (printing only OK/FAILED).
+
+const CHECKSUM_LIST_MAX = 500;
+
+/** The file names of a checksum list (GNU `HASH  NAME`, `HASH *NAME`; BSD `ALGO (NAME) = HASH`), or undefined when a line is not plain. */
+function checksumNames(text: string): string[] | undefined {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || line.startsWith('#')) continue;
+    // A leading backslash escapes the name (newlines, backslashes): not modelled.
+    const gnu = /^([0-9A-Fa-f]+|[A-Za-z0-9+/=]+) [ *](.+)$/.exec(line);
+    const bsd = /^[A-Za-z0-9-]+ \((.+)\) = [0-9A-Fa-f]+$/.exec(line);
+    const name = bsd?.[1] ?? (gnu && !line.startsWith('\\') ? gnu[2] : undefined);
+    if (name === undefined || name.includes('\r')) return undefined;
+    out.push(name);
+    if (out.length > CHECKSUM_LIST_MAX) return undefined;
+  }
+  return out;
+}
+
+reg(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'shasum'], (inv) => {
+  const { an, scope } = inv;
+  const p = parseOpts(inv.args, { short: 'laN', long: ['length', 'algorithm', 'files0-from'], flags: ['binary', 'check', 'tag', 'text', 'zero', 'ignore-missing', 'quiet', 'status', 'strict', 'warn'] });
+  for (const w of values(p, '--files0-from')) if (w.text !== '-') an.read(w, scope);
+  const lists = p.pos.filter((w) => w.dynamic || w.text !== '-');
+  for (const f of lists) an.read(f, scope);
+  if (!has(p, '-c', '--check')) return;
+  // Each file a list names is read (hashed): the list's text says which, from the working directory.
+  const texts: string[] = [];
+  const unknown = (why: string) => an.opaque(`${inv.cmd} -c hashes the files its list names, and ${why}`);
+  for (const f of lists) {
+    const paths = f.dynamic || f.glob ? [] : an.resolveText(f.text, scope);
+    const text = paths.length === 1 ? an.readText(paths[0]!) : undefined;
+    if (text === undefined) return unknown(`the list \`${clip(f.raw)}\` cannot be read`);
+    texts.push(text);
+  }
+  if (lists.length === 0 || p.pos.some((w) => !w.dynamic && w.text === '-')) {
+    const io = inv.io;
+    if (io.stdin === 'heredoc' && io.script !== undefined) texts.push(io.script);
+    else if (io.stdin === 'pipe' && io.feed?.kind === 'text') texts.push(io.feed.text);
+    else if (io.stdin === 'file' && io.from && !io.from.dynamic && an.resolveText(io.from.text, scope).length === 1) {
+      const text = an.readText(an.resolveText(io.from.text, scope)[0]!);
+      if (text === undefined) return unknown('its input cannot be read');
+      texts.push(text);
+    } else return unknown('its input cannot be read');
+  }
+  for (const text of texts) {
+    const names = checksumNames(text);
+    if (!names) return unknown('the list has lines that are not plain names');
+    for (const n of names) an.read(literalWord(n), scope);
+  }
+});
+
+// ------------------------------------------------------------------------------------------
+// Binary inspectors (binutils): they read their operands. `@FILE` is a response file of more
+// options (not read here: opaque); --plugin loads a shared object. nm and size read a.out without operands.
+
+function binutils(names: string | readonly string[], spec: OptSpec, defaultFile?: string): void {
+  reg(names, (inv) => {
+    const { an, scope } = inv;
+    const p = parseOpts(inv.args, spec);
+    if (has(p, '--plugin')) an.opaque(`${inv.cmd} --plugin loads a shared object`);
+    let files = p.pos.filter((w) => w.dynamic || w.text !== '-');
+    for (const f of files) {
+      if (!f.dynamic && f.text.startsWith('@')) {
+        an.read(sliceWord(f, 1), scope);
+        an.opaque(`${inv.cmd} takes more options from the response file \`${clip(f.raw)}\``);
+      } else an.read(f, scope);
+    }
+    files = files.filter((f) => f.dynamic || !f.text.startsWith('@'));
+    if (files.length === 0 && defaultFile && !p.pos.some((w) => !w.dynamic && w.text.startsWith('@'))) an.read(literalWord(defaultFile), scope);
+  });
+}
+binutils('strings', { short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'target', 'output-separator'] });
+binutils('nm', { short: 'ftX', long: ['format', 'radix', 'target', 'plugin'] }, 'a.out');
+binutils('size', { short: 't', long: ['format', 'radix', 'target'] }, 'a.out');
+binutils('readelf', { short: 'xpR', shortOpt: 'w', long: ['hex-dump', 'string-dump', 'relocated-dump', 'dwarf-depth', 'dwarf-start', 'ctf', 'ctf-parent', 'ctf-symbols', 'ctf-strings', 'sframe', 'sym-base'] });
+binutils('objdump', { short: 'bjmMIP', long: ['target', 'section', 'architecture', 'disassembler-options', 'include', 'start-address', 'stop-address', 'adjust-vma', 'prefix', 'prefix-strip', 'insn-width', 'dwarf-depth', 'dwarf-start', 'ctf-parent', 'sframe', 'visualize-jumps', 'disassembler-color', 'private'] });
+
+// ------------------------------------------------------------------------------------------
+// fd: lists the names below its search paths, skipping hidden entries unless -H/-u (or an ignore
+// file given with --ignore-file, whose `!` lines may re-include some). -x/-X run a command per match
+// (opaque: the command table leaves them unjudged). --base-directory changes the directory.
+
+reg(['fd', 'fdfind'], (inv) => {
+  const { an } = inv;
+  const p = parseOpts(inv.args, {
+    short: 'edtESjcoxX',
+    long: ['extension', 'max-depth', 'min-depth', 'exact-depth', 'type', 'exclude', 'size', 'changed-within', 'changed-before', 'newer', 'older', 'owner', 'threads', 'color', 'max-results', 'base-directory', 'path-separator', 'search-path', 'ignore-file', 'format', 'batch-size', 'max-buffer-time', 'and', 'exec', 'exec-batch', 'hyperlink', 'strip-cwd-prefix'],
+    flags: ['hidden', 'no-hidden', 'no-ignore', 'no-ignore-vcs', 'no-ignore-parent', 'unrestricted', 'case-sensitive', 'ignore-case', 'glob', 'regex', 'fixed-strings', 'absolute-path', 'list-details', 'follow', 'full-path', 'print0', 'prune', 'one-file-system', 'quiet', 'show-errors', 'help', 'version'],
+  });
+  if (has(p, '-x', '--exec', '-X', '--exec-batch')) an.opaque(`${inv.cmd} -x/-X runs a command on what it finds`);
+  let scope = inv.scope;
+  const base = lastValue(p, '--base-directory');
+  if (base) scope = an.chdir(scope, base);
+  for (const f of values(p, '--ignore-file')) an.read(f, scope);
+  // The pattern comes first (unless it follows --and only); the rest are the directories searched.
+  const roots = [...p.pos.slice(1), ...values(p, '--search-path')];
+  const skipsHidden = !has(p, '-H', '--hidden', '-u', '--unrestricted', '--ignore-file');
+  for (const r of roots.length ? roots : [DOT]) an.readBelow(r, scope, 'names', undefined, skipsHidden);
+});
+
+// gofmt: formats the Go files it is given and the *.go files below directories it is given;
+// -w writes them back (below a directory: files the analysis cannot list).
+reg('gofmt', (inv) => {
+  const { an, scope } = inv;
+  // Go's flag package: -flag, --flag, -flag=value; -r and -cpuprofile take a value.
+  let write = false;
+  const files: WordValue[] = [];
+  for (let i = 0; i < inv.args.length; i++) {
+    const w = inv.args[i]!;
+    const m = w.dynamic ? null : /^--?([a-z]+)(=.*)?$/.exec(w.text);
+    if (!m) { files.push(w); continue; }
+    if (m[1] === 'w') write = m[2] === undefined || m[2] === '=true' || m[2] === '=1';
+    else if (m[1] === 'cpuprofile') {
+      const v = m[2] !== undefined ? sliceWord(w, w.text.indexOf('=') + 1) : inv.args[++i];
+      if (v) an.write(v, scope);
+    } else if (m[1] === 'r' && m[2] === undefined) i++;
+  }
+  for (const f of files) {
+    if (!f.dynamic && f.text === '-') continue;
+    const file = !f.dynamic && !f.glob && /\.go$/.test(f.text);
+    if (file) an.read(f, scope);
+    else an.readBelow(f, scope, 'contents', ['*.go']);
+    if (!write) continue;
+    if (file) an.write(f, scope);
+    else {
+      an.opaque('gofmt -w rewrites the Go files below a directory, which are not listed here');
+      an.write(f, scope);
+    }
+  }
+});
+
+// shellcheck reads the scripts it is given; -x (or a .shellcheckrc's external-sources) parses the
+// files they source too, which it reports on only with -a (the command table leaves -a and -x unjudged).
+reg('shellcheck', (inv) => {
+  const { an, scope } = inv;
+  const p = parseOpts(inv.args, { short: 'efiosSPW', shortOpt: 'C', long: ['exclude', 'format', 'include', 'enable', 'shell', 'severity', 'source-path', 'wiki-link-count', 'rcfile'], flags: ['check-sourced', 'external-sources', 'list-optional', 'norc', 'extended-analysis', 'help', 'version', 'color'] });
+  for (const f of values(p, '--rcfile')) an.read(f, scope);
+  for (const f of p.pos) if (f.dynamic || f.text !== '-') an.read(f, scope);
+});
