@@ -240,4 +240,60 @@ describe('readers of their operands', function () {
       assert.deepEqual([rel(a.reads), a.writes, a.opaque], [['dist/app.tar'], [], false]);
     });
   });
+
+  describe('ack', () => {
+    it('reads everything below, dotfiles included; a project .ackrc is opaque', () => {
+      const a = analyse('ack useState src');
+      assert.deepEqual([searches(a), a.opaque], [['contents src'], false]);
+      fs.writeFileSync(path.join(ws, '.ackrc'), '--files-from=list.txt\n');
+      try {
+        assert.equal(analyse('ack useState src').opaque, true);
+        assert.equal(analyse('ack useState src', path.join(ws, 'src')).opaque, true, 'an .ackrc above the working directory');
+        assert.equal(analyse('ack --noenv useState src').opaque, false);
+      } finally {
+        fs.rmSync(path.join(ws, '.ackrc'));
+      }
+      fs.writeFileSync(path.join(home, '.ackrc'), '--smart-case\n');
+      try {
+        assert.equal(analyse('ack useState', home).opaque, false, "the user's own ~/.ackrc");
+      } finally {
+        fs.rmSync(path.join(home, '.ackrc'));
+      }
+    });
+  });
+
+  describe('ruff', () => {
+    it('reads the Python files below its paths and writes its cache', () => {
+      const a = analyse('ruff check --select ALL src');
+      assert.deepEqual(searches(a), ['contents src [*.py,*.pyi,*.ipynb,pyproject.toml]']);
+      assert.deepEqual(rel(a.writes), ['.ruff_cache']);
+      assert.equal(a.opaque, false);
+      assert.deepEqual(analyse('ruff format --check --no-cache').writes, []);
+      assert.deepEqual(searches(analyse('ruff format --diff --no-cache')), ['contents . [*.py,*.pyi,*.ipynb,pyproject.toml]']);
+      assert.deepEqual(rel(analyse('ruff check -o report.txt --no-cache app.py').reads), ['app.py']);
+    });
+    it('reads every file below when a configuration widens include; cache-dir and extend are opaque', () => {
+      fs.writeFileSync(path.join(ws, 'src/ruff.toml'), 'extend-include = ["*.txt"]\n');
+      try {
+        assert.deepEqual(searches(analyse('ruff check --no-cache src')), ['contents src']);
+        assert.deepEqual(searches(analyse('ruff check --no-cache .')), ['contents .'], 'a nested configuration');
+      } finally {
+        fs.rmSync(path.join(ws, 'src/ruff.toml'));
+      }
+      assert.deepEqual(searches(analyse(`ruff check --no-cache --config "include=['*']" src`)), ['contents src']);
+      for (const [file, text] of [['pyproject.toml', '[tool.ruff]\ncache-dir = "~/.config/autostart"\n'], ['.ruff.toml', 'extend = "/tmp/other.toml"\n']]) {
+        fs.writeFileSync(path.join(ws, file), text);
+        try {
+          assert.equal(analyse('ruff check src').opaque, true, file);
+        } finally {
+          fs.rmSync(path.join(ws, file));
+        }
+      }
+    });
+    it('fixing or formatting a directory is opaque; a file is written', () => {
+      assert.equal(analyse('ruff check --fix src').opaque, true);
+      assert.equal(analyse('ruff format').opaque, true);
+      assert.deepEqual(rel(analyse('ruff format --no-cache app.py').writes), ['app.py']);
+    });
+  });
 });

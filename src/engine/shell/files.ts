@@ -1423,3 +1423,104 @@ reg('shellcheck', (inv) => {
   for (const f of values(p, '--rcfile')) an.read(f, scope);
   for (const f of p.pos) if (f.dynamic || f.text !== '-') an.read(f, scope);
 });
+
+// ack takes options from a project .ackrc (the working directory or one above it): since ack 2.12
+// not --pager, --output or --regex, but --files-from and -x (file names from a file or stdin) are
+// still taken there. One that exists is opaque; the user's own ~/.ackrc is not the project's.
+const ackSearch = FILE_COMMANDS.get('ack')!.fn;
+reg(['ack', 'ack-grep'], (inv) => {
+  const { an, scope } = inv;
+  const fs = an.ctx.fs;
+  if (!inv.args.some((w) => w.text === '--noenv')) {
+    const home = scope.home?.replace(/\/+$/, '');
+    for (const cwd of an.resolveText('.', scope)) {
+      // Without a file system (lexical analysis) or a working directory there is nothing to look at.
+      if (!fs || !cwd.startsWith('/')) break;
+      if (!fs.statFile) { an.opaque('ack may take options from a project .ackrc, which cannot be checked'); break; }
+      for (let d = cwd.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) {
+        if (d !== home && (fs.statFile(`${d}/.ackrc`) || fs.statFile(`${d}/_ackrc`))) an.opaque(`ack takes options from the project's ${d}/.ackrc`);
+        if (d === '') break;
+      }
+    }
+  }
+  return ackSearch(inv);
+});
+
+// ------------------------------------------------------------------------------------------
+// ruff (a linter and formatter that loads no plugins and runs no project code): `check` and
+// `format --check|--diff` read the Python files below the paths they are given (and pyproject.toml
+// files) unless a configuration widens `include`; they write their cache (.ruff_cache) in the
+// project's root. Fixing and formatting write files the analysis cannot list (opaque).
+
+const RUFF_CONFIGS = ['pyproject.toml', 'ruff.toml', '.ruff.toml'];
+const RUFF_NAMES = ['*.py', '*.pyi', '*.ipynb', 'pyproject.toml'];
+
+reg('ruff', (inv) => {
+  const { an, scope } = inv;
+  const [sub, ...rest] = inv.args;
+  if (!sub || sub.dynamic || !['check', 'format'].includes(sub.text)) {
+    // `ruff --version`, `ruff rule X`, `ruff config`: nothing read; anything else is not modelled.
+    if (sub && !sub.dynamic && ['--version', '-V', 'version', '--help', '-h', 'help', 'rule', 'config', 'linter'].includes(sub.text)) return;
+    an.opaque('this ruff command is not modelled');
+    return;
+  }
+  const p = parseOpts(rest, {
+    short: 'o',
+    long: ['config', 'select', 'ignore', 'extend-select', 'extend-ignore', 'per-file-ignores', 'extend-per-file-ignores', 'exclude', 'extend-exclude', 'fixable', 'unfixable', 'extend-fixable', 'target-version', 'line-length', 'dummy-variable-rgx', 'output-format', 'output-file', 'cache-dir', 'stdin-filename', 'add-noqa', 'range', 'extension'],
+    flags: ['fix', 'no-fix', 'unsafe-fixes', 'no-unsafe-fixes', 'show-fixes', 'diff', 'watch', 'fix-only', 'check', 'no-cache', 'preview', 'no-preview', 'isolated', 'respect-gitignore', 'no-respect-gitignore', 'force-exclude', 'no-force-exclude', 'exit-zero', 'exit-non-zero-on-fix', 'exit-non-zero-on-format', 'statistics', 'show-files', 'show-settings', 'quiet', 'verbose', 'silent'],
+  });
+  const writes = sub.text === 'check' ? has(p, '--fix', '--fix-only', '--add-noqa') && !has(p, '--diff') : !has(p, '--check', '--diff');
+  for (const o of values(p, '-o', '--output-file')) an.write(o, scope);
+  for (const c of values(p, '--config')) if (!/=/.test(c.text) || c.dynamic) an.read(c, scope);
+  // An inline setting (`--config "include=['*']"`) or --extension may change which files it reads.
+  let widened = values(p, '--config', '--extension').length > 0;
+  const roots = p.pos.length ? p.pos : [DOT];
+  const fs = an.ctx.fs;
+  const cwd = an.resolveText('.', scope).filter((d) => d.startsWith('/'));
+  // Its configuration files: in and above the working directory and the paths, and below the paths.
+  const configs: string[] = [];
+  const above = (dir: string) => { for (let d = dir.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) { for (const n of RUFF_CONFIGS) configs.push(`${d}/${n}`); if (d === '') break; } };
+  cwd.forEach(above);
+  // The user's configuration, used where the project has none.
+  if (scope.home !== null) for (const n of RUFF_CONFIGS) configs.push(`${scope.home.replace(/\/+$/, '')}/.config/ruff/${n}`);
+  for (const r of roots) {
+    if (r.dynamic || r.glob) { widened = true; continue; }
+    for (const path of an.resolveText(r.text, scope)) {
+      above(path);
+      const tree = fs?.listTree(path, 5000);
+      if (tree?.truncated) widened = true;
+      for (const e of tree?.entries ?? []) if (RUFF_CONFIGS.includes(e.slice(e.lastIndexOf('/') + 1))) configs.push(e);
+    }
+  }
+  const roots2 = new Set<string>();
+  for (const c of configs) {
+    if (!fs?.statFile || !fs.readText) { widened = true; break; }
+    if (!fs.statFile(c)) continue;
+    roots2.add(c.slice(0, c.lastIndexOf('/')));
+    const text = fs.readText(c, 1 << 20);
+    if (text === undefined || /^\s*(extend-)?include\s*=/m.test(text)) widened = true;
+    if (text === undefined || /^\s*cache-dir\s*=/m.test(text)) an.opaque(`ruff writes its cache where ${c} says`);
+    if (/^\s*extend\s*=/m.test(text ?? '')) an.opaque(`${c} extends a configuration the analysis does not follow`);
+  }
+  if (!has(p, '--no-cache')) {
+    const cacheDir = lastValue(p, '--cache-dir');
+    if (cacheDir) an.write(cacheDir, scope);
+    else {
+      // In the project's root: the working directory, or a directory above it holding a configuration.
+      an.write(literalWord('.ruff_cache'), scope);
+      for (const d of roots2) if (cwd.some((w) => w === d || w.startsWith(d + '/'))) an.write(literalWord(`${d}/.ruff_cache`), scope);
+    }
+  }
+  for (const r of roots) {
+    if (!r.dynamic && r.text === '-') continue;
+    const file = !r.dynamic && !r.glob && /\.(pyi?|ipynb|toml)$/.test(r.text);
+    if (file) an.read(r, scope);
+    else an.readBelow(r, scope, 'contents', widened ? undefined : RUFF_NAMES);
+    if (!writes) continue;
+    if (file) an.write(r, scope);
+    else {
+      an.opaque(`ruff ${sub.text} rewrites the Python files below a directory, which are not listed here`);
+      an.write(r, scope);
+    }
+  }
+});
