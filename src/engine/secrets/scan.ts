@@ -20,6 +20,7 @@
 // keeps each rule's keyword spans for the keyword check, so it needs no lower-cased copy; the
 // streaming redactor passes its lower-cased buffer too.
 import type { SecretRule, SecretRuleSet } from './rules';
+import { type KnownValues, knownValueSkipReason } from './known-values';
 import { keywordWalker } from './keyword-walk';
 import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
 
@@ -32,9 +33,12 @@ export interface SecretFinding {
   readonly end: number;
 }
 
+/** What a finding needs of the rule that made it (a detector's rule, or a known value's: known-values.ts). */
+export type CandidateRule = Pick<SecretRule, 'id' | 'description' | 'index'>;
+
 /** One accepted match: match span [ms, me), secret span [ss, se). */
 export interface Candidate {
-  readonly rule: SecretRule;
+  readonly rule: CandidateRule;
   readonly ms: number;
   readonly me: number;
   readonly ss: number;
@@ -501,11 +505,50 @@ export function findSecrets(rules: SecretRuleSet, text: string): SecretFinding[]
 }
 
 /**
- * `text` with every secret value replaced by `[REDACTED:<rule-id>]`; the surrounding text is kept.
+ * `text` with every secret value replaced by `[REDACTED:<rule-id>]`; the surrounding text is kept. Every
+ * copy of a value a detector found is masked too, and so is every value of `known` (the host's registry
+ * of the user's secrets and of what earlier outputs held), which learns the values found here.
  * A private-key block is replaced whole, from its BEGIN line to its END line (to the end of the
  * text when the END line is missing).
  */
-export function redactSecrets(rules: SecretRuleSet, text: string): { text: string; findings: SecretFinding[] } {
-  const found = resolveOverlaps(allCandidates(rules, text));
+export function redactSecrets(rules: SecretRuleSet, text: string, known?: KnownValues): { text: string; findings: SecretFinding[] } {
+  const found = withKnownValues(known, text, 0, text.length, resolveOverlaps(allCandidates(rules, text)));
   return { text: applyRedactions(text, 0, text.length, found), findings: found.map(toFinding) };
+}
+
+/** A known value's rule, one per rule id (they rank after every detector's rule on equal spans). */
+const valueRules = new Map<string, CandidateRule>();
+function valueRule(id: string): CandidateRule {
+  let r = valueRules.get(id);
+  if (!r) valueRules.set(id, (r = { id, description: id.startsWith('known-value.') ? 'a secret value Bulwark knows (masked by value)' : 'a value found as a secret before (masked by value)', index: Number.MAX_SAFE_INTEGER }));
+  return r;
+}
+
+/**
+ * Value masking: every copy in `text[from, to)` of a value a detector found (`detected`, sorted and
+ * non-overlapping) becomes a finding of its own, named after that detector's rule (a bare copy of a
+ * secret has no context a detector could see), and so does every occurrence of a value in `known`, the
+ * session's registry, which learns the values found here: masked in every later output too.
+ */
+export function withKnownValues(known: KnownValues | undefined, text: string, from: number, to: number, detected: readonly Candidate[]): Candidate[] {
+  const extra: Candidate[] = [];
+  const seen = new Set<string>();
+  for (const c of detected) {
+    const value = text.slice(c.ss, c.se);
+    known?.add(value, c.rule.id);
+    if (seen.has(value) || knownValueSkipReason(value) !== undefined) continue;
+    seen.add(value);
+    const rule = valueRule(c.rule.id);
+    for (let at = text.indexOf(value, from); at >= 0 && at + value.length <= to; at = text.indexOf(value, at + 1)) {
+      if (at !== c.ss) extra.push({ rule, ms: at, me: at + value.length, ss: at, se: at + value.length });
+    }
+  }
+  if (known) extra.push(...knownValueCandidates(known, text, from, to));
+  return extra.length === 0 ? [...detected] : resolveOverlaps([...detected, ...extra]);
+}
+
+/** The occurrences of known values lying in `text[from, to)`, as findings. */
+export function knownValueCandidates(known: KnownValues, text: string, from: number, to: number): Candidate[] {
+  if (known.size === 0) return [];
+  return known.find(text, from, to).map((m) => ({ rule: valueRule(m.ruleId), ms: m.start, me: m.end, ss: m.start, se: m.end }));
 }

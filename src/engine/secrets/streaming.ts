@@ -23,8 +23,9 @@
 // close() flushes the rest with redaction; an unterminated private-key block is redacted to the end.
 import type { SecretRuleSet } from './rules';
 import {
-  type Candidate, type KeywordOccurrences, applyRedactions, indexKeywords, lowerAscii, lowerBound, resolveOverlaps, rulePositions, scanRule,
+  type Candidate, type KeywordOccurrences, applyRedactions, indexKeywords, lowerAscii, lowerBound, resolveOverlaps, rulePositions, scanRule, knownValueCandidates, withKnownValues,
 } from './scan';
+import { KnownValues } from './known-values';
 import { runStart } from './start-filter';
 
 export interface FlushScheduler {
@@ -37,6 +38,11 @@ export interface StreamingRedactorOptions {
   readonly flushDelayMs?: number;
   /** Timer source (default: globalThis.setTimeout / clearTimeout). */
   readonly scheduler?: FlushScheduler;
+  /**
+   * The session's known secret values (masked by value; the values this stream's detectors find join it).
+   * Default: a registry of this stream's own, so a value found once is masked for the rest of the stream.
+   */
+  readonly knownValues?: KnownValues;
 }
 
 const defaultScheduler: FlushScheduler = {
@@ -64,12 +70,14 @@ export class StreamingRedactor {
   private readonly touched: Uint8Array;
   private readonly sMin: number[];
   private readonly gMin: number[];
+  private readonly known: KnownValues;
 
   constructor(private readonly rules: SecretRuleSet, private readonly emit: (safeText: string) => void, opts: StreamingRedactorOptions = {}) {
     const delay = opts.flushDelayMs ?? 50;
     if (!(delay >= 0 && delay <= 50)) throw new RangeError('flushDelayMs must be between 0 and 50');
     this.flushDelayMs = delay;
     this.scheduler = opts.scheduler ?? defaultScheduler;
+    this.known = opts.knownValues ?? new KnownValues();
     this.resume = rules.rules.map(() => 0);
     this.touched = new Uint8Array(rules.rules.length);
     this.sMin = rules.rules.map(() => 0);
@@ -153,6 +161,9 @@ export class StreamingRedactor {
       for (const c of found) if (c.se > this.emitted) candidates.push(c);
     }
 
+    // Known values that have arrived whole: the cut may not split one either.
+    candidates.push(...knownValueCandidates(this.known, buf, this.emitted, len));
+
     if (final) {
       this.flush(len, candidates);
       return;
@@ -210,6 +221,8 @@ export class StreamingRedactor {
       if (hold < cut) cut = hold;
     }
 
+    // A known value that may begin before the cut and has not arrived whole is held back too.
+    cut = Math.min(cut, this.known.holdFrom(buf, this.emitted));
     // No finding may straddle the cut.
     for (let moved = true; moved;) {
       moved = false;
@@ -255,7 +268,10 @@ export class StreamingRedactor {
     if (to <= from) return;
     // INVARIANT: no finding starts before `emitted` and ends after it (the cut never splits one).
     // Should one anyway, the part not yet emitted is redacted rather than released.
-    const clipped = candidates.map((c) => (c.ss < from ? { ...c, ss: from, ms: Math.min(c.ms, from) } : c));
+    // Values found here are masked by value from now on; known values here (and one that began in text
+    // already released, when it became known only later) are masked too.
+    const found = withKnownValues(this.known, this.buf, Math.max(0, from - this.known.maxLength + 1), to, resolveOverlaps(candidates));
+    const clipped = found.filter((c) => c.se > from).map((c) => (c.ss < from ? { ...c, ss: from, ms: Math.min(c.ms, from) } : c));
     const text = applyRedactions(this.buf, from, to, resolveOverlaps(clipped));
     this.emitted = to;
     if (text !== '') this.emit(text);
