@@ -29,15 +29,15 @@ export interface CorpusFile {
 }
 
 
-const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
-const LOWER = 'abcdefghijklmnopqrstuvwxyz';
-const DIGITS = '0123456789';
-const ALNUM = UPPER + LOWER + DIGITS;
-const URLSAFE = ALNUM + '_-';
-const B64 = ALNUM + '+/';
-const HEX = '0123456789abcdef';
+export const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+export const LOWER = 'abcdefghijklmnopqrstuvwxyz';
+export const DIGITS = '0123456789';
+export const ALNUM = UPPER + LOWER + DIGITS;
+export const URLSAFE = ALNUM + '_-';
+export const B64 = ALNUM + '+/';
+export const HEX = '0123456789abcdef';
 
-class Gen {
+export class Gen {
   constructor(readonly rnd: () => number) {}
   int(n: number): number { return Math.floor(this.rnd() * n); }
   range(lo: number, hi: number): number { return lo + this.int(hi - lo + 1); }
@@ -163,7 +163,7 @@ function contextFor(g: Gen, ext: string, name: string, block: boolean): [string,
 /** AWS's documentation key id (a decoy every scanner should ignore). */
 const AWS_DOC_EXAMPLE = ['AKIA', 'IOSFODNN7', 'EXAMPLE'].join('');
 
-function fillerLine(g: Gen, ext: string, i: number): string {
+export function fillerLine(g: Gen, ext: string, i: number): string {
   const w = () => g.word();
   const id = () => g.ident();
   switch (ext) {
