@@ -78,20 +78,20 @@ describe('readers of their operands', function () {
     });
     const run = (command: string) => engine.check({ type: 'execute_command', payload: { command }, sessionId: 'r', cwd: ws });
     it('allows a default search of a workspace with a .env (never read)', async () => {
-      for (const c of ['rg TODO', 'rg -l TODO', 'ag TODO', 'rg --files']) {
+      for (const c of ['rg TODO', 'rg -l TODO', 'ag TODO', 'rg --files', 'fd test', 'ag -g spec']) {
         const d = await run(c);
         assert.equal(d.decision, 'allow', `${c}: ${d.reason}`);
       }
     });
     it('blocks one that reads hidden entries', async () => {
-      for (const c of ['rg --hidden TODO', 'rg -uu TODO', "rg -g '*' TODO", 'ag -u TODO', 'ack TODO', 'rg TODO .env']) {
+      for (const c of ['rg --hidden TODO', 'rg -uu TODO', "rg -g '*' TODO", 'ag -u TODO', 'ack TODO', 'rg TODO .env', 'rg TODO; rg --hidden x']) {
         const d = await run(c);
         assert.equal(d.decision, 'block', `${c}: ${d.reason}`);
         assert.ok(d.rules.includes('deny.any.env_file'), `${c}: ${d.rules.join(',')}`);
       }
     });
     it('blocks a default search when an ignore file may re-include hidden entries (`!` lines)', async () => {
-      for (const [file, text] of [['.gitignore', 'node_modules\n!.env\n'], ['src/.ignore', '!*\n'], ['.git/info/exclude', '!.env\n']] as const) {
+      for (const [file, text] of [['.gitignore', 'node_modules\n!.env\n'], ['src/.ignore', '!*\n'], ['.git/info/exclude', '!.env\n'], ['.fdignore', '  !.env\n']] as const) {
         const at = path.join(ws, file);
         fs.mkdirSync(path.dirname(at), { recursive: true });
         fs.writeFileSync(at, text);
@@ -164,7 +164,7 @@ describe('readers of their operands', function () {
       assert.deepEqual(rel(analyse("md5sum -c - <<< 'd41d8cd98f00b204e9800998ecf8427e *src/list.txt'").reads), ['src/list.txt']);
     });
     it('is opaque when the list cannot be read or has names it does not model', () => {
-      for (const c of ['md5sum -c missing.md5', 'cat checksums.sha256 | sha256sum -c', 'md5sum -c "$L"', "echo '\\d41d8cd98f00b204e9800998ecf8427e  a\\nb' | md5sum -c"]) assert.equal(analyse(c).opaque, true, c);
+      for (const c of ['md5sum -c missing.md5', 'cat checksums.sha256 | sha256sum -c', 'md5sum -c "$L"', 'sha256sum -c -z checksums.sha256', "echo '\\d41d8cd98f00b204e9800998ecf8427e  a\\nb' | md5sum -c"]) assert.equal(analyse(c).opaque, true, c);
     });
   });
 
@@ -235,6 +235,7 @@ describe('readers of their operands', function () {
   describe('tar', () => {
     it('a remote archive is opaque; listing reads the archive only', () => {
       assert.equal(analyse('tar -tf host:/x.tar').opaque, true);
+      assert.equal(analyse("TAR_OPTIONS='--to-command=sh' tar -xf a.tar -O").opaque, true);
       assert.equal(analyse('tar --force-local -tf a:b.tar').opaque, false);
       const a = analyse('tar tvf dist/app.tar');
       assert.deepEqual([rel(a.reads), a.writes, a.opaque], [['dist/app.tar'], [], false]);

@@ -406,8 +406,8 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
 /** A hidden component (`/.env`, `/.git/`) in a path below a search root (the part after the root). */
 const HIDDEN_BELOW = /\/\.[^/]/;
 
-/** Ignore files (git's, ripgrep's, ag's, hg's) whose `!pattern` lines make rg and ag read hidden entries they name. */
-const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore', '.agignore', '.hgignore'];
+/** Ignore files (git's, ripgrep's, fd's, ag's, hg's) whose `!pattern` lines make rg, fd and ag read hidden entries they name. */
+const IGNORE_FILES = ['.gitignore', '.ignore', '.rgignore', '.fdignore', '.agignore', '.hgignore'];
 
 /**
  * Whether an ignore file the search consults may re-include hidden entries (a `!` line: ripgrep
@@ -424,7 +424,7 @@ function mayReincludeHidden(root: string, entries: readonly string[], ctx: Ctx):
     if (d === '') break;
   }
   const home = ctx.home.replace(/\/+$/, '');
-  files.push(`${home}/.config/git/ignore`);
+  files.push(`${home}/.config/git/ignore`, `${home}/.config/fd/ignore`);
   const gitconfig = ctx.fs.statFile(`${home}/.gitconfig`) ? ctx.fs.readText(`${home}/.gitconfig`, 1 << 20) : '';
   if (gitconfig === undefined) return true;
   for (const m of gitconfig.matchAll(/^\s*excludesfile\s*=\s*(.*?)\s*$/gim)) {

@@ -1309,6 +1309,8 @@ reg(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b
   const lists = p.pos.filter((w) => w.dynamic || w.text !== '-');
   for (const f of lists) an.read(f, scope);
   if (!has(p, '-c', '--check')) return;
+  // With -z the list's names end in NUL and may hold newlines: not modelled.
+  if (has(p, '-z', '--zero')) return an.opaque(`${inv.cmd} -c -z reads a list of NUL-terminated names`);
   // Each file a list names is read (hashed): the list's text says which, from the working directory.
   const texts: string[] = [];
   const unknown = (why: string) => an.opaque(`${inv.cmd} -c hashes the files its list names, and ${why}`);
@@ -1435,7 +1437,8 @@ reg(['ack', 'ack-grep'], (inv) => {
     const home = scope.home?.replace(/\/+$/, '');
     for (const cwd of an.resolveText('.', scope)) {
       // Without a file system (lexical analysis) or a working directory there is nothing to look at.
-      if (!fs || !cwd.startsWith('/')) break;
+      if (!fs || (!cwd.startsWith('/') && an.platform !== 'win32')) break;
+      if (an.platform === 'win32') { an.opaque('ack may take options from a project _ackrc, which is not looked for on Windows'); break; }
       if (!fs.statFile) { an.opaque('ack may take options from a project .ackrc, which cannot be checked'); break; }
       for (let d = cwd.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) {
         if (d !== home && (fs.statFile(`${d}/.ackrc`) || fs.statFile(`${d}/_ackrc`))) an.opaque(`ack takes options from the project's ${d}/.ackrc`);
