@@ -116,6 +116,8 @@ describe('readers of their operands', function () {
         assert.equal((await run('rg TODO')).decision, 'block');
         fs.writeFileSync(path.join(home, '.gitignore_global'), '.DS_Store\n');
         assert.equal((await run('rg TODO')).decision, 'allow');
+        fs.appendFileSync(path.join(home, '.gitconfig'), '[include]\n\tpath = ~/.gitconfig.local\n');
+        assert.equal((await run('rg TODO')).decision, 'block', 'an included configuration may name another excludes file');
       } finally {
         fs.rmSync(path.join(home, '.gitconfig'));
         fs.rmSync(path.join(home, '.gitignore_global'));

@@ -425,12 +425,16 @@ function mayReincludeHidden(root: string, entries: readonly string[], ctx: Ctx):
   }
   const home = ctx.home.replace(/\/+$/, '');
   files.push(`${home}/.config/git/ignore`, `${home}/.config/fd/ignore`);
-  const gitconfig = ctx.fs.statFile(`${home}/.gitconfig`) ? ctx.fs.readText(`${home}/.gitconfig`, 1 << 20) : '';
-  if (gitconfig === undefined) return true;
-  for (const m of gitconfig.matchAll(/^\s*excludesfile\s*=\s*(.*?)\s*$/gim)) {
-    const v = m[1]!.replace(/^"(.*)"$/, '$1');
-    if (!v.startsWith('/') && !v.startsWith('~/')) return true;
-    files.push(v.startsWith('~/') ? home + v.slice(1) : v);
+  // Git's global excludes file, as the user's and the system's configuration name it (one that
+  // includes other configuration files may name it there: unknown).
+  for (const config of [`${home}/.gitconfig`, `${home}/.config/git/config`, '/etc/gitconfig']) {
+    const text = ctx.fs.statFile(config) ? ctx.fs.readText(config, 1 << 20) : '';
+    if (text === undefined || /^\s*\[\s*include/im.test(text)) return true;
+    for (const m of text.matchAll(/^\s*excludesfile\s*=\s*(.*?)\s*$/gim)) {
+      const v = m[1]!.replace(/^"(.*)"$/, '$1');
+      if (!v.startsWith('/') && !v.startsWith('~/')) return true;
+      files.push(v.startsWith('~/') ? home + v.slice(1) : v);
+    }
   }
   for (const f of files) {
     if (!ctx.fs.statFile(f)) continue;
