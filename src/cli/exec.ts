@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Engine, SandboxPlanError, withRequiredHides } from '../engine';
 import { nodeFileSystem } from '../node/fs-port';
+import { installKnownSecrets } from '../node/known-secrets';
 import { currentPlatform } from '../node/create-engine';
 import { stateDirSelfPaths } from '../node/hooks/state-dir';
 import { sandboxEnvironment } from '../node/sandbox/environment';
@@ -47,6 +48,8 @@ export async function runExec(argv: string[], io: { stdout: NodeJS.WritableStrea
     throw e;
   }
   const { env, withheld } = sandboxEnvironment(process.env, f.values.get('--env') ?? []);
+  // The command's output masks the user's known secrets by value (.env files, secret-named variables, credential files).
+  installKnownSecrets({ workspaceRoots: workspaces, home, env: process.env });
   if (f.bools.has('--verbose')) {
     say(`${plan.hidden.length} locations hidden, ${plan.readOnly.length} read-only, ${plan.guardDirs.length} guarded; writable: ${plan.writable.join(', ')}`);
     if (withheld.length) say(`environment withheld: ${withheld.join(', ')}`);

@@ -42,6 +42,9 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
   const stateDir = bulwarkStateDir(flags.stateDir);
   const redact = async (text: string) => {
     const { loadSecretRules, redactSecrets } = await import('../engine/secrets');
+    // Only a refusal's text is redacted here: the user's known secrets are loaded then, not on every call.
+    const { installKnownSecrets, installedKnownSecrets } = await import('../node/known-secrets');
+    if (!installedKnownSecrets()) installKnownSecrets({ workspaceRoots: [process.cwd()], home: os.homedir(), env: process.env });
     return redactSecrets(loadSecretRules(), text).text;
   };
   const timeoutMs = () => Math.max(50, deadlineAt - Date.now() - 250);

@@ -13,6 +13,8 @@
 // 2 on a usage error or when reading or writing fails. A closed stdout (`… | head`) ends quietly.
 // `--report`: a one-line JSON summary on stderr at the end — how many secrets per rule id, the
 // input size and the invalid-UTF-8 count; never a secret value.
+import os from 'node:os';
+import { installKnownSecrets } from '../node/known-secrets';
 import type { Readable, Writable } from 'node:stream';
 import { StreamingRedactor, loadSecretRules } from '../engine/secrets';
 
@@ -82,6 +84,9 @@ export async function runRedact(argv: string[], io: RedactIo = { stdin: process.
   }
 
   const rules = loadSecretRules();
+  // The user's known secrets (the current directory's .env files, secret-named variables, credential
+  // files in the home directory) are masked by value, whatever their shape.
+  installKnownSecrets({ workspaceRoots: [process.cwd()], home: os.homedir(), env: process.env });
   const { stdin, stdout, stderr } = io;
   let closedPipe = false;
   let writeError: Error | undefined;

@@ -3,9 +3,11 @@
 // (protocol.ts). Its own process, so a sandbox run never blocks or crashes the extension host, and
 // every sandbox is a child of it: bubblewrap's --die-with-parent ends them all when it dies.
 // When the extension host goes away (IPC disconnect), it kills every running sandbox and exits.
+import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath, probeSandbox } from '../node/sandbox/probe';
+import { installKnownSecrets, installedKnownSecrets } from '../node/known-secrets';
 import { runSandboxed, type SandboxRunResult, type SandboxRunnerOptions } from '../node/sandbox/runner';
 import type { FromHelper, HelperRunRequest, ToHelper } from './protocol';
 
@@ -61,6 +63,8 @@ function startRun(id: string, request: HelperRunRequest, interactive: boolean): 
   };
   // Never handed to the command, whatever the caller put in its environment.
   const { ELECTRON_RUN_AS_NODE: _electron, ...env } = request.env;
+  // Output masks the user's known secrets by value: the workspace's .env files, credential files, the host's secret-named variables.
+  (installedKnownSecrets() ?? installKnownSecrets({ workspaceRoots: request.plan.writable, home: os.homedir(), env: process.env }).known).refresh();
   const run: Run = {
     controller, pending: [], ended: false,
     done: (async () => {

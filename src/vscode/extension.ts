@@ -16,6 +16,7 @@ import { registerInstallHooks } from './install-hooks';
 import { registerRunCommand } from './run-command';
 import { registerSandboxTerminal } from './sandbox-terminal';
 import { registerDoctor } from './doctor';
+import { registerKnownSecrets } from './known-secrets';
 import { stateDirSelfPaths } from '../node/hooks/state-dir';
 
 /** Exported only when VS Code runs the extension-host tests (ExtensionMode.Test); nothing otherwise. */
@@ -29,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): BulwarkTestApi | und
   const audit = new AuditHost(context, log);
   const host = new EngineHost(context, log, () => [...audit.selfPaths(), ...stateDirSelfPaths()]);
   context.subscriptions.push(log, host, audit);
+  registerKnownSecrets(context, log);
   registerExplainProtection(context, host);
   registerCheckAction(context, host, audit);
   registerTier2KeyCommands(context, host);

@@ -9,7 +9,7 @@
 // security/content/*.yaml, matched on the original text.
 import { loadHeuristicRules, type CompiledRule, type CompiledRuleSet } from '../heuristics/rules';
 import { prepareMapped } from '../heuristics/normalize';
-import { findSecrets, loadSecretRules, redactionPlaceholder, type SecretRuleSet } from '../secrets';
+import { loadSecretRules, redactSecrets, redactionPlaceholder, type SecretRuleSet } from '../secrets';
 import { loadContentRules, matchSpans, type CompiledContentRule } from './rules';
 import { combineActions, matrixAction } from './matrix';
 import {
@@ -99,7 +99,8 @@ export function inspect(text: string, phase: ContentPhase, source: string, trust
   const raw: RawFinding[] = [];
   const pi = promptInjectionFindings(opts.heuristics ?? loadHeuristicRules(), input);
   raw.push(...pi.findings);
-  for (const s of findSecrets(opts.secrets ?? loadSecretRules(), input)) {
+  // Every copy of a found secret and every value the host knows (redactSecrets' value masking), not only what a detector recognises.
+  for (const s of redactSecrets(opts.secrets ?? loadSecretRules(), input).findings) {
     raw.push({ category: 'secret_leak', rule: s.ruleId, severity: 'high', start: s.start, end: s.end, description: s.description });
   }
   for (const c of opts.contentRules ?? loadContentRules()) {

@@ -21,7 +21,7 @@ import { evaluateHeuristics } from '../heuristics/evaluate';
 import { KeywordIndex, analyzePattern, isAscii } from '../heuristics/prefilter';
 import { compilePattern, loadHeuristicRules, type CompiledRuleSet } from '../heuristics/rules';
 import { PROMPT_RISKS, type HeuristicResult, type PromptRisk, type Severity } from '../heuristics/types';
-import { findSecrets, loadSecretRules } from '../secrets';
+import { loadSecretRules, redactSecrets } from '../secrets';
 import { INVISIBLE_IN_INSTRUCTIONS_RULE, writtenStrings } from './instruction-files';
 import { matrixAction } from './matrix';
 import { loadContentRules, matchSpans, matchSpansIn, validateRuleFile } from './rules';
@@ -132,7 +132,7 @@ function injectionOf(h: HeuristicResult, set: CompiledRuleSet): { f: ContentFind
 /** Findings of one text bound for memory, other than prompt injection: secrets, invisible text, the memory directive rules. */
 function ownFindings(text: string, rules: CompiledMemoryRules): ContentFinding[] {
   const out: ContentFinding[] = [];
-  for (const s of findSecrets(loadSecretRules(), text)) out.push(finding('secret_leak', s.ruleId, 'high', s.description));
+  for (const s of redactSecrets(loadSecretRules(), text).findings) out.push(finding('secret_leak', s.ruleId, 'high', s.description));
   const ascii = isAscii(text);
   for (const c of loadContentRules()) {
     if (c.rule.category === 'invisible_text' && matchSpansIn(c.regex, text, 1, ascii).length) out.push(finding('invisible_text', c.rule.id, c.rule.severity, c.rule.description));

@@ -4,6 +4,6 @@ export {
   type KeywordAnchor, type SecretRule, type SecretRuleSet,
 } from './rules';
 export { findSecrets, redactSecrets, redactionPlaceholder, shannonEntropy, type SecretFinding } from './scan';
-export { KnownValues, knownValueSkipReason, type KnownValueMatch } from './known-values';
+export { KnownValues, installProcessKnownValues, knownValueSkipReason, processKnownValues, type KnownValueMatch } from './known-values';
 export { StreamingRedactor, type FlushScheduler, type StreamingRedactorOptions } from './streaming';
 export { RegexSyntaxError } from './regex-syntax';

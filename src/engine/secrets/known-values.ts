@@ -54,6 +54,13 @@ function windowHash(s: string, from: number): number {
   return h;
 }
 
+/** The hash of text[from, from + k), k < WINDOW, mixed with k. */
+function headHash(s: string, from: number, k: number): number {
+  let h = k;
+  for (let i = from; i < from + k; i++) h = (Math.imul(h, BASE) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
 /** BASE^(WINDOW-1) mod 2^32: what the leaving character weighs in the rolling hash. */
 const TOP = (() => { let p = 1; for (let i = 1; i < WINDOW; i++) p = Math.imul(p, BASE); return p; })();
 
@@ -61,6 +68,11 @@ export class KnownValues {
   private readonly byWindow = new Map<number, Entry[]>();
   /** One bit per value of the window hash's top 16 bits: most positions of a text are ruled out here. */
   private readonly bloom = new Uint32Array(2048);
+  /**
+   * Hashes of each value's first 1..WINDOW-1 characters (with the length): a stream holds its last few
+   * characters only when they could begin a known value, so a prompt without a newline still shows.
+   */
+  private readonly heads = new Set<number>();
   private count = 0;
   private longest = 0;
   private readonly limit: number;
@@ -86,6 +98,7 @@ export class KnownValues {
     if (this.count >= this.limit) return false;
     const entry: Entry = { length: value.length, digest, ruleId };
     this.bloom[h >>> 21]! |= 1 << ((h >>> 16) & 31);
+    for (let k = 1; k < WINDOW; k++) this.heads.add(headHash(value, 0, k));
     if (list) list.push(entry);
     else this.byWindow.set(h, [entry]);
     this.count++;
@@ -118,8 +131,8 @@ export class KnownValues {
   /**
    * For a stream: the earliest position at or after `from` where a known value may begin that has not
    * arrived whole yet, or `text.length`. A position whose first WINDOW characters are there is checked
-   * against the values' first windows (so a stream holds only where a known value really starts); the
-   * last WINDOW - 1 positions cannot be checked and are always held.
+   * against the values' first windows (so a stream holds only where a known value really starts); one of
+   * the last WINDOW - 1 positions, against the values' first characters.
    */
   holdFrom(text: string, from: number): number {
     const n = text.length;
@@ -134,6 +147,22 @@ export class KnownValues {
         h = (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + WINDOW)) | 0;
       }
     }
-    return Math.max(from, Math.min(n, lastChecked + 1));
+    for (let i = Math.max(from, lastChecked + 1, 0); i < n; i++) if (this.heads.has(headHash(text, i, n - i))) return i;
+    return n;
   }
+}
+
+let installed: KnownValues | undefined;
+
+/**
+ * The host's registry (the extension host, a CLI command, the sandbox helper): installed once at start,
+ * it is what every redaction in the process masks by value when the caller passes no registry of its own,
+ * and it learns every value any output's detectors find. Unit tests of the engine install none.
+ */
+export function installProcessKnownValues(known: KnownValues | undefined): void {
+  installed = known;
+}
+
+export function processKnownValues(): KnownValues | undefined {
+  return installed;
 }

@@ -20,7 +20,7 @@
 // keeps each rule's keyword spans for the keyword check, so it needs no lower-cased copy; the
 // streaming redactor passes its lower-cased buffer too.
 import type { SecretRule, SecretRuleSet } from './rules';
-import { type KnownValues, knownValueSkipReason } from './known-values';
+import { type KnownValues, knownValueSkipReason, processKnownValues } from './known-values';
 import { keywordWalker } from './keyword-walk';
 import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
 
@@ -512,7 +512,7 @@ export function findSecrets(rules: SecretRuleSet, text: string): SecretFinding[]
  * text when the END line is missing).
  */
 export function redactSecrets(rules: SecretRuleSet, text: string, known?: KnownValues): { text: string; findings: SecretFinding[] } {
-  const found = withKnownValues(known, text, 0, text.length, resolveOverlaps(allCandidates(rules, text)));
+  const found = withKnownValues(known ?? processKnownValues(), text, 0, text.length, resolveOverlaps(allCandidates(rules, text)));
   return { text: applyRedactions(text, 0, text.length, found), findings: found.map(toFinding) };
 }
 

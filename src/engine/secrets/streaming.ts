@@ -25,7 +25,7 @@ import type { SecretRuleSet } from './rules';
 import {
   type Candidate, type KeywordOccurrences, applyRedactions, indexKeywords, lowerAscii, lowerBound, resolveOverlaps, rulePositions, scanRule, knownValueCandidates, withKnownValues,
 } from './scan';
-import { KnownValues } from './known-values';
+import { KnownValues, processKnownValues } from './known-values';
 import { runStart } from './start-filter';
 
 export interface FlushScheduler {
@@ -40,7 +40,8 @@ export interface StreamingRedactorOptions {
   readonly scheduler?: FlushScheduler;
   /**
    * The session's known secret values (masked by value; the values this stream's detectors find join it).
-   * Default: a registry of this stream's own, so a value found once is masked for the rest of the stream.
+   * Default: the host's (processKnownValues), else a registry of this stream's own, so a value found once is
+   * masked for the rest of the stream.
    */
   readonly knownValues?: KnownValues;
 }
@@ -77,7 +78,7 @@ export class StreamingRedactor {
     if (!(delay >= 0 && delay <= 50)) throw new RangeError('flushDelayMs must be between 0 and 50');
     this.flushDelayMs = delay;
     this.scheduler = opts.scheduler ?? defaultScheduler;
-    this.known = opts.knownValues ?? new KnownValues();
+    this.known = opts.knownValues ?? processKnownValues() ?? new KnownValues();
     this.resume = rules.rules.map(() => 0);
     this.touched = new Uint8Array(rules.rules.length);
     this.sMin = rules.rules.map(() => 0);
