@@ -81,6 +81,8 @@ export interface EffectInput {
   readonly sandboxed: boolean;
   /** Fully blocked files below a search that the sandbox hides from the command (not reads). */
   readonly hiddenBySandbox?: readonly string[];
+  /** The command prints its environment, which the sandbox gives it without secrets. */
+  readonly environmentFromSandbox?: boolean;
 }
 
 const MAX_JUDGED = 8;
@@ -122,6 +124,7 @@ export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudg
   if (outsideWrite) return { class: 'outside_boundary_write', judged: [`it ${outsideWrite.access === 'delete' ? 'removes' : 'writes'} ${outsideWrite.path}, outside the workspace`] };
   if (outsideRead) return { class: 'outside_boundary_read', judged: [`it reads ${outsideRead.path}, outside the workspace`] };
   if (reads.length) judged.push(`reads ${describePaths(reads)} (inside the workspace boundary, unprotected)`);
+  if (input.environmentFromSandbox) judged.push('prints its environment, which the OS sandbox gives it without secrets');
   if (input.hiddenBySandbox?.length) judged.push(`the OS sandbox hides ${describePaths(input.hiddenBySandbox.map((path) => ({ path })))} from it`);
   if (changes.length) judged.push(`changes ${describePaths(changes)} (ordinary files inside the workspace)`);
   if (!isCommand && reads.length === 0 && changes.length === 0) return unjudged('it names no file');

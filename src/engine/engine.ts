@@ -10,7 +10,7 @@ import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathFinding, t
 import { FileFactsCache } from './protection/file-facts';
 import { actionSpec, isKnownActionType } from './actions';
 import { payloadTargetsOf } from './payload';
-import { analyzeShell, type ShellAnalysis, type ShellParser } from './shell/analyze';
+import { ENVIRONMENT_PSEUDO_PATH, analyzeShell, type ShellAnalysis, type ShellParser } from './shell/analyze';
 import { checkResolvedAddresses, checkUrlSyntax, type SsrfPolicy } from './ssrf';
 import { levelRank } from './types';
 import { runShield, type ShieldParts } from './shield/pipeline';
@@ -188,13 +188,18 @@ export class Engine {
     }
 
     let analysis: ShellAnalysis | undefined;
+    const sandboxedCommand = action.sandboxed === true && action.type === 'execute_command';
+    // Inside the OS sandbox a command's environment is an allow-list with every secret withheld: printing
+    // it (`printenv`, `env`, `ps e`) reads nothing protected. Another process's environ file stays a read.
+    let sandboxedEnvironment = false;
     if (action.type === 'execute_command') {
       const command = action.payload.command;
       if (typeof command !== 'string' || command.length === 0) return block(['action.invalid'], 'execute_command needs a non-empty `command` string');
       if (!o.shellParser) return block(['shell.unavailable'], 'the shell grammar could not be loaded, so the command cannot be analysed');
       const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs, clock: o.clock ?? SYSTEM_CLOCK });
       analysis = a;
-      for (const p of a.reads) touches.push({ path: p, access: 'read', source: 'command' });
+      sandboxedEnvironment = sandboxedCommand && a.printsEnvironment && !a.environmentByPath;
+      for (const p of a.reads) if (!(sandboxedEnvironment && p === ENVIRONMENT_PSEUDO_PATH)) touches.push({ path: p, access: 'read', source: 'command' });
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
       for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
@@ -235,7 +240,6 @@ export class Engine {
       }
     }
 
-    const sandboxedCommand = action.sandboxed === true && action.type === 'execute_command';
     const protection = checkProtection(action.type, touches, {
       platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs, facts: this.fileFacts,
       ...(sandboxedCommand ? { sandboxHidesWithin: o.workspaceRoots } : {}),
@@ -276,7 +280,7 @@ export class Engine {
       });
       const reasons = [...(protection.minTier > 0 ? [protection.reason] : []), ...floorReasons];
       const effects = unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
-        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true, hiddenBySandbox: protection.sandboxHides.map((h) => h.path) }, this.boundary)
+        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true, hiddenBySandbox: protection.sandboxHides.map((h) => h.path), environmentFromSandbox: sandboxedEnvironment }, this.boundary)
         : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
       const d = await runShield(o.shield, {
         effects,

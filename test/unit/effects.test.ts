@@ -166,6 +166,16 @@ describe('effect-based decisions', function () {
       assert.equal(outside.sandboxHides, undefined);
     });
 
+    it('printing the environment is harmless inside the sandbox (its environment has no secrets), refused outside it; another process\'s environ file stays refused', async () => {
+      for (const command of ['printenv', 'ps auxe', 'printenv | sort']) {
+        const inside = await run(command, { sandboxed: true });
+        assert.equal(inside.decision, 'allow', `${command}: ${inside.reason}`);
+        assert.match(inside.reason, /environment, which the OS sandbox gives it without secrets/);
+        assert.equal((await run(command)).decision, 'block', command);
+      }
+      for (const command of ['cat /proc/1/environ', 'printenv; cat /proc/self/environ']) assert.equal((await run(command, { sandboxed: true })).decision, 'block', command);
+    });
+
     it('never leaves to the sandbox a protected file the command names, a search of a protected directory, or one outside the workspace', async () => {
       for (const command of ['cat .env', 'grep -r KEY .env', 'grep -r PRIVATE ~', `grep -r PRIVATE ${home}/.ssh`]) {
         const d = await run(command, { sandboxed: true });

@@ -51,6 +51,12 @@ export interface ShellAnalysis {
   /** The command line sets PATH (a prefix assignment, `export PATH=…`, `PATH=…`): command names may name other programs. */
   searchPathChanged: boolean;
   /**
+   * The command prints its own environment (`printenv`, `env`, `set`, `ps e`): read as ENVIRONMENT_PSEUDO_PATH.
+   * `environmentByPath`: it also names an environ file itself (`cat /proc/1/environ`), which is another process's.
+   */
+  printsEnvironment: boolean;
+  environmentByPath: boolean;
+  /**
    * Directories read below (a subset of `reads`): `contents` when every file below is read
    * (`grep -r`, `rg`, `find … -exec`), `names` when every directory below is listed (`ls -R`,
    * `find`, `tree`, `rg --files`). Sorted by path.
@@ -169,6 +175,8 @@ export class Analyzer {
   private readonly reviewList = new Set<string>();
   private readonly anonymousNet = new Set<number>();
   private pathChanged = false;
+  private envPrinted = false;
+  private envByPath = false;
   private readonly namedNet = new Set<number>();
   private readonly approvalList = new Set<string>();
   private readonly reads = new Set<string>();
@@ -216,6 +224,8 @@ export class Analyzer {
       network: this.network,
       unnamedNetwork: [...this.anonymousNet].some((i) => !this.namedNet.has(i)),
       searchPathChanged: this.pathChanged,
+      printsEnvironment: this.envPrinted,
+      environmentByPath: this.envByPath,
       urls: [...this.urlList],
       logins: [...this.loginList].filter((u) => this.urlList.has(u)),
       sinks: [...this.sinkList],
@@ -275,9 +285,11 @@ export class Analyzer {
    * The command prints the environment of the processes it can see: a read of every secret in it
    * (ENVIRONMENT_PSEUDO_PATH). On Windows there is no such path: the command is opaque instead.
    */
-  readEnvironment(what: string): void {
+  readEnvironment(what: string, byPath = false): void {
     if (this.platform === 'win32') this.opaque(`${what} prints the environment, which holds the agent's secrets`);
     else this.reads.add(ENVIRONMENT_PSEUDO_PATH);
+    if (byPath) this.envByPath = true;
+    else this.envPrinted = true;
   }
 
   /** The command being walked writes `feed` to its stdout (for the next command of a pipeline). */
@@ -400,7 +412,7 @@ export class Analyzer {
       } else if (w.dynamic) {
         // What cannot be resolved is unknown, never "no read".
         this.opaque(`read target \`${clip(w.raw)}\` is not a literal path`);
-        if (this.platform !== 'win32' && w.prefix.startsWith('/proc/') && /\/environ$/.test(w.raw.replace(/["'}]/g, ''))) this.readEnvironment(`reading \`${clip(w.raw)}\``);
+        if (this.platform !== 'win32' && w.prefix.startsWith('/proc/') && /\/environ$/.test(w.raw.replace(/["'}]/g, ''))) this.readEnvironment(`reading \`${clip(w.raw)}\``, true);
       } else this.readGlob(w, scope);
       // Still report the literal directory the unknown part lives in (`~/.ssh/$K` -> ~/.ssh).
       const dir = this.literalDir(w);

@@ -1123,11 +1123,28 @@ register(CORE, 'set', (inv) => {
   if (inv.args.length === 0) inv.an.readEnvironment('set');
 });
 
+/** ps options whose value is the next word (procps and BSD): a user list, a sort key, a format. */
+const PS_VALUED_SHORT = new Set(['-C', '-G', '-g', '-p', '-q', '-s', '-t', '-U', '-u', '-o', '-O', '-k']);
+const PS_VALUED_LONG = new Set(['--sort', '--cols', '--columns', '--width', '--rows', '--lines', '--pid', '--ppid', '--sid', '--tty', '--user', '--User', '--group', '--Group', '--format', '--quick-pid']);
+
 register(CORE, ['ps'], (inv) => {
   // BSD-style letters (`ps eww`, `ps auxe`) with `e`, and macOS `ps -e`/`-E`, print each process's environment.
-  const bsd = inv.args.some((w) => !w.dynamic && /^[a-zA-Z]+$/.test(w.text) && w.text.includes('e'));
-  const mac = inv.an.platform === 'darwin' && inv.args.some((w) => !w.dynamic && /^-[a-zA-Z]*[eE]/.test(w.text));
-  if (bsd || mac || inv.args.some((w) => w.dynamic)) inv.an.readEnvironment(`ps ${inv.args.map((w) => w.raw).join(' ')}`);
+  // The word after an option that takes a value (`-u $(id -u)`, `--sort size`, BSD `o pid,comm`) is its value, not letters.
+  let bsd = false;
+  let unknown = false;
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    if (w.dynamic) { unknown = true; continue; }
+    const t = w.text;
+    if (PS_VALUED_SHORT.has(t) || PS_VALUED_LONG.has(t)) { i++; continue; }
+    if (/^[a-zA-Z]+$/.test(t)) {
+      if (t.includes('e')) bsd = true;
+      if (/[oOkptUg]$/.test(t)) i++;
+    }
+  }
+  const mac = inv.an.platform === 'darwin' && args.some((w) => !w.dynamic && /^-[a-zA-Z]*[eE]/.test(w.text));
+  if (bsd || mac || unknown) inv.an.readEnvironment(`ps ${args.map((w) => w.raw).join(' ')}`);
 });
 
 register(CORE, ['shopt', 'setopt'], (inv) => {
