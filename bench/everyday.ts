@@ -6,6 +6,7 @@
 // in report mode (no Tier 2 model, no human: what would need them is reported as an escalation to that tier).
 // Figures per preset, per split (dev / held-out, fixed by hash: bench/corpus/corpus.ts) and per class.
 // Alone: `BULWARK_BENCH_ONLY=everyday node out/bench/bench.js` after `node esbuild.mjs --bench`.
+import { spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -114,7 +115,7 @@ export function makeEverydayTree(): { root: string; ws: string; wsSecrets: strin
     'pyproject.toml': '[project]\nname = "app"\nversion = "0.1.0"\n', 'setup.cfg': '[flake8]\nmax-line-length = 100\n',
     'mypy.ini': '[mypy]\nstrict = True\n', 'requirements.txt': 'requests==2.31.0\n',
     'Dockerfile': 'FROM node:20\nCOPY . /app\n', 'docker-compose.yml': 'services:\n  web:\n    build: .\n',
-    '.gitignore': 'node_modules\ndist\n.env\n', '.eslintrc.json': '{ "root": true }\n', '.prettierrc.json': '{ "semi": true }\n',
+    '.gitignore': 'node_modules\ndist\n.env\n.env*.local\n', '.eslintrc.json': '{ "root": true }\n', '.prettierrc.json': '{ "semi": true }\n',
     'config.yaml': 'version: 1\nname: app\n', 'config.local.yaml': 'version: 1\ndebug: true\n',
     'notes.txt': 'alpha\nbeta\n', 'todo.txt': 'alpha\ngamma\n', 'files.txt': 'src/app.ts\nsrc/util.ts\n', 'urls.txt': 'https://registry.npmjs.org/lodash\n',
     'commit-msg.txt': 'Fix typo in README\n', 'changes.patch': '--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# example\n+# example-project\n',
@@ -156,6 +157,12 @@ export function makeEverydayTree(): { root: string; ws: string; wsSecrets: strin
     fs.mkdirSync(path.join(dir, 'backup'), { recursive: true });
   }
   for (const [f, data] of Object.entries(secrets)) put(path.join(wsSecrets, f), data);
+  // A typical project is a git repository whose index tracks what .gitignore leaves (the .env files are
+  // not tracked): git grep and git ls-files read the index. Without git the fake .git stays (no index).
+  for (const dir of [ws, wsSecrets]) {
+    const git = (...args: string[]) => spawnSync('git', ['-c', 'init.defaultBranch=main', ...args], { cwd: dir, stdio: 'ignore', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1' } });
+    if (git('init', '-q').status === 0) git('add', '-A');
+  }
   const homeFiles: Record<string, string> = {
     '.ssh/id_rsa': generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs1', format: 'pem' }) as string,
     '.ssh/id_ed25519': generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
