@@ -32,6 +32,8 @@ export interface KnownSecretsReport {
 }
 
 export function isSecretName(name: string): boolean {
+  // The shell's working directories (PWD, OLDPWD) share `pwd` with password names.
+  if (/^(?:OLD)?PWD$/.test(name)) return false;
   return SECRET_NAME.test(name.replace(/([a-z])([A-Z])/g, '$1_$2'));
 }
 
@@ -51,9 +53,10 @@ export function parseDotenv(text: string): [string, string][] {
 }
 
 /**
- * A .env value that is configuration, not a secret, whatever its key: a URL without credentials in it
- * (`https://api.example.com`) or a file path. Every other value of a .env file is masked by value (the
- * engine's skip rule still leaves out short, numeric, plain-word and common values).
+ * A value that is configuration, not a secret, whatever its name: a URL without credentials in it
+ * (`https://api.example.com`) or a file path (`SSH_AUTH_SOCK=/tmp/ssh-x/agent.1`). Every other value of a
+ * .env file or a secret-named variable is masked by value (the engine's skip rule still leaves out short,
+ * numeric, plain-word and common values).
  */
 function isPlainSetting(v: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\/[^@\s]*$/i.test(v) || /^(?:\/|\.\.?\/|~\/)[^\s]*$/.test(v);
@@ -116,7 +119,8 @@ export class KnownSecrets {
     const errors: string[] = [];
     let environment = 0;
     if (this.seen.size === 0) {
-      for (const [k, v] of Object.entries(this.sources.env)) if (v && isSecretName(k) && this.values.add(v, 'known-value.environment')) environment++;
+      // A secret-named variable may hold a path or a plain URL (SSH_AUTH_SOCK, XAUTHORITY, *_KEY_FILE): not a secret.
+      for (const [k, v] of Object.entries(this.sources.env)) if (v && isSecretName(k) && !isPlainSetting(v) && this.values.add(v, 'known-value.environment')) environment++;
     }
     const candidates: [string, Parameters<typeof valuesOf>[0]][] = [
       ...HOME_FILES.map(([f, kind]): [string, Parameters<typeof valuesOf>[0]] => [path.join(this.sources.home, f), kind]),

@@ -38,7 +38,8 @@ describe('known secrets: the loader', () => {
   it('reads dotenv lines (export, quotes, comments) and secret names in any case style', () => {
     assert.deepEqual(parseDotenv('export A="x y"\nB=plain # note\n# C=no\nD=\'q\'\n'), [['A', 'x y'], ['B', 'plain'], ['D', 'q']]);
     for (const n of ['API_KEY', 'dbPassword', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DATABASE_URL', 'SESSION_SECRET']) assert.equal(isSecretName(n), true, n);
-    for (const n of ['NODE_ENV', 'PORT', 'API_URL', 'HOME', 'PATH', 'EDITOR']) assert.equal(isSecretName(n), false, n);
+    for (const n of ['NODE_ENV', 'PORT', 'API_URL', 'HOME', 'PATH', 'EDITOR', 'PWD', 'OLDPWD']) assert.equal(isSecretName(n), false, n);
+    assert.equal(isSecretName('DB_PWD'), true);
     assert.deepEqual(valuesOf('npmrc', `//r/:_authToken=${NPM_TOKEN}\n//s/:_authToken=\${NPM_TOKEN}\n`), [NPM_TOKEN]);
     assert.deepEqual(valuesOf('git-credentials', `https://dev:${encodeURIComponent(GIT_PASS)}@github.com\n`), [GIT_PASS]);
     assert.deepEqual(valuesOf('docker', JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from(`dev:${SESSION}`).toString('base64') } } })).at(-1), SESSION);
@@ -47,13 +48,15 @@ describe('known secrets: the loader', () => {
   it('loads the workspace .env files (not templates, not dependencies), credential files and secret-named variables, then masks them in any output', () => {
     const { root, ws, home } = tree();
     try {
-      const { known, report } = installKnownSecrets({ workspaceRoots: [ws], home, env: { MY_API_TOKEN: 'env-Token-88Zq-Lm2', PATH: '/usr/bin:/bin' } });
+      const { known, report } = installKnownSecrets({ workspaceRoots: [ws], home, env: { MY_API_TOKEN: 'env-Token-88Zq-Lm2', PATH: '/usr/bin:/bin', SSH_AUTH_SOCK: root, GPG_KEY_FILE: `${root}/keys/k.gpg`, AUTH_URL: 'https://auth.example.com/login' } });
       const files = report.files.map((f) => path.relative(root, f.file)).sort();
       assert.deepEqual(files, ['home/.aws/credentials', 'home/.git-credentials', 'home/.npmrc', 'ws/.env', 'ws/packages/api/.env.local']);
       assert.equal(report.environment, 1);
       const out = redactSecrets(loadSecretRules(), `db ${DB_PASS}; s=${SESSION}; aws=${AWS_SECRET}; npm=${NPM_TOKEN}; git=${GIT_PASS}; env=env-Token-88Zq-Lm2; port 3000 development https://api.example.com never-read-from-dependencies-9Kq`).text;
       for (const v of [DB_PASS, SESSION, AWS_SECRET, NPM_TOKEN, GIT_PASS, 'env-Token-88Zq-Lm2']) assert.ok(!out.includes(v), `${v} in ${out}`);
       assert.match(out, /port 3000 development https:\/\/api\.example\.com never-read-from-dependencies-9Kq$/, 'ordinary settings and dependency files are left alone');
+      // A secret-named variable holding a path or a plain URL is not a secret: paths in output stay readable.
+      assert.equal(redactSecrets(loadSecretRules(), `cd ${root}/ws && open https://auth.example.com/login`).text, `cd ${root}/ws && open https://auth.example.com/login`);
       assert.match(out, /db \[REDACTED:known-value\.env-file\]/);
       // A rotated value is masked from the next refresh on.
       fs.writeFileSync(path.join(ws, '.env'), 'DB_PASSWORD=rotated-Value-0001-Zq\n');
