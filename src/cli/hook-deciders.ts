@@ -43,8 +43,8 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
   const redact = async (text: string) => {
     const { loadSecretRules, redactSecrets } = await import('../engine/secrets');
     // Only a refusal's text is redacted here: the user's known secrets are loaded then, not on every call.
-    const { installKnownSecrets, installedKnownSecrets } = await import('../node/known-secrets');
-    if (!installedKnownSecrets()) installKnownSecrets({ workspaceRoots: [process.cwd()], home: os.homedir(), env: process.env });
+    const { knownSecretsFor } = await import('../node/known-secrets');
+    knownSecretsFor(process.cwd(), os.homedir(), process.env);
     return redactSecrets(loadSecretRules(), text).text;
   };
   const timeoutMs = () => Math.max(50, deadlineAt - Date.now() - 250);
@@ -80,7 +80,7 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       // The extension inspects with its warm rules and records what it found; the hook compiles nothing.
       inspectOutput: async (c, text) => {
         if (!text) return [];
-        const r = await askBridge(stateDir, { v: 1, kind: 'inspect', agent: c.agent, sessionId: agentScopedSession(c.agent, c.sessionId), tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }, { timeoutMs: timeoutMs() });
+        const r = await askBridge(stateDir, { v: 1, kind: 'inspect', agent: c.agent, sessionId: agentScopedSession(c.agent, c.sessionId), tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}) }, { timeoutMs: timeoutMs() });
         if (r.kind === 'answer' && r.response.ok && r.response.findings) return r.response.findings;
         process.stderr.write('Bulwark: the extension could not inspect this tool output; it was inspected here and not recorded\n');
         return inspectLocally(c, text);
@@ -101,7 +101,7 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, ...cwdOf(c, action), ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}) },
       note: { tool: c.toolName, via, ...(sandbox ? { sandbox } : {}) },
     }),
-    inspectOutput: (c, text) => local.inspect({ agent: c.agent, sessionId: c.sessionId, tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text }),
+    inspectOutput: (c, text) => local.inspect({ agent: c.agent, sessionId: c.sessionId, tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}) }),
   };
 }
 
@@ -140,6 +140,8 @@ export function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
 /** Findings only, recorded nowhere: for when neither an extension nor this process may write the chain. */
 async function inspectLocally(call: HookCall, text: string): Promise<OutputFinding[]> {
   if (!text) return [];
+  const { knownSecretsFor } = await import('../node/known-secrets');
+  knownSecretsFor(call.cwd && path.isAbsolute(call.cwd) ? call.cwd : undefined, os.homedir(), process.env);
   const { inspectToolOutput } = await import('../engine/agents/output');
   return inspectToolOutput({ agent: call.agent, sessionId: call.sessionId, tool: call.toolName!, text }).findings;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import type { CheckResult, Engine } from '../engine';
 import { agentScopedSession, type AgentId, type OutputFinding } from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
+import { knownSecretsFor } from '../node/known-secrets';
 import { inspectToolOutput, type ToolOutput } from '../engine/agents/output';
 import { loadSecretRules, redactSecrets } from '../engine/secrets';
 import { readAuditLocationFile } from '../node/hooks/bridge-files';
@@ -98,8 +99,10 @@ export class LocalDecider {
   }
 
   /** Inspects a tool's output and records what was found (rule ids and counts, never the text). */
-  async inspect(req: ToolOutput): Promise<OutputFinding[]> {
+  async inspect(req: ToolOutput & { workspace?: string }): Promise<OutputFinding[]> {
     if (!req.text) return [];
+    // The user's known secrets count as secrets in the output too (masked by value, whatever their shape).
+    knownSecretsFor(req.workspace, os.homedir(), process.env);
     const { findings, event } = inspectToolOutput(req);
     await this.append((log) => log.append(event));
     return findings;

@@ -182,3 +182,25 @@ export function installKnownSecrets(sources: KnownSecretSources, into?: KnownVal
 export function installedKnownSecrets(): KnownSecrets | undefined {
   return current;
 }
+
+const loadedRoots = new Set<string>();
+let lastRefresh = 0;
+
+/**
+ * For a long-lived process that serves several projects (the hooks' own server, a hook call): the known
+ * secrets of `workspace` (and the home and environment) in the process's registry, loaded the first time a
+ * project is seen and re-read at most every two seconds after that.
+ */
+export function knownSecretsFor(workspace: string | undefined, home: string, env: NodeJS.ProcessEnv): void {
+  const root = workspace && path.isAbsolute(workspace) ? path.resolve(workspace) : undefined;
+  if (!current || (root && !loadedRoots.has(root))) {
+    if (root) loadedRoots.add(root);
+    installKnownSecrets({ workspaceRoots: [...loadedRoots], home, env }, current?.values);
+    lastRefresh = Date.now();
+    return;
+  }
+  if (Date.now() - lastRefresh > 2000) {
+    lastRefresh = Date.now();
+    current.refresh();
+  }
+}

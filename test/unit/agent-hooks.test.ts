@@ -253,6 +253,22 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
     assert.ok(!ctx.includes(SECRET), ctx);
   });
 
+  it('post-tool: a value of the project\'s .env in the output is a secret too, whatever its shape (known values)', () => {
+    const value = 'plum-Orchard_42!Rivet';
+    fs.writeFileSync(path.join(ws, '.env'), `DB_PASSWORD=${value}\n`);
+    try {
+      const post = (stdout: string) => hook('claude', JSON.stringify({ session_id: 's1', cwd: ws, hook_event_name: 'PostToolUse', tool_name: 'Bash', tool_input: { command: 'cat trace.log' }, tool_response: { stdout, stderr: '' } }));
+      const r = post(`connecting with ${value}\n`);
+      assert.equal(r.code, 0, r.stderr);
+      const ctx = JSON.parse(r.stdout).hookSpecificOutput.additionalContext as string;
+      assert.match(ctx, /contains a secret \(rules: known-value\.env-file/);
+      assert.ok(!ctx.includes(value), ctx);
+      assert.equal(post('connecting with the usual settings\n').stdout, '', 'control: nothing to say about an output without it');
+    } finally {
+      fs.rmSync(path.join(ws, '.env'), { force: true });
+    }
+  });
+
   it('records every decision in an intact audit chain (bulwark audit verify)', () => {
     const log = path.join(state, 'audit', 'audit.jsonl');
     const v = spawnSync(process.execPath, [CLI, 'audit', 'verify', '--log', log, '--db', path.join(state, 'audit', 'bulwark.db')], { env: { PATH: process.env.PATH, HOME: home } });

@@ -31,7 +31,11 @@ export type BridgeRequest =
    * Inspect a tool's output (prompt injection, secrets, invisible text) with the extension's warm rules,
    * record the findings (rule ids only) in the audit log, and answer them. The text is never stored.
    */
-  | { readonly v: 1; readonly token: string; readonly kind: 'inspect'; readonly agent: AgentId; readonly sessionId: string; readonly tool: string; readonly toolUseId?: string; readonly text: string }
+  | {
+    readonly v: 1; readonly token: string; readonly kind: 'inspect'; readonly agent: AgentId; readonly sessionId: string; readonly tool: string; readonly toolUseId?: string; readonly text: string;
+    /** The agent's project folder: the hooks' own server loads its known secrets (.env values) to find them in the output. */
+    readonly workspace?: string;
+  }
   | { readonly v: 1; readonly token: string; readonly kind: 'ping' };
 
 /** One thing found in a tool's output: its category and rule id, never the text. */

@@ -328,7 +328,8 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
       if (!shortString(value.tool, 256)) return { error: 'inspect needs the `tool` name (1–256 characters); nothing was inspected' };
       if (value.toolUseId !== undefined && !shortString(value.toolUseId, 200)) return { error: 'inspect: `toolUseId` must be a string of 1–200 characters; nothing was inspected' };
       if (typeof value.text !== 'string') return { error: 'inspect needs the output `text`; nothing was inspected' };
-      return { request: { v: 1, kind: 'inspect', agent: value.agent, sessionId: value.sessionId, tool: value.tool, ...(value.toolUseId !== undefined ? { toolUseId: value.toolUseId } : {}), text: value.text } };
+      if (value.workspace !== undefined && !(shortString(value.workspace, 4096) && (value.workspace as string).startsWith('/'))) return { error: 'inspect: `workspace` must be an absolute path; nothing was inspected' };
+      return { request: { v: 1, kind: 'inspect', agent: value.agent, sessionId: value.sessionId, tool: value.tool, ...(value.toolUseId !== undefined ? { toolUseId: value.toolUseId } : {}), text: value.text, ...(value.workspace !== undefined ? { workspace: value.workspace as string } : {}) } };
     }
     default:
       return { error: `unknown request kind ${JSON.stringify(value.kind)} (known: decide, record, inspect, ping); nothing was decided` };
