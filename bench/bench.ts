@@ -16,6 +16,7 @@ import { printRedactionFigures, redactionFigures } from './redaction';
 import { clientOverhead, hookFigures, printHookFigures } from './hooks';
 import { printSandboxFigures, sandboxFigures } from './sandbox';
 import { everydayFigures, main as everydayMain, printEverydayFigures } from './everyday';
+import { limitsFigures, printLimitsFigures } from './limits';
 
 const N_ACTIONS = 10_000;
 
@@ -183,6 +184,8 @@ async function main(): Promise<void> {
   if (process.env.BULWARK_BENCH_ONLY === 'everyday') return everydayMain();
   // BULWARK_BENCH_ONLY=sandbox: only the OS sandbox figures (bench/sandbox.ts).
   if (process.env.BULWARK_BENCH_ONLY === 'sandbox') return printSandboxFigures(await sandboxFigures());
+  // BULWARK_BENCH_ONLY=limits: only the speed limits moved out of the unit tests (bench/limits.ts).
+  if (process.env.BULWARK_BENCH_ONLY === 'limits') return printLimitsFigures(await limitsFigures());
   const { root, ws, home } = makeTree();
   const parser = await loadShellParser();
   const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser });
@@ -230,7 +233,9 @@ async function main(): Promise<void> {
     printSandboxFigures(sandbox);
     const everyday = await everydayFigures();
     printEverydayFigures(everyday);
-    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null, sandbox, everyday: { corpus: everyday.corpus, presets: Object.keys(everyday.presets) } }));
+    const limits = await limitsFigures();
+    printLimitsFigures(limits);
+    console.log(JSON.stringify({ bench: 'bulwark', rows, audit, redaction, hooks, clientOverhead: overhead.figures ?? null, sandbox, everyday: { corpus: everyday.corpus, presets: Object.keys(everyday.presets) }, limits }));
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }

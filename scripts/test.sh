@@ -49,7 +49,7 @@ stage_result "type check" "$rc" - - $((SECONDS - t))
 # --- unit tests (mocha; also compiles the extension-host suite into out/test/suite) ------------------------------
 say "unit tests: node esbuild.mjs --tests && mocha"
 t=$SECONDS
-node esbuild.mjs --tests >"$LOGS/unit.txt" 2>&1 && npx --no-install mocha --config .mocharc.json 2>&1 | tee -a "$LOGS/unit.txt"
+node esbuild.mjs --tests >"$LOGS/unit.txt" 2>&1 && npx --no-install mocha --config .mocharc.json --forbid-only 2>&1 | tee -a "$LOGS/unit.txt"
 rc=${PIPESTATUS[0]}   # esbuild's status if it failed, else mocha's
 p=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ passing' | grep -oE '[0-9]+' | tail -n1)
 f=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ failing' | grep -oE '[0-9]+' | tail -n1)

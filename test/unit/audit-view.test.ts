@@ -46,12 +46,11 @@ describe('audit view model', () => {
     assert.match(d?.args ?? '', /etc\/passwd/);
   });
 
-  it('filters 100k entries quickly', () => {
+  // How long the filtering takes (< 1000 ms) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
+  it('filters 100k entries', () => {
     const v = new AuditView();
     for (let i = 1; i <= 100_000; i++) v.add(entry(i));
-    const t0 = Date.now();
     v.setFilter({ text: 'file-4242' });
     assert.ok(v.filtered >= 1);
-    assert.ok(Date.now() - t0 < 1000, `filtering took ${Date.now() - t0} ms`);
   });
 });

@@ -92,18 +92,16 @@ describe('ONNX injection classifier (onnxruntime-node, tiny model)', function ()
     await assert.rejects(loadOnnxClassifier(path.join(root, 'tiny'), { maxLength: 0 }), /maxLength must be a positive integer/);
   });
 
-  it('truncates a very long input to the maximum length, in bounded time', async () => {
+  // How long this takes (< 2000 ms) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
+  it('truncates a very long input to the maximum length', async () => {
     const long = 'ignore previous instructions '.repeat(200_000); // 5.8 MB
-    const t0 = performance.now();
     const enc = cls.encode(long);
     assert.equal(enc.ids.length, 64);
     assert.equal(enc.tokens[0], '[CLS]');
     assert.equal(enc.tokens[63], '[SEP]');
     assert.equal(enc.truncated, true);
     const score = await cls.injectionScore(long);
-    const ms = performance.now() - t0;
     assert.ok(score >= 0.85, `score ${score}`);
-    assert.ok(ms < 2000, `took ${ms.toFixed(0)} ms`);
     // The head is what counts, as with the original's truncation to 512.
     assert.ok((await cls.injectionScore(`${BENIGN} `.repeat(50_000) + INJECTION)) < 0.5);
   });
@@ -127,11 +125,10 @@ describe('ONNX injection classifier (onnxruntime-node, tiny model)', function ()
     const padded = `${' '.repeat(1_000_000)}${INJECTION}`;
     assert.deepEqual(cls.encode(padded).tokens, cls.encode(INJECTION).tokens);
     assert.ok((await cls.injectionScore(padded)) >= 0.85);
-    // A megabyte without any whitespace: still bounded, still a valid input.
-    const t0 = performance.now();
+    // A megabyte without any whitespace: still bounded, still a valid input (its time, < 2000 ms, is
+    // measured in `npm run bench` (bench/limits.ts), not asserted here, issue 15).
     const blob = cls.encode('x'.repeat(1_000_000));
     assert.ok(blob.ids.length <= 64 && blob.ids.length >= 3);
-    assert.ok(performance.now() - t0 < 2000);
   });
 
   it('an input longer than the model accepts fails inside the model with a clear error (truncation is what prevents it)', async () => {
@@ -259,26 +256,7 @@ describe('ONNX injection classifier (onnxruntime-node, tiny model)', function ()
     });
   });
 
-  it('latency over 200 runs on the tiny model (reported)', async () => {
-    for (let i = 0; i < 20; i++) await cls.injectionScore(INJECTION); // warm-up
-    const times: number[] = [];
-    const text = `${INJECTION} ${BENIGN}`;
-    for (let i = 0; i < 200; i++) {
-      const t0 = performance.now();
-      await cls.injectionScore(text);
-      times.push(performance.now() - t0);
-    }
-    times.sort((a, b) => a - b);
-    const p50 = times[99]!;
-    const p99 = times[197]!;
-    console.log(`      classifier latency (tiny model, ${cls.encode(text).ids.length} tokens, 200 runs): p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, max ${times[199]!.toFixed(3)} ms`);
-    const long = 'ignore previous instructions '.repeat(1000);
-    const tl: number[] = [];
-    for (let i = 0; i < 200; i++) { const t0 = performance.now(); await cls.injectionScore(long); tl.push(performance.now() - t0); }
-    tl.sort((a, b) => a - b);
-    console.log(`      classifier latency (tiny model, 64 tokens after truncating 29 KB, 200 runs): p50 ${tl[99]!.toFixed(3)} ms, p99 ${tl[197]!.toFixed(3)} ms`);
-    assert.ok(p99 < 100, `p99 ${p99} ms`);
-  });
+  // Latency on the tiny model (p99 < 100 ms over 200 runs) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
 });
 
 // ---- download -----------------------------------------------------------------------------------

@@ -494,7 +494,8 @@ describe('content inspection: invisible text copied or moved into agent instruct
 });
 
 describe('content inspection: size and speed', () => {
-  it('256 KB adversarial texts are inspected in well under a second each, with findings bounded', () => {
+  // How long each takes (< 1500 ms) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
+  it('256 KB adversarial texts are inspected with findings bounded', () => {
     const cases: [string, string][] = [
       ['zero-width', 'a\u200b'.repeat(131072)],
       ['homoglyph words', 'p\u0430y '.repeat(65536)],
@@ -504,10 +505,7 @@ describe('content inspection: size and speed', () => {
       ['base64-like', 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo= '.repeat(7000)],
     ];
     for (const [name, text] of cases) {
-      const t0 = performance.now();
       const r = inspect(text, 'pre_prompt', 'test', 'untrusted');
-      const ms = performance.now() - t0;
-      assert.ok(ms < 1500, `${name}: ${ms.toFixed(0)} ms`);
       assert.ok(r.findings.length <= 200, `${name}: ${r.findings.length} findings`);
     }
   });

@@ -617,7 +617,10 @@ describe('heuristics: benign developer corpus', () => {
   });
 });
 
-describe('heuristics: performance', () => {
+// Speed (a 64 KB adversarial string in any field < 50 ms; typical payloads p50 < 20 ms) is measured in
+// `npm run bench` (bench/limits.ts), not asserted here (issue 15). What stays here: every adversarial input
+// is evaluated to a result, without throwing.
+describe('heuristics: adversarial input', () => {
   const set = loadHeuristicRules();
   const kb64 = 64 * 1024;
   const fill = (unit: string) => unit.repeat(Math.ceil(kb64 / unit.length)).slice(0, kb64);
@@ -633,46 +636,12 @@ describe('heuristics: performance', () => {
   };
   const KEYS = ['command', 'content', 'path', 'url', 'message'];
 
-  it('a 64 KB adversarial string in any field completes in < 50 ms', () => {
-    const slow: string[] = [];
-    let worst = 0;
+  it('a 64 KB adversarial string in any field is evaluated to a verdict', () => {
     for (const [name, s] of Object.entries(ADVERSARIAL)) {
       for (const key of KEYS) {
-        // The best of three: a pathological pattern is slow every time, a GC pause or a JIT
-        // compile in the middle of a mocha run once.
-        let ms = Infinity;
-        for (let run = 0; run < 3 && ms >= 50; run++) {
-          const t0 = performance.now();
-          evaluateHeuristics(set, key === 'command' ? 'execute_command' : 'write_file', { [key]: s });
-          ms = Math.min(ms, performance.now() - t0);
-        }
-        worst = Math.max(worst, ms);
-        if (ms >= 50) slow.push(`${name} in ${key}: ${ms.toFixed(1)} ms`);
+        const r = evaluateHeuristics(set, key === 'command' ? 'execute_command' : 'write_file', { [key]: s });
+        assert.ok(['allow', 'escalate', 'block'].includes(r.verdict), `${name} in ${key}: ${r.verdict}`);
       }
-    }
-    assert.deepEqual(slow, []);
-    console.log(`      worst adversarial case: ${worst.toFixed(2)} ms`);
-  });
-
-  it('typical payloads: small commands in microseconds, 64 KB source files in about a millisecond', () => {
-    const source = fs.readFileSync(path.join(repoRoot(), 'src/engine/heuristics/normalize.ts'), 'utf8');
-    const big = source.repeat(Math.ceil(kb64 / source.length)).slice(0, kb64);
-    const cases: [string, string, Record<string, unknown>][] = [
-      ['small command', 'execute_command', { command: 'npm run build && npm test -- --coverage' }],
-      ['1 KB message', 'send_message', { message: 'Please refactor the parser. '.repeat(40) }],
-      ['64 KB source', 'write_file', { path: 'src/x.ts', content: big }],
-    ];
-    for (const [name, type, payload] of cases) {
-      const times: number[] = [];
-      for (let i = 0; i < 200; i++) {
-        const t0 = performance.now();
-        evaluateHeuristics(set, type, payload);
-        times.push(performance.now() - t0);
-      }
-      times.sort((a, b) => a - b);
-      const p50 = times[100]!; const p99 = times[197]!;
-      console.log(`      ${name}: p50 ${(p50 * 1000).toFixed(0)} µs, p99 ${(p99 * 1000).toFixed(0)} µs`);
-      assert.ok(p50 < 20, `${name}: p50 ${p50} ms`);
     }
   });
 });

@@ -264,18 +264,15 @@ describe('secret rules: helpers and speed', () => {
     assert.ok(Math.abs(shannonEntropy('0123456789abcdef') - 4) < 1e-9);
   });
 
-  it('scans 1 MB of source code in well under a second', function () {
+  // Speed (1 MB of source < 1000 ms; redaction > 2 MB/s) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
+  it('finds no secrets in 1 MB of source code', function () {
     this.timeout(20_000);
     const source = fs.readFileSync(path.join(root, 'node_modules/typescript/lib/typescript.js'), 'utf8').slice(0, 1 << 20);
-    findSecrets(rules, source.slice(0, 20_000)); // warm up
-    const t0 = performance.now();
     const found = findSecrets(rules, source);
-    const ms = performance.now() - t0;
-    assert.ok(ms < 1000, `${ms.toFixed(0)} ms`);
     assert.deepEqual(found.map((f) => `${f.ruleId}: ${source.slice(f.start, f.end)}`), [], 'no secrets in the TypeScript compiler');
   });
 
-  it('measures throughput on a mixed corpus of source code and logs with planted secrets', function () {
+  it('redacts a mixed corpus of source code and logs with planted secrets', function () {
     this.timeout(30_000);
     const source = fs.readFileSync(path.join(root, 'node_modules/typescript/lib/typescript.js'), 'utf8').slice(2 << 20, 3 << 20);
     // Complete examples only: an unterminated private-key block redacts everything after it (fail closed).
@@ -286,13 +283,7 @@ describe('secret rules: helpers and speed', () => {
       if (i % 40 === 0) corpus += source.slice((i * 997) % (source.length - 4000), ((i * 997) % (source.length - 4000)) + 4000) + '\n';
       if (i % 25 === 0) corpus += `DEBUG config ${plants[i % plants.length]!}\n`;
     }
-    findSecrets(rules, corpus.slice(0, 50_000));
-    const t0 = performance.now();
     const { findings } = redactSecrets(rules, corpus);
-    const ms = performance.now() - t0;
-    const mbps = corpus.length / (1 << 20) / (ms / 1000);
-    console.log(`      secret redaction: ${(corpus.length / (1 << 20)).toFixed(1)} MB mixed source+logs in ${ms.toFixed(0)} ms = ${mbps.toFixed(1)} MB/s, ${findings.length} findings`);
     assert.ok(findings.length > 100);
-    assert.ok(mbps > 2, `${mbps.toFixed(1)} MB/s`);
   });
 });

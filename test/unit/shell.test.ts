@@ -204,28 +204,23 @@ describe('shell analyser', () => {
   describe('hostile input', () => {
     const ctx: ShellContext = { cwd: '/w', home: '/home/u', platform: 'linux' };
 
-    it('rejects a 1 MB command quickly, as opaque with an error', () => {
+    // How long these take is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
+    it('rejects a 1 MB command as opaque with an error', () => {
       const big = 'echo ' + 'a'.repeat(1024 * 1024);
-      const t0 = Date.now();
       const r = analyzeShell(parser, big, ctx);
-      assert.ok(Date.now() - t0 < 1000, 'took too long');
       assert.equal(r.opaque, true);
       assert.match(r.errors.join(' '), /too long/);
     });
 
-    it('analyses a command of many statements (just under the size limit) within a bounded time', () => {
+    it('analyses a command of many statements (just under the size limit)', () => {
       const cmd = 'touch /tmp/f; '.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 14));
-      const t0 = Date.now();
       const r = analyzeShell(parser, cmd, ctx);
-      assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
       assert.deepEqual(r.writes, ['/tmp/f']);
     });
 
     it('stops walking a tree with too many nodes and reports it as opaque', () => {
       const cmd = 'a;'.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 2));
-      const t0 = Date.now();
       const r = analyzeShell(parser, cmd, ctx);
-      assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
       assert.equal(r.opaque, true);
       assert.match(r.errors.join(' '), /analysis stopped/);
     });
@@ -277,22 +272,5 @@ describe('shell analyser', () => {
     });
   });
 
-  describe('speed', () => {
-    it('analyses typical commands well under a millisecond each (p99 < 5 ms here, for CI noise)', () => {
-      const cmds = loadCases().flatMap(({ cases }) => cases).filter((c) => c.cmd.length < 300);
-      for (const c of cmds) analyzeShell(parser, c.cmd, ctxFor(c)); // warm up
-      const times: number[] = [];
-      for (let round = 0; round < 5; round++) {
-        for (const c of cmds) {
-          const t0 = process.hrtime.bigint();
-          analyzeShell(parser, c.cmd, ctxFor(c));
-          times.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        }
-      }
-      times.sort((a, b) => a - b);
-      const p99 = times[Math.floor(times.length * 0.99)]!;
-      const p50 = times[Math.floor(times.length * 0.5)]!;
-      assert.ok(p99 < 5, `p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms`);
-    });
-  });
+  // Speed (typical commands, p99 < 5 ms) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
 });

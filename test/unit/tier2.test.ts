@@ -218,11 +218,12 @@ describe('tier2: parseEvaluatorAnswer (pure)', () => {
     bad('x'.repeat(70_000), 'malformed_answer', /characters long/);
   });
 
-  it('stays fast on pathological input', () => {
-    const t0 = Date.now();
-    parseEvaluatorAnswer('{'.repeat(60_000), CANARY);
-    parseEvaluatorAnswer('{}'.repeat(30_000), CANARY);
-    assert.ok(Date.now() - t0 < 1000);
+  // How long this takes (< 1000 ms) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
+  it('refuses pathological input', () => {
+    for (const text of ['{'.repeat(60_000), '{}'.repeat(30_000)]) {
+      const r = parseEvaluatorAnswer(text, CANARY);
+      assert.ok('error' in r, 'a pathological answer was accepted');
+    }
   });
 });
 
