@@ -19,7 +19,7 @@ export function run(): Promise<void> {
     fs.appendFileSync(out, util.format(...args) + '\n');
     consoleLog(...args);
   };
-  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec' });
+  const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 60_000, reporter: 'spec', forbidOnly: true });
   for (const f of fs.readdirSync(__dirname).sort()) {
     if (f.endsWith('.test.js')) mocha.addFile(path.join(__dirname, f));
   }
