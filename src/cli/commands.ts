@@ -16,6 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { lazyOnnxClassifier } from '../node/classifier/lazy-classifier';
 import { UsageError } from './usage-error';
 import { absoluteDir, parseFlags, type Flags } from './flags';
+import { errorMessage } from '../engine/error-message';
 
 export { UsageError };
 
@@ -213,7 +214,7 @@ export async function runPolicy(argv: string[]): Promise<number> {
   if ((sub !== 'validate' && sub !== 'test') || f.rest.length !== 1) throw new UsageError('usage: bulwark policy validate|test FILE');
   const file = f.rest[0]!;
   let text: string;
-  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new Error(`cannot read ${file}: ${e instanceof Error ? e.message : String(e)}`); }
+  try { text = fs.readFileSync(file, 'utf8'); } catch (e) { throw new Error(`cannot read ${file}: ${errorMessage(e)}`); }
   const policy = parseShieldPolicy(text, file); // throws file:line:column
   if (sub === 'validate') {
     process.stdout.write(`${file}: valid (${policy.deny?.length ?? 0} deny, ${policy.verify?.length ?? 0} verify, ${policy.allow?.length ?? 0} allow rules, ${policy.examples?.length ?? 0} examples)\n`);

@@ -20,6 +20,7 @@ import { SqliteStateStore, StateDb } from '../node/audit/state-db';
 import { AuditLog } from '../node/audit/audit-log';
 import { cliAuditKey } from '../node/audit/cli-key';
 import { ensureDirSync } from '../node/fs-util';
+import { errorMessage } from '../engine/error-message';
 
 /** One action to decide, as the hook (in-process) or the hook server (for the hooks it serves) has it. */
 export interface LocalDecideRequest {
@@ -93,7 +94,7 @@ export class LocalDecider {
       await this.append((log) => log.appendDecision(r, { session, actionType: a.type, payload: { ...a.payload, _hook: { agent: req.agent, ...req.note } }, ...(a.cwd ? { cwd: a.cwd } : {}) }));
     } catch (e) {
       if (e instanceof HandOver) return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [HAND_OVER_RULE], reason: `Blocked: ${e.message}; ask it again.` };
-      return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed.` };
+      return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed.` };
     }
     return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(loadSecretRules(), r.reason).text, ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}) };
   }
@@ -132,7 +133,7 @@ function openHookStore(file: string): { store?: SqliteStateStore; error?: string
     ensureDirSync(path.dirname(file), 0o700);
     return { store: new SqliteStateStore(new StateDb(file)) };
   } catch (e) {
-    return { error: `Bulwark's hook state ${file} cannot be opened (${e instanceof Error ? e.message : String(e)}); repair or delete it` };
+    return { error: `Bulwark's hook state ${file} cannot be opened (${errorMessage(e)}); repair or delete it` };
   }
 }
 

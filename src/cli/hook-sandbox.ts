@@ -14,6 +14,7 @@ import { nodeFileSystem } from '../node/fs-port';
 import { loadShellParser } from '../node/shell-grammar';
 import { probeSandbox } from '../node/sandbox/probe';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
+import { errorMessage } from '../engine/error-message';
 
 export type SandboxOutcome =
   /**
@@ -63,7 +64,7 @@ export async function sandboxOutcome(call: HookCall, target: RewriteTarget, acti
     return await plan(call, target, actionCwd, o);
   } catch (e) {
     if (e instanceof SandboxRewriteError) return { kind: 'refuse', why: e.message, note: `not sandboxed: ${e.message}` };
-    const why = `the sandboxed form of the command could not be prepared (${e instanceof Error ? e.message : String(e)})`;
+    const why = `the sandboxed form of the command could not be prepared (${errorMessage(e)})`;
     return { kind: 'refuse', why, note: `not sandboxed: ${why}` };
   }
 }

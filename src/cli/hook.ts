@@ -12,6 +12,7 @@ import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 
 import { ALLOW_NET_ENTRY } from '../node/hooks/wrapper';
 import { MIN_NODE_MAJOR, nodeMajor } from './node-version';
+import { errorMessage } from '../engine/error-message';
 
 export { MIN_NODE_MAJOR };
 /** Largest hook payload read; a bigger one is denied (a tool input carrying a huge file). */
@@ -70,7 +71,7 @@ async function answerHook(argv: string[], io: HookIo, started: number): Promise<
   try {
     flags = parseHookFlags(argv);
   } catch (e) {
-    return failClosed(`${e instanceof Error ? e.message : String(e)} (${USAGE})`);
+    return failClosed(`${errorMessage(e)} (${USAGE})`);
   }
 
   let call: HookCall | undefined;
@@ -89,7 +90,7 @@ async function answerHook(argv: string[], io: HookIo, started: number): Promise<
   } catch (e) {
     // An error's text may quote the input (and a secret in it); the deny goes on to the model.
     const { redactTextOrWithhold } = await import('../engine/audit/redact');
-    const why = redactTextOrWithhold(e instanceof HookInputError ? e.message : `an internal error (${e instanceof Error ? e.message : String(e)})`);
+    const why = redactTextOrWithhold(e instanceof HookInputError ? e.message : `an internal error (${errorMessage(e)})`);
     if (call && call.phase === 'pre_tool') return answer(preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call because its hook could not decide: ${why}. Nothing was run.` }));
     if (call) return answer({ stdout: '', stderr: '', exitCode: 0 });
     return failClosed(why);
@@ -190,7 +191,7 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
       try {
         return hide.length ? sandbox.answerHiding(hide) : sandbox.answer;
       } catch (e) {
-        return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: the sandboxed form of the command could not be prepared (${e instanceof Error ? e.message : String(e)}). Nothing was run.` });
+        return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: the sandboxed form of the command could not be prepared (${errorMessage(e)}). Nothing was run.` });
       }
     }
     if (sandbox?.kind === 'refuse') return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${sandbox.why}. Nothing was run. Do not retry it in another form; tell the user what you need and why.` });

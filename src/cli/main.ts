@@ -4,6 +4,7 @@
 // path and must not wait for code it does not run.
 import { UsageError } from './usage-error';
 import { nodeVersionProblem } from './node-version';
+import { errorMessage } from '../engine/error-message';
 
 export { UsageError };
 
@@ -38,7 +39,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     // An error may quote its input (a policy file's line, an argument): no secret goes to stderr.
     const { redactTextOrWithhold } = await import('../engine/audit/redact');
-    const msg = redactTextOrWithhold(e instanceof Error ? e.message : String(e));
+    const msg = redactTextOrWithhold(errorMessage(e));
     process.stderr.write(`bulwark: ${msg.split('\n')[0]}${e instanceof UsageError ? ' (see bulwark --help)' : ''}\n`);
     return 2;
   }

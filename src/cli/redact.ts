@@ -17,6 +17,7 @@ import os from 'node:os';
 import { installKnownSecrets } from '../node/known-secrets';
 import type { Readable, Writable } from 'node:stream';
 import { StreamingRedactor, loadSecretRules } from '../engine/secrets';
+import { errorMessage } from '../engine/error-message';
 
 export const REDACT_USAGE = '  bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)';
 
@@ -137,7 +138,7 @@ export async function runRedact(argv: string[], io: RedactIo = { stdin: process.
       await new Promise<void>((resolve) => { stdout.write('', () => resolve()); });
     }
   } catch (e) {
-    stderr.write(`bulwark: redact: ${e instanceof Error ? e.message : String(e)}\n`);
+    stderr.write(`bulwark: redact: ${errorMessage(e)}\n`);
     return 2;
   } finally {
     closeQuietly(redactor);

@@ -2,6 +2,7 @@
 // error is reported as file:line:column, never silently half-loaded.
 import { EVENT_ID, YAMLException, getScalarValue, load, parseEvents } from 'js-yaml';
 import Ajv, { type ErrorObject } from 'ajv';
+import { errorMessage } from './error-message';
 
 export interface SourcePosition {
   readonly line: number; // 1-based
@@ -33,7 +34,7 @@ export function loadYamlWithPositions(text: string, file: string): LoadedYaml {
   } catch (e) {
     if (e instanceof YAMLException && /input is empty/.test(e.reason)) throw new DataFileError(file, { line: 1, column: 1 }, 'the file is empty');
     if (e instanceof YAMLException && e.mark) throw new DataFileError(file, { line: e.mark.line + 1, column: e.mark.column + 1 }, e.reason);
-    throw new DataFileError(file, undefined, e instanceof Error ? e.message : String(e));
+    throw new DataFileError(file, undefined, errorMessage(e));
   }
   const offsets = pointerOffsets(text);
   const lineStarts = [0];

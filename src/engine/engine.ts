@@ -21,6 +21,7 @@ import type { TierVerdict } from './shield/types';
 import { REDACTION_FAILED_RULE, redactDecision } from './audit/redact';
 import type { SecretRuleSet } from './secrets';
 import type { IfcDecision } from './ifc';
+import { errorMessage } from './error-message';
 
 export interface EngineOptions {
   readonly platform: Platform;
@@ -92,13 +93,13 @@ export class Engine {
     try {
       result = { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorMessage(e);
       result = { id: action.id, decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['engine.error'], reason: `Blocked: the check itself failed (${msg}), so the action cannot be allowed.` };
     }
     try {
       return redactDecision(result, this.opts.secretRules);
     } catch (e) {
-      const msg = e instanceof Error ? e.message : String(e);
+      const msg = errorMessage(e);
       return { id: action.id, sessionId: action.sessionId, decision: 'block', tier: 0, minTier: 0, level: result.level, rules: [REDACTION_FAILED_RULE], reason: `Blocked: the decision's reason could not be cleared of secrets (${msg}), so it is not shown and the action cannot be allowed.` };
     }
   }
@@ -318,7 +319,7 @@ export class Engine {
     try {
       addresses = await this.opts.resolveHost(v.host);
     } catch (e) {
-      return block(['ssrf.resolution_failed'], `${url}: could not resolve ${v.host} (${e instanceof Error ? e.message : String(e)})`);
+      return block(['ssrf.resolution_failed'], `${url}: could not resolve ${v.host} (${errorMessage(e)})`);
     }
     const v2 = checkResolvedAddresses(v, addresses, this.ssrfPolicy);
     // (A loopback name here passed the port check but resolves elsewhere: no port would help.)

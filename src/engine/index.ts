@@ -1,5 +1,6 @@
 // The engine's one entry point for the extension, the CLI, the hook bridge and the tests.
 export * from './types';
+export { errorMessage } from './error-message';
 export type { ClockPort, FileFacts, FileSystemPort } from './ports';
 export { LEXICAL_FS, SYSTEM_CLOCK } from './ports';
 export { Engine, type EngineOptions, type CheckResult, type PathExplanation } from './engine';

@@ -3,6 +3,7 @@
 import { loadSecretRules, redactSecrets } from '../engine/secrets';
 import { redactTextOrWithhold } from '../engine/audit/redact';
 import type { ApprovalRequest } from '../engine/shield/tier3';
+import { errorMessage } from '../engine/error-message';
 
 /** Longest argument text shown (the rest is cut and the cut is stated). */
 export const MAX_ARGUMENT_CHARS = 2048;
@@ -32,12 +33,12 @@ export function redactedArguments(payload: unknown): string {
   try {
     json = JSON.stringify(payload, null, 2) ?? String(payload);
   } catch (e) {
-    return `(the arguments cannot be shown: ${e instanceof Error ? e.message : String(e)})`;
+    return `(the arguments cannot be shown: ${errorMessage(e)})`;
   }
   try {
     json = redactSecrets(loadSecretRules(), json).text;
   } catch (e) {
-    return `(the arguments are hidden because secret redaction failed: ${e instanceof Error ? e.message : String(e)})`;
+    return `(the arguments are hidden because secret redaction failed: ${errorMessage(e)})`;
   }
   return cut(visible(json), MAX_ARGUMENT_CHARS, 'arguments');
 }

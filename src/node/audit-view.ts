@@ -7,6 +7,7 @@ import { redactTextOrWithhold } from '../engine/audit/redact';
 
 import type { AuditEntry } from '../engine/audit';
 import type { VerifyResult } from '../engine/audit';
+import { errorMessage } from '../engine/error-message';
 
 export type { AuditEntry };
 export type VerifyReport = VerifyResult;
@@ -65,7 +66,7 @@ function json(v: unknown, indent?: number): string {
   try {
     return JSON.stringify(v, null, indent) ?? String(v);
   } catch (e) {
-    return `(cannot be shown: ${e instanceof Error ? e.message : String(e)})`;
+    return `(cannot be shown: ${errorMessage(e)})`;
   }
 }
 

@@ -5,6 +5,7 @@ import { Engine, type Platform, type SsrfPolicy } from '../engine';
 import type { ShieldParts } from '../engine/shield/pipeline';
 import { nodeFileSystem } from './fs-port';
 import { loadShellParser } from './shell-grammar';
+import { errorMessage } from '../engine/error-message';
 
 export interface NodeEngineOptions {
   workspaceRoots: string[];
@@ -38,7 +39,7 @@ export async function createNodeEngine(o: NodeEngineOptions): Promise<{ engine: 
   try {
     shellParser = await loadShellParser();
   } catch (e) {
-    shellError = e instanceof Error ? e.message : String(e);
+    shellError = errorMessage(e);
   }
   const engine = new Engine({
     platform: o.platform ?? currentPlatform(),

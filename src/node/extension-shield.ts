@@ -24,6 +24,7 @@ import { buildShield, loadIfc, loadPolicyState } from './shield-setup';
 import { SqliteStateStore, StateDb } from './audit/state-db';
 import { OpenAIChatBackend } from './openai-chat';
 import { ensureDirSync } from './fs-util';
+import { errorMessage } from '../engine/error-message';
 
 export type Tier2BackendKind = 'none' | 'openai' | 'vscode-lm';
 
@@ -224,7 +225,7 @@ export function loadOrCreateCanary(stateDir: string, random: (n: number) => Uint
   } catch (e) {
     // Another window created it first: use theirs.
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return read();
-    throw new Error(`cannot create the Tier 2 canary file ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`cannot create the Tier 2 canary file ${file}: ${errorMessage(e)}`);
   }
   return canary;
 }
@@ -249,7 +250,7 @@ export function openStateStore(stateDir: string | undefined): { store: StateStor
     ensureDirSync(stateDir, 0o700);
     return { store: new SqliteStateStore(new StateDb(file)), durable: true };
   } catch (e) {
-    const why = `Bulwark's state file ${file} cannot be read (${e instanceof Error ? e.message : String(e)}); the Tier 2 evaluator, approvals and IFC block until it is repaired or deleted`;
+    const why = `Bulwark's state file ${file} cannot be read (${errorMessage(e)}); the Tier 2 evaluator, approvals and IFC block until it is repaired or deleted`;
     return { store: new FailingStateStore(why), durable: false, error: why };
   }
 }
@@ -270,7 +271,7 @@ export function openAITier2Source(settings: HostSettings, apiKey: string | undef
   try {
     return { kind: 'backend', backend: new OpenAIChatBackend({ baseURL: settings.tier2.baseUrl, apiKey, model: settings.tier2.model, timeoutMs: settings.tier2.timeoutSeconds * 1000 }) };
   } catch (e) {
-    return { kind: 'misconfigured', why: e instanceof Error ? e.message : String(e) };
+    return { kind: 'misconfigured', why: errorMessage(e) };
   }
 }
 
@@ -345,7 +346,7 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
         try {
           canary = loadOrCreateCanary(d.stateDir, d.random);
         } catch (e) {
-          problems.push({ severity: 'error', message: `${e instanceof Error ? e.message : String(e)}. Every action that needs Tier 2 is blocked.` });
+          problems.push({ severity: 'error', message: `${errorMessage(e)}. Every action that needs Tier 2 is blocked.` });
         }
       } else {
         canary = generateCanary(d.random ?? ((n) => randomBytes(n)));
@@ -388,7 +389,7 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
     try {
       heuristics = loadHeuristicRules();
     } catch (e) {
-      const why = `Bulwark's built-in heuristic rules failed to load (${e instanceof Error ? e.message : String(e)})`;
+      const why = `Bulwark's built-in heuristic rules failed to load (${errorMessage(e)})`;
       heuristics = compileRuleSet({});
       classifier = { id: 'unavailable', injectionScore: () => Promise.reject(new Error(why)) };
       if (policy.ok) policy = { ok: false, error: why };
@@ -397,7 +398,7 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
     try {
       ifc = loadIfc(s.ifcPolicy, d.store, s.ifcMode);
     } catch (e) {
-      const why = `IFC policy ${JSON.stringify(s.ifcPolicy)} failed to load: ${e instanceof Error ? e.message : String(e)}`;
+      const why = `IFC policy ${JSON.stringify(s.ifcPolicy)} failed to load: ${errorMessage(e)}`;
       if (policy.ok) policy = { ok: false, error: why };
       else problems.push({ severity: 'error', message: `${why}.` });
     }

@@ -25,6 +25,7 @@ import {
 } from '../engine/patch';
 import { currentPlatform } from './create-engine';
 import { O_NOFOLLOW, nodeFileOps, readRegular, type FileOps, type Identity } from './file-ops';
+import { errorMessage } from '../engine/error-message';
 
 /** StateStore namespace: canonical paths (fileStateKey) whose text an agent was given redacted. */
 export const REDACTED_READS_NAMESPACE = 'file_tools.redacted_read';
@@ -68,7 +69,6 @@ export interface ToolRefusal { readonly ok: false; readonly rules: readonly stri
 export const sha256Hex = (bytes: Uint8Array): string => crypto.createHash('sha256').update(bytes).digest('hex');
 
 const fail = (rule: string, reason: string, p?: string): ToolRefusal => refusal([{ rule, reason, ...(p !== undefined ? { path: p } : {}) }]);
-const errMsg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const errCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
 function resolvePhysical(ops: FileOps, raw: string): string | undefined {
@@ -139,22 +139,22 @@ export function readFileForAgent(p: unknown, opts: FileToolsOptions): ReadResult
   const physical = resolvePhysical(ops, p);
   if (physical === undefined) return fail('read.not_found', 'the path cannot be resolved', p);
   let canonical: string;
-  try { canonical = normalizePath(physical, platform); } catch (e) { return fail('read.path_invalid', errMsg(e), p); }
+  try { canonical = normalizePath(physical, platform); } catch (e) { return fail('read.path_invalid', errorMessage(e), p); }
   let st: fs.Stats;
   try { st = ops.lstat(physical); } catch (e) {
-    return errCode(e) === 'ENOENT' ? fail('read.not_found', 'the file does not exist', p) : fail('read.io_error', `cannot inspect the file (${errMsg(e)})`, p);
+    return errCode(e) === 'ENOENT' ? fail('read.not_found', 'the file does not exist', p) : fail('read.io_error', `cannot inspect the file (${errorMessage(e)})`, p);
   }
   if (!st.isFile()) return fail('read.not_regular_file', `${canonical} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}`, p);
   if (st.size > limits.maxFileBytes) return fail('read.file_too_large', `the file has ${st.size} bytes; at most ${limits.maxFileBytes} are read`, p);
   let bytes: Buffer;
-  try { bytes = readRegular(ops, physical, limits.maxFileBytes).bytes; } catch (e) { return fail('read.io_error', `cannot read the file (${errMsg(e)})`, p); }
+  try { bytes = readRegular(ops, physical, limits.maxFileBytes).bytes; } catch (e) { return fail('read.io_error', `cannot read the file (${errorMessage(e)})`, p); }
   const text = decodeUtf8(bytes);
   if (text === undefined) return fail('read.invalid_utf8', 'the file is not valid UTF-8 text', p);
   let red: ReturnType<typeof redactSecrets>;
   try {
     red = redactSecrets(opts.secretRules ?? loadSecretRules(), text);
   } catch (e) {
-    return fail('read.redaction_failed', `the file's text could not be checked for secrets (${errMsg(e)}), so it is not returned`, p);
+    return fail('read.redaction_failed', `the file's text could not be checked for secrets (${errorMessage(e)}), so it is not returned`, p);
   }
   const findings: ReadFinding[] = [];
   let delta = 0;
@@ -169,7 +169,7 @@ export function readFileForAgent(p: unknown, opts: FileToolsOptions): ReadResult
     try {
       opts.store.set(REDACTED_READS_NAMESPACE, fileStateKey(canonical), JSON.stringify({ rules: [...new Set(findings.map((f) => f.rule))], at: new Date().toISOString() }));
     } catch (e) {
-      return fail('read.state_error', `the file holds secrets and Bulwark cannot record that it was shown redacted (${errMsg(e)}), so the text is not returned`, p);
+      return fail('read.state_error', `the file holds secrets and Bulwark cannot record that it was shown redacted (${errorMessage(e)}), so the text is not returned`, p);
     }
   }
   return { ok: true, path: p, canonical_path: canonical, text: red.text, redacted, text_authoritative: !redacted, findings, sha256: sha256Hex(bytes), bytes: bytes.length };
@@ -205,7 +205,7 @@ export function readFileForPrompt(p: unknown, opts: FileToolsOptions): PromptRea
   try {
     t = transformForPrompt(r.text, `file ${r.canonical_path}`, 'untrusted', { ...opts.inspection, ...(opts.secretRules ? { secrets: opts.secretRules } : {}) });
   } catch (e) {
-    return fail('read.inspection_failed', `the file's text could not be inspected (${errMsg(e)}), so it is not returned`, r.path);
+    return fail('read.inspection_failed', `the file's text could not be inspected (${errorMessage(e)}), so it is not returned`, r.path);
   }
   const content_safety: ContentSafety = {
     action: t.result.action,
@@ -269,7 +269,7 @@ export function applyPatch(input: unknown, opts: ApplyOptions): PatchResult | Pa
   try {
     return apply(input, opts);
   } catch (e) {
-    return fail('patch.error', `the patch failed unexpectedly (${errMsg(e)})`);
+    return fail('patch.error', `the patch failed unexpectedly (${errorMessage(e)})`);
   }
 }
 
@@ -323,8 +323,8 @@ function apply(input: unknown, opts: ApplyOptions): PatchResult | PatchFailure {
         : restore.failed.length === 0 ? ` The ${done.length} file(s) already written were restored; nothing is changed.`
           : ` Restoring failed for ${restore.failed.join(', ')}: check these files.`;
       return {
-        ...refusal([{ rule, path: f.path, reason: errMsg(e) }, ...restore.failed.map((p) => ({ rule: 'patch.rollback_failed', path: p, reason: restore.errors.get(p) ?? 'restore failed' }))]),
-        reason: `Refused: ${f.path}: ${errMsg(e)} [${rule}].${tail}`,
+        ...refusal([{ rule, path: f.path, reason: errorMessage(e) }, ...restore.failed.map((p) => ({ rule: 'patch.rollback_failed', path: p, reason: restore.errors.get(p) ?? 'restore failed' }))]),
+        reason: `Refused: ${f.path}: ${errorMessage(e)} [${rule}].${tail}`,
         restored: done.filter((p) => !restore.failed.includes(p)),
         ...(restore.failed.length ? { restore_failed: restore.failed } : {}),
       };
@@ -404,7 +404,7 @@ function rollback(ops: FileOps, written: readonly { plan: FilePlan; id?: Identit
       else ops.unlink(f.canonicalPath);
     } catch (e) {
       failed.push(f.canonicalPath);
-      errors.set(f.canonicalPath, `could not be restored (${errMsg(e)})`);
+      errors.set(f.canonicalPath, `could not be restored (${errorMessage(e)})`);
     }
   }
   return { failed, errors };

@@ -9,6 +9,7 @@ import type net from 'node:net';
 import {
   RULE_RESOLUTION_FAILED, type SsrfPolicy, type SsrfVerdict, checkResolvedAddresses, checkUrlSyntax,
 } from '../engine/ssrf';
+import { errorMessage } from '../engine/error-message';
 
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -89,7 +90,7 @@ export async function resolveAndCheck(url: string, policy: SsrfPolicy, resolver:
   try {
     addresses = await resolver(syntax.host!);
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
+    const why = errorMessage(e);
     return { verdict: { allowed: false, rule: RULE_RESOLUTION_FAILED, reason: `could not resolve \`${syntax.host}\` (${why}); an unresolvable host is blocked` }, addresses: [] };
   }
   if (!Array.isArray(addresses)) addresses = [];

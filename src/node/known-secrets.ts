@@ -7,6 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { KnownValues, installProcessKnownValues } from '../engine/secrets';
+import { errorMessage } from '../engine/error-message';
 
 /** Names of variables and keys that hold secrets (`API_KEY`, `dbPassword`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`). */
 const SECRET_NAME = /(?:^|[^a-z])(?:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|auth|credential|cred|private|session|cookie|dsn|signature|salt|api[-_]?key)s?(?:$|[^a-z])|(?:database|db|redis|mongo(?:db)?|postgres(?:ql)?|mysql|amqp|connection)[-_]?(?:url|uri|string)/i;
@@ -135,7 +136,7 @@ export class KnownSecrets {
       this.seen.set(file, stamp);
       if (st.size > MAX_FILE_BYTES) { errors.push(`${file}: larger than ${MAX_FILE_BYTES} bytes, not read`); continue; }
       let text: string;
-      try { text = fs.readFileSync(file, 'utf8'); } catch (e) { errors.push(`${file}: ${e instanceof Error ? e.message : String(e)}`); continue; }
+      try { text = fs.readFileSync(file, 'utf8'); } catch (e) { errors.push(`${file}: ${errorMessage(e)}`); continue; }
       let n = 0;
       const rule = kind === 'dotenv' ? 'known-value.env-file' : `known-value.${kind}`;
       for (const v of valuesOf(kind, text)) if (this.values.add(v, rule)) n++;
@@ -155,7 +156,7 @@ function envFilesBelow(root: string, errors: string[]): string[] {
     const [dir, depth] = queue.shift()!;
     listed++;
     let entries: fs.Dirent[];
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch (e) { if (depth === 0) errors.push(`${dir}: ${e instanceof Error ? e.message : String(e)}`); continue; }
+    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch (e) { if (depth === 0) errors.push(`${dir}: ${errorMessage(e)}`); continue; }
     for (const e of entries) {
       if (e.isFile() && (/^\.env(\..+)?$/.test(e.name) || e.name === '.envrc' || e.name === '.dev.vars') && !/\.(example|sample|template|dist|defaults)$/i.test(e.name)) out.push(path.join(dir, e.name));
       else if (e.isDirectory() && depth < ENV_FILE_DEPTH && !SKIP_DIRS.has(e.name)) queue.push([path.join(dir, e.name), depth + 1]);

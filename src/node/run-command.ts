@@ -20,6 +20,7 @@ import { sandboxEnvironment } from './sandbox/environment';
 import { findOnPath, type SandboxStatus } from './sandbox/probe';
 import { parseAllowedHost } from './sandbox/proxy';
 import { superviseChild, type SandboxOutput, type SandboxRunResult } from './sandbox/runner';
+import { errorMessage } from '../engine/error-message';
 
 export const RUN_COMMAND_ACTION = 'execute_command';
 /** Bytes of stdout, and of stderr, that come back to the model. */
@@ -130,7 +131,7 @@ export function streamForPrompt(text: string, source: string): { text: string; w
       safety: { action: t.result.action, findings: t.result.findings.map((f) => ({ category: f.category, rule: f.rule, severity: f.severity })) },
     };
   } catch (e) {
-    return { text: `[Bulwark withheld this output: it could not be inspected (${errMsg(e)})]`, withheld: true, safety: { action: 'block', findings: [{ category: 'inspection', rule: 'run.inspection_failed', severity: 'high' }] } };
+    return { text: `[Bulwark withheld this output: it could not be inspected (${errorMessage(e)})]`, withheld: true, safety: { action: 'block', findings: [{ category: 'inspection', rule: 'run.inspection_failed', severity: 'high' }] } };
   }
 }
 
@@ -147,7 +148,7 @@ export function runUnsandboxed(req: { command: readonly string[]; cwd: string; e
   try {
     child = spawn(req.command[0]!, req.command.slice(1), { cwd: req.cwd, env: { ...req.env, PWD: req.cwd }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
   } catch (e) {
-    return Promise.resolve({ ...base, status: 'sandbox_failed', exitCode: null, error: `the command could not be started: ${errMsg(e)}`, durationMs: Date.now() - started });
+    return Promise.resolve({ ...base, status: 'sandbox_failed', exitCode: null, error: `the command could not be started: ${errorMessage(e)}`, durationMs: Date.now() - started });
   }
   return superviseChild(child, out, req.timeoutMs, signal).then((end) => ({
     ...base, ...end, durationMs: Date.now() - started,
@@ -224,7 +225,7 @@ function resolveCwd(cwd: string | undefined, roots: readonly string[]): string |
   if (roots.length === 0) return refusal('run.no_workspace', 'Refused: commands run only inside an open workspace folder, and none is open. Open a folder and try again.');
   if (cwd === undefined) return refusal('run.input_invalid', 'Refused: no working directory.');
   let real: string;
-  try { real = fs.realpathSync(cwd); } catch (e) { return refusal('run.cwd_invalid', `Refused: the working directory ${cwd} cannot be resolved (${errMsg(e)}).`); }
+  try { real = fs.realpathSync(cwd); } catch (e) { return refusal('run.cwd_invalid', `Refused: the working directory ${cwd} cannot be resolved (${errorMessage(e)}).`); }
   if (!fs.statSync(real).isDirectory()) return refusal('run.cwd_invalid', `Refused: the working directory ${cwd} is not a directory.`);
   const realRoots = roots.map((r) => { try { return fs.realpathSync(r); } catch { return r; } });
   const inside = (root: string) => { const rel = path.relative(root, real); return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)); };
@@ -245,7 +246,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   // Asked first: a command that will run inside the OS sandbox is judged as such (the project's own
   // tests and builds run without anyone asked there; outside it they need a review).
   let status: SandboxStatus;
-  try { status = await deps.probe(); } catch (e) { status = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errMsg(e)})`, enforces: [] }; }
+  try { status = await deps.probe(); } catch (e) { status = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errorMessage(e)})`, enforces: [] }; }
   const { result: decision, executed } = await deps.decide({ id, type: RUN_COMMAND_ACTION, payload: { command, cwd }, sessionId: deps.sessionId, ...(cwd ? { cwd } : {}), ...(status.available ? { sandboxed: true } : {}) });
   if (decision.decision !== 'allow') {
     return refusal(decision.rules.length ? decision.rules : ['engine.refused'], `Bulwark did not allow this command (nothing ran): ${decision.reason}`, { decision: decision.decision, tier: decision.tier });
@@ -254,7 +255,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
     try {
       await deps.record(executionEvent({ id, sessionId: deps.sessionId }, { actionType: RUN_COMMAND_ACTION, ok: false, error: r.reason, details: { command, cwd, rules: [...r.rules], ...details } }));
     } catch (e) {
-      return { ...r, audit_error: `the refusal could not be written to the audit log (${errMsg(e)})` };
+      return { ...r, audit_error: `the refusal could not be written to the audit log (${errorMessage(e)})` };
     }
     return r;
   };
@@ -292,7 +293,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
       plan = withRequiredHides(await deps.sandboxPlan(deps.workspaceRoots), decision.sandboxHides ?? [], nodeFileSystem, currentPlatform());
     } catch (e) {
       const rule = e instanceof SandboxPlanError ? 'sandbox.plan_refused' : 'sandbox.plan_failed';
-      return failed(refusal(rule, `Refused: the sandbox could not be planned (${errMsg(e)}); nothing ran.`), { mechanism: status.mechanism });
+      return failed(refusal(rule, `Refused: the sandbox could not be planned (${errorMessage(e)}); nothing ran.`), { mechanism: status.mechanism });
     }
     result = await deps.helper.run(
       { command: argv, cwd: realCwd, plan, env, timeoutMs, allowHosts: [...deps.settings.allowedHosts], outputLimit: RUN_OUTPUT_LIMIT_BYTES + 1 },
@@ -311,7 +312,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
 
   // It ran: what it read now taints the session (IFC); if that cannot be recorded, its output is withheld.
   let ifcError: string | undefined;
-  try { await executed(); } catch (e) { ifcError = errMsg(e); }
+  try { await executed(); } catch (e) { ifcError = errorMessage(e); }
 
   const out = streamForPrompt(stdout.text, 'bulwark_run_command stdout');
   const err = streamForPrompt(stderr.text, 'bulwark_run_command stderr');
@@ -344,7 +345,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   try {
     await deps.record(executionEvent({ id, sessionId: deps.sessionId }, { actionType: RUN_COMMAND_ACTION, ok: ranToEnd, durationMs: result.durationMs, details, ...(why ? { error: why } : {}) }));
   } catch (e) {
-    auditError = errMsg(e);
+    auditError = errorMessage(e);
   }
   if (ifcError || auditError) {
     // The command ran, but what it printed is not handed out unrecorded.
@@ -381,4 +382,3 @@ export function unsandboxedApprovalText(r: UnsandboxedApprovalRequest): { title:
   };
 }
 
-const errMsg = (e: unknown): string => (e instanceof Error ? e.message : String(e));

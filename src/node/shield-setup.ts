@@ -8,6 +8,7 @@ import { loadHeuristicRules } from '../engine/heuristics';
 import { IFC_PRESETS, IfcEngine, loadIfcPreset, parseIfcPolicy, type IfcPresetName } from '../engine/ifc';
 import type { StateStore } from '../engine/shield/types';
 import type { Platform } from '../engine';
+import { errorMessage } from '../engine/error-message';
 
 export interface ShieldSetupOptions {
   /** A preset name or an absolute path to a policy file (the user's choice). */
@@ -41,7 +42,7 @@ export function loadPolicyState(choice: string, workspaceFiles: readonly string[
     }
     return { ok: true, policies };
   } catch (e) {
-    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    return { ok: false, error: errorMessage(e) };
   }
 }
 

@@ -10,6 +10,7 @@ import { findOnPath, probeSandbox } from '../node/sandbox/probe';
 import { installKnownSecrets, installedKnownSecrets } from '../node/known-secrets';
 import { runSandboxed, type SandboxRunResult, type SandboxRunnerOptions } from '../node/sandbox/runner';
 import type { FromHelper, HelperRunRequest, ToHelper } from './protocol';
+import { errorMessage } from '../engine/error-message';
 
 interface Run {
   readonly controller: AbortController;
@@ -86,7 +87,7 @@ function startRun(id: string, request: HelperRunRequest, interactive: boolean): 
           },
         );
       } catch (e) {
-        result = { status: 'sandbox_failed', exitCode: null, error: `the sandbox helper failed: ${e instanceof Error ? e.message : String(e)}`, violations: [], network: [], mechanism: 'none', durationMs: 0 };
+        result = { status: 'sandbox_failed', exitCode: null, error: `the sandbox helper failed: ${errorMessage(e)}`, violations: [], network: [], mechanism: 'none', durationMs: 0 };
       }
       runs.delete(id);
       send({ type: 'result', id, result, dropped });
@@ -148,7 +149,7 @@ if (!process.send) {
   process.stderr.write('bulwark sandbox-helper: this program is started by the Bulwark extension (it talks over an IPC channel); use `bulwark exec` to run a command in the sandbox by hand\n');
   process.exit(2);
 }
-process.on('message', (m: ToHelper) => { void handle(m).catch((e: unknown) => send({ type: 'error', id: (m as { id?: string })?.id, error: e instanceof Error ? e.message : String(e) })); });
+process.on('message', (m: ToHelper) => { void handle(m).catch((e: unknown) => send({ type: 'error', id: (m as { id?: string })?.id, error: errorMessage(e) })); });
 process.on('disconnect', () => { void shutdown(); });
 for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => { void shutdown(); });
 send({ type: 'ready', pid: process.pid });

@@ -12,6 +12,7 @@ import { AuditIntegrityError, AuditLog, readEntries } from '../node/audit/audit-
 import { fileWitness } from '../node/audit/audit-verify';
 import type { AuditEntry, VerifyReport } from '../node/audit-view';
 import { ensureDirSync } from '../node/fs-util';
+import { errorMessage } from '../engine/error-message';
 
 /** File (in global storage) holding the audit anchor's HMAC key: 32 random bytes, hex. */
 export const AUDIT_HMAC_KEY_FILE = 'audit-hmac.key';
@@ -98,7 +99,7 @@ export class AuditHost implements vscode.Disposable {
       this.opened = entry;
       // A log that could not be opened is tried again next time (and reported by whoever asked).
       log.catch((e: unknown) => {
-        this.log.error(`the audit log ${loc.logFile} could not be opened: ${e instanceof Error ? e.message : String(e)}`);
+        this.log.error(`the audit log ${loc.logFile} could not be opened: ${errorMessage(e)}`);
         if (this.opened === entry) this.opened = undefined;
       });
     }

@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import { AuditView, type AuditEntry, type VerifyReport } from '../node/audit-view';
 import { PAGE_SIZE, sanitizeFilter, type ChainStatus, type HostMessage, type PageMessage } from '../webview/protocol';
 import type { AuditHost } from './audit-host';
+import { errorMessage } from '../engine/error-message';
 
 export const SHOW_AUDIT_LOG_COMMAND = 'bulwark.showAuditLog';
 const VIEW_TYPE = 'bulwark.auditLog';
@@ -97,7 +98,7 @@ class AuditPanel implements vscode.Disposable {
     } catch (e) {
       if (gen !== this.generation) return;
       this.view = view;
-      this.postInit(`The audit log could not be read: ${e instanceof Error ? e.message : String(e)}`);
+      this.postInit(`The audit log could not be read: ${errorMessage(e)}`);
       return;
     }
     if (gen !== this.generation) return;
@@ -125,7 +126,7 @@ class AuditPanel implements vscode.Disposable {
       if (fresh.length) this.appendLive(fresh);
     } catch (e) {
       if (gen !== this.generation) return;
-      this.postInit(`The audit log could not be opened, so new entries are not shown live: ${e instanceof Error ? e.message : String(e)}`);
+      this.postInit(`The audit log could not be opened, so new entries are not shown live: ${errorMessage(e)}`);
     }
   }
 
@@ -152,7 +153,7 @@ class AuditPanel implements vscode.Disposable {
       const seq = this.chain.firstBrokenSeq;
       this.post({ type: 'verifyResult', chain: this.chain, ...(seq !== undefined ? { index: this.view.indexOf(seq) } : {}) });
     } catch (e) {
-      this.chain = { state: 'error', message: `verification failed: ${e instanceof Error ? e.message : String(e)}` };
+      this.chain = { state: 'error', message: `verification failed: ${errorMessage(e)}` };
       this.post({ type: 'verifyResult', chain: this.chain });
     }
   }

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { ActionRequest, CheckResult } from '../engine';
 import type { EngineHost } from './engine-host';
 import type { AuditHost } from './audit-host';
+import { errorMessage } from '../engine/error-message';
 
 export const CHECK_ACTION_COMMAND = 'bulwark.checkAction';
 
@@ -67,7 +68,7 @@ async function checkAndRecord(host: EngineHost, arg: unknown, defaults: { sessio
       session, actionType: typeof a.type === 'string' ? a.type : '(invalid)', payload: a.payload ?? null, ...(cwd ? { cwd } : {}),
     });
   } catch (e) {
-    return { result: failed('audit.write_failed', `the audit log could not be written (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`) };
+    return { result: failed('audit.write_failed', `the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed`) };
   }
   return decided;
 }
@@ -90,7 +91,7 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
   try {
     r = await (await host.engine()).check(action);
   } catch (e) {
-    return { result: failed('engine.error', `the engine could not be set up (${e instanceof Error ? e.message : String(e)}), so the action cannot be allowed`) };
+    return { result: failed('engine.error', `the engine could not be set up (${errorMessage(e)}), so the action cannot be allowed`) };
   }
   return {
     raw: r,
@@ -118,7 +119,7 @@ async function checkFromPalette(host: EngineHost, audit: AuditHost): Promise<Che
         const parsed: unknown = JSON.parse(v);
         return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? undefined : 'The action must be a JSON object.';
       } catch (e) {
-        return `Not valid JSON: ${e instanceof Error ? e.message : String(e)}`;
+        return `Not valid JSON: ${errorMessage(e)}`;
       }
     },
   });
@@ -127,7 +128,7 @@ async function checkFromPalette(host: EngineHost, audit: AuditHost): Promise<Che
   try {
     parsed = JSON.parse(text);
   } catch (e) {
-    void vscode.window.showErrorMessage(`Bulwark: the action is not valid JSON: ${e instanceof Error ? e.message : String(e)}`);
+    void vscode.window.showErrorMessage(`Bulwark: the action is not valid JSON: ${errorMessage(e)}`);
     return undefined;
   }
   const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;

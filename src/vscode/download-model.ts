@@ -11,6 +11,7 @@ import { KNOWN_MODELS } from '../node/classifier/model-download';
 import {
   knownModelChoice, knownModelRequest, parseDownloadRequest, progressMessage, runModelDownload, type ModelDownloadRequest,
 } from '../node/classifier/download-request';
+import { errorMessage } from '../engine/error-message';
 
 export const DOWNLOAD_MODEL_COMMAND = 'bulwark.downloadClassifierModel';
 
@@ -104,7 +105,7 @@ async function download(context: vscode.ExtensionContext, log: vscode.LogOutputC
   try {
     await vscode.workspace.getConfiguration('bulwark').update(MODEL_DIR_SETTING, result.dir, vscode.ConfigurationTarget.Global);
   } catch (e) {
-    return failed(log, `the model was downloaded and verified into ${result.dir}, but bulwark.${MODEL_DIR_SETTING} could not be set (${e instanceof Error ? e.message : String(e)}); set it to that folder yourself`);
+    return failed(log, `the model was downloaded and verified into ${result.dir}, but bulwark.${MODEL_DIR_SETTING} could not be set (${errorMessage(e)}); set it to that folder yourself`);
   }
   log.info(`classifier download: ready in ${result.dir}; bulwark.${MODEL_DIR_SETTING} points at it`);
   void vscode.window.showInformationMessage(`Bulwark: classifier model ready in ${result.dir}. bulwark.${MODEL_DIR_SETTING} points at it; Tier 1 runs the classifier from the next check.`);

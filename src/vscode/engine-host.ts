@@ -22,6 +22,7 @@ import { ModalApprovalSurface } from './approval-modal';
 import { PendingBridgeActions } from '../node/hooks/bridge-service';
 import { LmChatBackend, parseLmSelector } from './lm-backend';
 import { SandboxHelperClient } from '../node/sandbox/helper-client';
+import { errorMessage } from '../engine/error-message';
 
 /** SecretStorage key of the OpenAI-compatible evaluator's API key. */
 export const TIER2_API_KEY_SECRET = 'bulwark.tier2.apiKey';
@@ -249,7 +250,7 @@ export class EngineHost implements vscode.Disposable {
         try {
           key = await this.context.secrets.get(TIER2_API_KEY_SECRET);
         } catch (e) {
-          return { kind: 'not_configured', why: `the API key could not be read from VS Code's secret storage (${e instanceof Error ? e.message : String(e)})` };
+          return { kind: 'not_configured', why: `the API key could not be read from VS Code's secret storage (${errorMessage(e)})` };
         }
         return openAITier2Source(s, key);
       }
@@ -285,7 +286,7 @@ export class EngineHost implements vscode.Disposable {
           this.log.info(`classifier ${classifier.id} loaded in ${Date.now() - t0} ms`);
         },
         (e: unknown) => {
-          const error = e instanceof Error ? e.message : String(e);
+          const error = errorMessage(e);
           this.classifiers.set(modelDir, { state: 'failed', error });
           this.log.error(`the classifier in ${modelDir} failed to load; Tier 1 blocks until it loads: ${error}`);
         },

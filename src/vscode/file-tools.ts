@@ -13,6 +13,7 @@ import { applyPatch, readFileForPrompt, type FileToolsOptions, type PatchFailure
 import { checkActionToRun, type CheckActionResult } from './check-action';
 import type { EngineHost } from './engine-host';
 import type { AuditHost } from './audit-host';
+import { errorMessage } from '../engine/error-message';
 
 export const READ_FILE_TOOL = 'bulwark_read_file';
 export const APPLY_PATCH_TOOL = 'bulwark_apply_patch';
@@ -59,14 +60,14 @@ export function registerFileTools(context: vscode.ExtensionContext, host: Engine
       if (r.ok) {
         // What was read now taints the session (IFC): if that cannot be recorded, the text is withheld.
         try { await executed(); } catch (e) {
-          return textResult(JSON.stringify({ ok: false, rules: ['ifc.record_failed'], reason: `Refused: the session's data-flow state could not be recorded (${errMsg(e)}), so the file is not returned.` }));
+          return textResult(JSON.stringify({ ok: false, rules: ['ifc.record_failed'], reason: `Refused: the session's data-flow state could not be recorded (${errorMessage(e)}), so the file is not returned.` }));
         }
       }
       try {
         if (r.ok) await record(id, 'read_file', true, { path: r.canonical_path, sha256: r.sha256, redacted: r.redacted, findings: r.findings.map((f) => f.rule), content_safety: r.content_safety });
         else await record(id, 'read_file', false, { rules: [...r.rules] }, r.reason);
       } catch (e) {
-        return textResult(JSON.stringify({ ok: false, rules: ['audit.write_failed'], reason: `Refused: the audit log could not be written (${errMsg(e)}), so the file is not returned.` }));
+        return textResult(JSON.stringify({ ok: false, rules: ['audit.write_failed'], reason: `Refused: the audit log could not be written (${errorMessage(e)}), so the file is not returned.` }));
       }
       return textResult(JSON.stringify(r));
     },
@@ -104,14 +105,13 @@ export function registerFileTools(context: vscode.ExtensionContext, host: Engine
         if (r.ok) await record(id, 'write_file', true, { files: r.files.map((f) => ({ path: f.canonical_path, created: f.created, before_sha256: f.before_sha256, after_sha256: f.after_sha256 })) });
         else await record(id, 'write_file', false, { rules: [...r.rules], ...(r.restored ? { restored: [...r.restored] } : {}), ...(r.restore_failed ? { restore_failed: [...r.restore_failed] } : {}) }, r.reason);
       } catch (e) {
-        return textResult(JSON.stringify({ ...r, audit_error: `the patch result could not be written to the audit log (${errMsg(e)})` }));
+        return textResult(JSON.stringify({ ...r, audit_error: `the patch result could not be written to the audit log (${errorMessage(e)})` }));
       }
       return textResult(JSON.stringify(r.ok ? { ok: true, files: r.files, summary: r.summary } : r));
     },
   }));
 }
 
-const errMsg = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const textResult = (s: string): vscode.LanguageModelToolResult => new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(s)]);
 const inputKey = (input: unknown): string => JSON.stringify(input ?? null);
 

@@ -9,6 +9,7 @@ import { checkActionToRun } from './check-action';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 import { bridgeService } from '../node/hooks/bridge-service';
 import { startBridgeServer, type BridgeAuditLocation, type BridgeServer } from '../node/hooks/bridge-server';
+import { errorMessage } from '../engine/error-message';
 
 export function registerHookBridge(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost, log: vscode.LogOutputChannel): void {
   let stateDir: string;
@@ -47,7 +48,7 @@ export function registerHookBridge(context: vscode.ExtensionContext, host: Engin
 }
 
 function notStarted(log: vscode.LogOutputChannel, e: unknown): void {
-  const why = e instanceof Error ? e.message : String(e);
+  const why = errorMessage(e);
   log.error(`the hook bridge did not start: ${why}`);
   void vscode.window.showWarningMessage(`Bulwark: agents' hooks cannot reach this window (${why}). They decide on their own and deny whatever would need your approval.`);
 }

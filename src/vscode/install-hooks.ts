@@ -14,6 +14,7 @@ import {
 } from '../node/hooks/install';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 import type { EngineHost } from './engine-host';
+import { errorMessage } from '../engine/error-message';
 
 export const INSTALL_HOOKS_COMMAND = 'bulwark.installAgentHooks';
 export const UNINSTALL_HOOKS_COMMAND = 'bulwark.uninstallAgentHooks';
@@ -29,7 +30,7 @@ export function registerInstallHooks(context: vscode.ExtensionContext, host: Eng
     const repaired = repairWrapper({ stateDir: bulwarkStateDir(), platform: hooksContext().platform, node: process.execPath, cli: path.join(context.extensionPath, 'dist', 'cli.js') });
     if (repaired) log.info(`agent hooks: ${repaired}`);
   } catch (e) {
-    log.warn(`agent hooks: the wrapper could not be checked: ${e instanceof Error ? e.message : String(e)}`);
+    log.warn(`agent hooks: the wrapper could not be checked: ${errorMessage(e)}`);
   }
   context.subscriptions.push(
     vscode.commands.registerCommand(INSTALL_HOOKS_COMMAND, () => guarded(log, () => install(context, host, log))),
@@ -41,7 +42,7 @@ async function guarded(log: vscode.LogOutputChannel, run: () => Promise<void>): 
   try {
     await run();
   } catch (e) {
-    const msg = e instanceof Error ? e.message : String(e);
+    const msg = errorMessage(e);
     log.error(`agent hooks: ${msg}`);
     void vscode.window.showErrorMessage(`Bulwark: ${msg}`);
   }
@@ -118,6 +119,6 @@ export function agentHookStatusLines(): string[] {
     const lines = describeStatus(hooksStatus(hooksContext()));
     return ['Agent hooks (Bulwark: Install Agent Hooks):', ...lines];
   } catch (e) {
-    return [`Agent hooks: the status could not be read: ${e instanceof Error ? e.message : String(e)}`];
+    return [`Agent hooks: the status could not be read: ${errorMessage(e)}`];
   }
 }

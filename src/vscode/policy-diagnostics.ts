@@ -8,6 +8,7 @@ import path from 'node:path';
 import { parseShieldPolicy } from '../engine/shield/policy';
 import { DataFileError } from '../engine/data-file';
 import { IfcPolicyError, parseIfcPolicy } from '../engine/ifc';
+import { errorMessage } from '../engine/error-message';
 
 const SOURCE = 'Bulwark';
 type Kind = 'shield' | 'ifc';
@@ -89,7 +90,7 @@ export function problemsIn(kind: Kind, text: string, file: string): vscode.Diagn
     if (e instanceof IfcPolicyError) {
       return e.problems.map((p) => diagnostic(p.line || undefined, p.column || undefined, `Bulwark IFC policy: ${p.message}`, text));
     }
-    return [diagnostic(undefined, undefined, `Bulwark policy: ${e instanceof Error ? e.message : String(e)}`, text)];
+    return [diagnostic(undefined, undefined, `Bulwark policy: ${errorMessage(e)}`, text)];
   }
 }
 

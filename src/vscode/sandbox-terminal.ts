@@ -14,6 +14,7 @@ import { findOnPath, probeSandbox } from '../node/sandbox/probe';
 import type { ProxyDecision } from '../node/sandbox/proxy';
 import type { EngineHost } from './engine-host';
 import { sandboxSettings, workspaceRoots } from './run-command';
+import { errorMessage } from '../engine/error-message';
 
 export const OPEN_SANDBOXED_TERMINAL_COMMAND = 'bulwark.openSandboxedTerminal';
 /** A terminal session's own limit (the runner needs one); the user closes it long before. */
@@ -30,7 +31,7 @@ export function registerSandboxTerminal(context: vscode.ExtensionContext, host: 
     try {
       plan = (await host.engine()).sandboxPlan(roots);
     } catch (e) {
-      return refuse(e instanceof SandboxPlanError ? `${e.message}.` : `the sandbox could not be planned (${e instanceof Error ? e.message : String(e)}).`);
+      return refuse(e instanceof SandboxPlanError ? `${e.message}.` : `the sandbox could not be planned (${errorMessage(e)}).`);
     }
     const { settings } = sandboxSettings();
     const { env } = sandboxEnvironment(process.env, settings.passEnvironment, { TERM: 'xterm-256color', COLORTERM: 'truecolor' });

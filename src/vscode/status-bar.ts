@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { probeSandbox, type SandboxStatus } from '../node/sandbox/probe';
 import type { EngineHost, HostStatus } from './engine-host';
 import { agentHookStatusLines } from './install-hooks';
+import { errorMessage } from '../engine/error-message';
 
 export const SHOW_STATUS_COMMAND = 'bulwark.showStatus';
 
@@ -56,7 +57,7 @@ export function registerStatusBar(context: vscode.ExtensionContext, host: Engine
   update();
   // Off the activation path: the check starts bubblewrap once (cached for the process).
   void probeSandbox().then((st) => { sandbox = st; update(); }, (e: unknown) => {
-    sandbox = { available: false, mechanism: 'none', reason: `the sandbox check failed (${e instanceof Error ? e.message : String(e)})`, enforces: [] };
+    sandbox = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errorMessage(e)})`, enforces: [] };
     update();
   });
   item.show();

@@ -3,6 +3,7 @@
 import * as vscode from 'vscode';
 import type { VerifyReport } from '../node/audit-view';
 import type { AuditHost } from './audit-host';
+import { errorMessage } from '../engine/error-message';
 
 export const VERIFY_AUDIT_CHAIN_COMMAND = 'bulwark.verifyAuditChain';
 
@@ -17,7 +18,7 @@ export function registerVerifyAudit(context: vscode.ExtensionContext, audit: Aud
         },
       );
     } catch (e) {
-      void vscode.window.showErrorMessage(`Bulwark: the audit chain could not be verified: ${e instanceof Error ? e.message : String(e)}`);
+      void vscode.window.showErrorMessage(`Bulwark: the audit chain could not be verified: ${errorMessage(e)}`);
       return undefined;
     }
     const file = audit.location()?.logFile ?? 'the audit log';

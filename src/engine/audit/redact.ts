@@ -5,6 +5,7 @@
 // own (CLI errors, hook answers, approval dialogs) use redactText. Pure.
 import type { TierVerdict } from '../shield/types';
 import { loadSecretRules, redactSecrets, type SecretRuleSet } from '../secrets';
+import { errorMessage } from '../error-message';
 
 /** Rule of the block that replaces a decision whose texts could not be redacted. */
 export const REDACTION_FAILED_RULE = 'engine.redaction_failed';
@@ -22,7 +23,7 @@ export function redactTextOrWithhold(text: string, rules?: SecretRuleSet): strin
   try {
     return redactText(text, rules);
   } catch (e) {
-    return `[text withheld: secret redaction failed (${e instanceof Error ? e.message : String(e)}); ${text.length} characters]`;
+    return `[text withheld: secret redaction failed (${errorMessage(e)}); ${text.length} characters]`;
   }
 }
 

@@ -2,6 +2,7 @@
 // SHA-256 function and the anchor (already checked HMACs) come from the host.
 import canonicalize from 'canonicalize';
 import { GENESIS_HASH, isAuditEventType, splitLine, type Sha256Hex } from './types';
+import { errorMessage } from '../error-message';
 
 export const BREAK_KINDS = [
   'hash_mismatch', 'broken_link', 'sequence_gap', 'reordering', 'malformed', 'torn_line',
@@ -116,7 +117,7 @@ export class ChainVerifier {
     try {
       e = JSON.parse(parts.body) as Record<string, unknown>;
     } catch (err) {
-      return this.fail(seq, lineNo, 'malformed', `not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+      return this.fail(seq, lineNo, 'malformed', `not valid JSON (${errorMessage(err)})`);
     }
     if (typeof e !== 'object' || e === null || Array.isArray(e)) return this.fail(seq, lineNo, 'malformed', 'not a JSON object');
     if (this.strict && canonicalize(e) !== parts.body) return this.fail(seq, lineNo, 'malformed', 'the entry is not in RFC 8785 canonical form');

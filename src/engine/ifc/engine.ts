@@ -23,6 +23,7 @@ import {
   SENSITIVITIES, maxSensitivity, sensitivityRank,
   type ClassifiedPath, type IfcDecision, type IfcMode, type IfcPolicy, type IfcTouched, type IfcVerdict, type ReadTaint, type Sensitivity,
 } from './types';
+import { errorMessage } from '../error-message';
 
 export const IFC_TAINT_NAMESPACE = 'ifc.taint';
 
@@ -57,10 +58,6 @@ function ownSinks(policy: IfcPolicy, actionType: string): { sink: string; how: s
 const SEVERITY: Readonly<Record<IfcVerdict, number>> = { allow: 0, escalate: 1, block: 2 };
 const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 function parseStored(value: string): ReadTaint {
   let v: unknown;
   try { v = JSON.parse(value); } catch { throw new IfcStoreError(`stored taint is not JSON: ${JSON.stringify(value.slice(0, 60))}`); }
@@ -91,7 +88,7 @@ export class IfcEngine {
     try {
       stored = this.store.get(IFC_TAINT_NAMESPACE, sessionId);
     } catch (e) {
-      throw new IfcStoreError(`reading the session taint failed: ${errorText(e)}`);
+      throw new IfcStoreError(`reading the session taint failed: ${errorMessage(e)}`);
     }
     const fromStore = stored === undefined ? PUBLIC : parseStored(stored);
     return higher(fromStore, this.committed.get(sessionId) ?? PUBLIC);
@@ -117,14 +114,14 @@ export class IfcEngine {
       const s = this.store.get(IFC_TAINT_NAMESPACE, sessionId);
       stored = s === undefined ? PUBLIC : parseStored(s);
     } catch (e) {
-      throw e instanceof IfcStoreError ? e : new IfcStoreError(`reading the session taint failed: ${errorText(e)}`);
+      throw e instanceof IfcStoreError ? e : new IfcStoreError(`reading the session taint failed: ${errorMessage(e)}`);
     }
     const current = higher(stored, this.committed.get(sessionId) ?? PUBLIC);
     if (sensitivityRank(current.sensitivity) > sensitivityRank(stored.sensitivity)) {
       try {
         this.store.set(IFC_TAINT_NAMESPACE, sessionId, JSON.stringify(current));
       } catch (e) {
-        throw new IfcStoreError(`writing the session taint failed: ${errorText(e)}`);
+        throw new IfcStoreError(`writing the session taint failed: ${errorMessage(e)}`);
       }
     }
     return current.sensitivity;
@@ -148,7 +145,7 @@ export class IfcEngine {
       ];
       for (const c of classified) if (c.access === 'read') readTaint = higher(readTaint, { sensitivity: c.sensitivity, path: c.path, source: c.source });
     } catch (e) {
-      return this.failure(actionType, classified, readTaint, 'critical', 'ifc.error', `Blocked by IFC: the paths of ${actionType} could not be classified (${errorText(e)}); IFC fails closed`);
+      return this.failure(actionType, classified, readTaint, 'critical', 'ifc.error', `Blocked by IFC: the paths of ${actionType} could not be classified (${errorMessage(e)}); IFC fails closed`);
     }
 
     let taint: ReadTaint;
@@ -156,13 +153,13 @@ export class IfcEngine {
       taint = this.taintDetailOf(sessionId);
     } catch (e) {
       return this.failure(actionType, classified, readTaint, 'critical', 'ifc.store_error',
-        `Blocked by IFC: the session's taint could not be read from the state store (${errorText(e)}); IFC fails closed`);
+        `Blocked by IFC: the session's taint could not be read from the state store (${errorMessage(e)}); IFC fails closed`);
     }
 
     try {
       return this.decide(actionType, touched, classified, taint, readTaint);
     } catch (e) {
-      return this.failure(actionType, classified, readTaint, taint.sensitivity, 'ifc.error', `Blocked by IFC: the decision failed (${errorText(e)}); IFC fails closed`);
+      return this.failure(actionType, classified, readTaint, taint.sensitivity, 'ifc.error', `Blocked by IFC: the decision failed (${errorMessage(e)}); IFC fails closed`);
     }
   }
 

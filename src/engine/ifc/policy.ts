@@ -11,6 +11,7 @@ import {
   IFC_MODES, IFC_VERDICTS, MATCH_CRITERIA, SENSITIVITIES,
   type IfcMatch, type IfcMode, type IfcPolicy, type IfcSource, type IfcVerdict, type MatchCriterion, type Sensitivity,
 } from './types';
+import { errorMessage } from '../error-message';
 
 export const IFC_PRESETS = ['default', 'permissive', 'strict'] as const;
 export type IfcPresetName = (typeof IFC_PRESETS)[number];
@@ -210,7 +211,7 @@ export function parseIfcPolicy(text: string, fileName: string): IfcPolicy {
       const column = typeof mark?.column === 'number' ? mark.column + 1 : 1;
       throw new IfcPolicyError(fileName, [{ message: `YAML syntax error: ${e.reason || e.message}`, line, column, path: [] }]);
     }
-    throw new IfcPolicyError(fileName, [{ message: `cannot parse: ${e instanceof Error ? e.message : String(e)}`, line: 1, column: 1, path: [] }]);
+    throw new IfcPolicyError(fileName, [{ message: `cannot parse: ${errorMessage(e)}`, line: 1, column: 1, path: [] }]);
   }
   return validateIfcPolicy(data, fileName, { origin: 'file', text });
 }

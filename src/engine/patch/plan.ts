@@ -29,6 +29,7 @@ import {
   DEFAULT_PATCH_LIMITS, isWriteOp, parsePatch, placeholdersIn, refusal,
   type EntryInfo, type PatchContext, type PatchLimits, type PatchOp, type PatchProblem, type PatchRefusal,
 } from './model';
+import { errorMessage } from '../error-message';
 
 export interface FilePlan {
   /** The path as the agent gave it (first op for this file). */
@@ -89,7 +90,7 @@ export function locateFile(raw: string, ctx: Pick<PatchContext, 'platform' | 'wo
   const { platform, fs } = ctx;
   const fold = (s: string) => (platform === 'linux' ? s : s.toLowerCase());
   let lexical: string;
-  try { lexical = normalizePath(raw, platform); } catch (e) { return { rule: 'patch.path_invalid', reason: e instanceof Error ? e.message : String(e) }; }
+  try { lexical = normalizePath(raw, platform); } catch (e) { return { rule: 'patch.path_invalid', reason: errorMessage(e) }; }
   const physicalRaw = fs.resolvePhysical(raw);
   if (physicalRaw === undefined) return { rule: 'patch.io_error', reason: 'the path cannot be resolved on this file system' };
   const canonical = normalizePath(physicalRaw, platform);
@@ -117,7 +118,7 @@ export function locateFile(raw: string, ctx: Pick<PatchContext, 'platform' | 'wo
     const at = `${prefix}/${walked.join('/')}`;
     if (!rootKeys.some((k) => isWithin(fold(at), k) && fold(at) !== k)) continue;
     let info: EntryInfo | undefined;
-    try { info = fs.lstat(at); } catch (e) { return { rule: 'patch.io_error', reason: `cannot inspect ${at} (${e instanceof Error ? e.message : String(e)})` }; }
+    try { info = fs.lstat(at); } catch (e) { return { rule: 'patch.io_error', reason: `cannot inspect ${at} (${errorMessage(e)})` }; }
     if (info === undefined) break;
     if (info.kind === 'symlink') return { rule: 'patch.symlink', reason: `${at} is a symlink; Bulwark does not write through symlinks inside the workspace` };
   }
@@ -133,7 +134,7 @@ export function locateFile(raw: string, ctx: Pick<PatchContext, 'platform' | 'wo
   for (let i = 0; i < parts.length; i++) {
     at = `${at}/${parts[i]}`;
     let info: Located['entry'];
-    try { info = fs.lstat(at); } catch (e) { return { rule: 'patch.io_error', reason: `cannot inspect ${at} (${e instanceof Error ? e.message : String(e)})` }; }
+    try { info = fs.lstat(at); } catch (e) { return { rule: 'patch.io_error', reason: `cannot inspect ${at} (${errorMessage(e)})` }; }
     const last = i === parts.length - 1;
     if (info === undefined) return { canonical, parentMissing: !last, entry: undefined };
     if (info.kind === 'symlink') return { rule: 'patch.symlink', reason: `${at} is a symlink; Bulwark does not write through symlinks inside the workspace` };
@@ -196,7 +197,7 @@ export function planPatch(input: unknown, ctx: PatchContext): PlanResult {
   try {
     return plan(input, ctx);
   } catch (e) {
-    return refusal([{ rule: 'patch.error', reason: `the patch could not be checked (${e instanceof Error ? e.message : String(e)})` }]);
+    return refusal([{ rule: 'patch.error', reason: `the patch could not be checked (${errorMessage(e)})` }]);
   }
 }
 
@@ -239,7 +240,7 @@ function planFile(g: Group, ctx: PatchContext, limits: PatchLimits): FilePlan | 
   if (located.entry) {
     if (located.entry.kind !== 'file') return { rule: 'patch.not_regular_file', reason: `${g.canonical} is a ${located.entry.kind === 'dir' ? 'directory' : 'special file'}, not a regular file` };
     if (located.entry.size > limits.maxFileBytes) return { rule: 'patch.file_too_large', reason: `the file has ${located.entry.size} bytes; files over ${limits.maxFileBytes} bytes are not patched` };
-    try { beforeBytes = ctx.fs.readFile(g.canonical, limits.maxFileBytes); } catch (e) { return { rule: 'patch.io_error', reason: `cannot read the file (${e instanceof Error ? e.message : String(e)})` }; }
+    try { beforeBytes = ctx.fs.readFile(g.canonical, limits.maxFileBytes); } catch (e) { return { rule: 'patch.io_error', reason: `cannot read the file (${errorMessage(e)})` }; }
     before = decodeUtf8(beforeBytes);
     if (before === undefined) return { rule: 'patch.invalid_utf8', reason: 'the file is not valid UTF-8; a text patch would corrupt it' };
   } else if (located.parentMissing) {
@@ -248,7 +249,7 @@ function planFile(g: Group, ctx: PatchContext, limits: PatchLimits): FilePlan | 
 
   let wasRedacted: boolean;
   try { wasRedacted = ctx.wasReadRedacted(g.canonical); } catch (e) {
-    return { rule: 'patch.state_error', reason: `Bulwark's state cannot be read to tell whether this file was shown redacted (${e instanceof Error ? e.message : String(e)})` };
+    return { rule: 'patch.state_error', reason: `Bulwark's state cannot be read to tell whether this file was shown redacted (${errorMessage(e)})` };
   }
   const credentialRule = ctx.secretBearingRule(g.canonical);
   let secretsInFile: string | undefined;

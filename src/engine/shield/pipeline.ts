@@ -12,6 +12,7 @@ import type { CompiledPolicy, Tier0Result } from './policy';
 import type { ApprovalRequest } from './tier3';
 import type { ActionView, TierVerdict } from './types';
 import { CLASSIFIER_SKIP_TYPES, actionSpec } from '../actions';
+import { errorMessage } from '../error-message';
 
 /** Prompt-injection classifier (Tier 1), e.g. ONNX inference. Throws on failure (the pipeline blocks). */
 export interface InjectionClassifier {
@@ -140,7 +141,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
       try {
         score = await parts.classifier.injectionScore(classifierText(input.action));
       } catch (e) {
-        return finish('block', 1, `Blocked at Tier 1: the injection classifier failed (${e instanceof Error ? e.message : String(e)}), and Tier 1 fails closed.`, 1, ['tier1.classifier_error']);
+        return finish('block', 1, `Blocked at Tier 1: the injection classifier failed (${errorMessage(e)}), and Tier 1 fails closed.`, 1, ['tier1.classifier_error']);
       }
       if (!Number.isFinite(score) || score < 0 || score > 1) return finish('block', 1, `Blocked at Tier 1: the injection classifier returned an invalid score (${score}).`, 1, ['tier1.classifier_error']);
       const label = score >= 0.5 ? 'INJECTION' : 'SAFE';

@@ -4,6 +4,7 @@ import type { ActionRequest } from '../types';
 import { resolveActionPath } from '../paths';
 import { pathTouchesOf } from '../protection/check';
 import type { CompiledPolicy, PolicyExample } from './policy';
+import { errorMessage } from '../error-message';
 
 export interface ExampleOutcome {
   readonly example: PolicyExample;
@@ -24,7 +25,7 @@ export function runPolicyExamples(compiled: CompiledPolicy, env: { home: string;
         try { return [resolveActionPath(t.path, { cwd: action.cwd, home: env.home, platform: env.platform })]; } catch (e) { if (t.inferred) return []; throw e; }
       });
     } catch (e) {
-      return { example, index, passed: false, got: { decision: 'error', tier: 0, rule: '' }, problem: e instanceof Error ? e.message : String(e) };
+      return { example, index, passed: false, got: { decision: 'error', tier: 0, rule: '' }, problem: errorMessage(e) };
     }
     const r = compiled.evaluate(action.type, paths, example.effects ? { class: example.effects, judged: [`judged ${example.effects} (example)`] } : undefined);
     const problems: string[] = [];

@@ -2,6 +2,7 @@
 // answer wins, silence until the timeout denies, and more than `maxPerHour` requests in an hour
 // are denied without asking anyone (approval fatigue is an attack).
 import type { Clock, StateStore, TierVerdict } from './types';
+import { errorMessage } from '../error-message';
 
 export interface ApprovalRequest {
   readonly id: string;
@@ -55,7 +56,7 @@ export class ApprovalBroker {
         return deny('rate_limited', `more than ${this.maxPerHour} approval requests in the last hour; further requests are denied without asking, to protect you from approval fatigue`, ['tier3.rate_limited']);
       }
     } catch (e) {
-      return deny('error', `the approval rate limit could not be read (${e instanceof Error ? e.message : String(e)})`, ['tier3.store_error']);
+      return deny('error', `the approval rate limit could not be read (${errorMessage(e)})`, ['tier3.store_error']);
     }
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -63,7 +64,7 @@ export class ApprovalBroker {
     const answers = this.o.surfaces.map((s) =>
       s.ask(request, controller.signal).then(
         (answer) => ({ answer, surface: s.id }),
-        (e: unknown) => ({ answer: 'error' as const, surface: s.id, error: e instanceof Error ? e.message : String(e) }),
+        (e: unknown) => ({ answer: 'error' as const, surface: s.id, error: errorMessage(e) }),
       ));
     try {
       // First definite answer wins; a surface that fails does not decide for the others.

@@ -5,6 +5,7 @@ import ipaddr from 'ipaddr.js';
 import { type IpAddress, RULE_BAD_ADDRESS, RULE_BAD_URL, SsrfSyntaxError, formatIp, parseIpAddress } from './address';
 import { type RangeEntry, type SsrfTable, SSRF_TABLE, findRange } from './table';
 import { type ParsedTarget, crossCheckWhatwg, parseTarget } from './url';
+import { errorMessage } from '../error-message';
 
 export { parseTarget, crossCheckWhatwg, RULE_SCHEME, type ParsedTarget } from './url';
 export { SsrfSyntaxError, parseIpAddress, formatIp, RULE_BAD_URL, RULE_BAD_ADDRESS, RULE_NONCANONICAL_IPV4 } from './address';
@@ -107,7 +108,7 @@ function verdictForIp(ip: IpAddress, port: number, policy: SsrfPolicy, table: Ss
 function errorVerdict(e: unknown, address?: string): SsrfVerdict {
   // Anything unexpected fails closed too.
   const rule = e instanceof SsrfSyntaxError ? e.rule : RULE_BAD_URL;
-  const reason = e instanceof Error ? e.message : String(e);
+  const reason = errorMessage(e);
   return address === undefined ? { allowed: false, rule, reason } : { allowed: false, rule, reason, address };
 }
 

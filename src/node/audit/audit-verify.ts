@@ -5,6 +5,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { ChainVerifier, anchorMessage, type AnchorState, type VerifyResult } from '../../engine/audit';
 import { StateDb } from './state-db';
+import { errorMessage } from '../../engine/error-message';
 
 export type HmacKey = Buffer;
 
@@ -174,7 +175,7 @@ class ChunkPool {
       const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { points: points ? [...points] : null } });
       w.on('message', (m: { id: number; summary: ChunkSummary | null }) => { const r = this.waiting.get(m.id); this.waiting.delete(m.id); r?.resolve(m.summary); });
       w.on('error', (e) => {
-        this.failed = new Error(`a hash-checking worker failed: ${e instanceof Error ? e.message : String(e)}`);
+        this.failed = new Error(`a hash-checking worker failed: ${errorMessage(e)}`);
         for (const r of this.waiting.values()) r.reject(this.failed);
         this.waiting.clear();
       });

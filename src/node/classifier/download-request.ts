@@ -17,6 +17,7 @@ import path from 'node:path';
 import { ModelDownloadError, downloadModel, hubBaseUrl, isPinned, type DownloadFile, type DownloadProgress, type KnownModel } from './model-download';
 import { loadOnnxClassifier } from './onnx-classifier';
 import { ensureDirSync } from '../fs-util';
+import { errorMessage } from '../../engine/error-message';
 
 /** A validated request: baseUrl ends with `/`, hashes are lower case, destDir is absolute and resolved. */
 export interface ModelDownloadRequest {
@@ -45,7 +46,6 @@ const REQUEST_KEYS = new Set(['baseUrl', 'files', 'destDir', 'name']);
 const FILE_KEYS = new Set(['name', 'sha256', 'remotePath', 'size']);
 const USAGE = "expected { baseUrl: 'https://…/', files: [{ name, sha256, remotePath?, size? }], destDir?: '/absolute/folder' }";
 
-const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v) : v === undefined ? 'nothing' : typeof v);
 
@@ -265,14 +265,14 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
   try {
     // The folder: Bulwark's own (may hold an earlier download of the same model) or a new or empty one.
     let st: fs.Stats | undefined;
-    try { st = await fs.promises.stat(dir); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return await fail(`cannot use ${dir}: ${errMsg(e)}`); }
+    try { st = await fs.promises.stat(dir); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return await fail(`cannot use ${dir}: ${errorMessage(e)}`); }
     if (st && !st.isDirectory()) return await fail(`${dir} exists and is not a folder`);
     if (st && r.destDir) {
       const entries = await fs.promises.readdir(dir);
       if (entries.length) return await fail(`destDir ${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); Bulwark downloads only into a new or empty folder, so it never replaces files it did not write`);
     }
     if (!st) {
-      try { created = ensureDirSync(dir) ?? dir; } catch (e) { return await fail(`cannot create ${dir}: ${errMsg(e)}`); }
+      try { created = ensureDirSync(dir) ?? dir; } catch (e) { return await fail(`cannot create ${dir}: ${errorMessage(e)}`); }
     }
 
     const count = r.files.length;
@@ -292,7 +292,7 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
       });
     } catch (e) {
       const aborted = (e instanceof ModelDownloadError && e.code === 'aborted') || o.signal?.aborted === true;
-      return await fail(aborted ? 'the download was cancelled' : errMsg(e), aborted);
+      return await fail(aborted ? 'the download was cancelled' : errorMessage(e), aborted);
     }
 
     // Every hash matched. Now prove the folder loads, so "ready" means Tier 1 will work with it.
@@ -303,7 +303,7 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
     try {
       await (o.verify ?? verifyModelDir)(dir);
     } catch (e) {
-      return await discard(`the files were downloaded and their SHA-256 hashes match, but they are not a model Bulwark can load, so they were removed: ${errMsg(e)}`);
+      return await discard(`the files were downloaded and their SHA-256 hashes match, but they are not a model Bulwark can load, so they were removed: ${errorMessage(e)}`);
     }
     if (o.signal?.aborted) return await discard('the download was cancelled', true);
     return { ok: true, dir };

@@ -17,6 +17,7 @@ import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import { ensureDirSync } from '../fs-util';
+import { errorMessage } from '../../engine/error-message';
 
 export const MAX_REDIRECTS = 5;
 const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
@@ -71,7 +72,6 @@ export class ModelDownloadError extends Error {
   constructor(message: string, readonly file?: string, readonly code: 'aborted' | 'hash_mismatch' | 'size_mismatch' | 'http' | 'network' | 'redirect' | 'bad_options' | 'too_large' | 'timeout' = 'network') { super(message); }
 }
 
-const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** node:http(s) as a FetchLike (no redirects followed, no pooled agent). */
 export const nodeFetch: FetchLike = (url, init) => new Promise<FetchLikeResponse>((resolve, reject) => {
@@ -140,7 +140,7 @@ export async function downloadModel(o: DownloadOptions): Promise<void> {
     for (const s of staged) await fs.promises.rename(s.tmp, s.final);
   } catch (e) {
     await Promise.all(staged.map((s) => fs.promises.rm(s.tmp, { force: true }).catch(() => undefined)));
-    throw e instanceof ModelDownloadError ? e : new ModelDownloadError(`download failed: ${errMsg(e)}`);
+    throw e instanceof ModelDownloadError ? e : new ModelDownloadError(`download failed: ${errorMessage(e)}`);
   }
 }
 
@@ -161,7 +161,7 @@ async function fetchToFile(start: URL, tmp: string, f: DownloadFile, o: Download
     if (e instanceof ModelDownloadError) return e;
     if (o.signal?.aborted) return new ModelDownloadError(`download of ${name} aborted`, name, 'aborted');
     if (timedOut) return new ModelDownloadError(`download of ${name} from ${url.href} stalled: no data for ${idleMs} ms`, name, 'timeout');
-    return new ModelDownloadError(`download of ${name} from ${url.href} failed: ${errMsg(e)}`, name, 'network');
+    return new ModelDownloadError(`download of ${name} from ${url.href} failed: ${errorMessage(e)}`, name, 'network');
   };
 
   let url = start;

@@ -23,6 +23,7 @@ import path from 'node:path';
 import type * as OrtTypes from 'onnxruntime-node';
 import type { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
 import type { InjectionClassifier } from '../../engine/shield/pipeline';
+import { errorMessage } from '../../engine/error-message';
 
 /** The original classifier's sequence length, and our cap unless the caller overrides it. */
 export const DEFAULT_MAX_LENGTH = 512;
@@ -60,7 +61,6 @@ const loadTokenizers = () => (tokenizersPromise ??= import('@huggingface/tokeniz
 
 const SUPPORTED_INPUTS = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
 
-const errMsg = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 export class OnnxInjectionClassifier implements InjectionClassifier {
   private queue: Promise<unknown> = Promise.resolve();
@@ -162,7 +162,7 @@ export class OnnxInjectionClassifier implements InjectionClassifier {
     try {
       out = await this.session.run(feeds, [this.outputName]);
     } catch (e) {
-      throw new Error(`classifier ${this.id}: inference failed in ${path.join(this.modelDir, 'model.onnx')}: ${errMsg(e)}`);
+      throw new Error(`classifier ${this.id}: inference failed in ${path.join(this.modelDir, 'model.onnx')}: ${errorMessage(e)}`);
     }
     const t = out[this.outputName] as OrtTypes.Tensor | undefined;
     if (!t) throw new Error(`classifier ${this.id}: model.onnx returned no output ${this.outputName}`);
@@ -258,13 +258,13 @@ function readJsonFile(file: string, required: boolean): Record<string, unknown> 
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`classifier: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errMsg(e)}`);
+    throw new Error(`classifier: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errorMessage(e)}`);
   }
   let value: unknown;
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (e) {
-    throw new Error(`classifier: ${file} is not valid JSON: ${errMsg(e)}`);
+    throw new Error(`classifier: ${file} is not valid JSON: ${errorMessage(e)}`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error(`classifier: ${file} must hold a JSON object`);
   return value as Record<string, unknown>;
@@ -325,7 +325,7 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
   try {
     stat = fs.statSync(modelPath);
   } catch (e) {
-    throw new Error(`classifier: cannot read ${modelPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errMsg(e)}`);
+    throw new Error(`classifier: cannot read ${modelPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errorMessage(e)}`);
   }
   if (!stat.isFile() || stat.size === 0) throw new Error(`classifier: ${modelPath} is not a non-empty file`);
 
@@ -349,7 +349,7 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
     }
     tokenizer.tokenize('Tokenizer self-check: 123 ÄÖ 漢字 😀', { add_special_tokens: false });
   } catch (e) {
-    throw new Error(`classifier: cannot build a tokenizer from ${tokenizerPath}: ${errMsg(e)}`);
+    throw new Error(`classifier: cannot build a tokenizer from ${tokenizerPath}: ${errorMessage(e)}`);
   }
   const unkId = tokenizer.model?.unk_token_id;
 
@@ -374,7 +374,7 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
       logSeverityLevel: 4, // failures are thrown (and reported by the caller), not printed to stderr
     });
   } catch (e) {
-    throw new Error(`classifier: onnxruntime cannot load ${modelPath}: ${errMsg(e)}`);
+    throw new Error(`classifier: onnxruntime cannot load ${modelPath}: ${errorMessage(e)}`);
   }
   try {
     const inputNames = [...session.inputNames];
@@ -417,6 +417,6 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
     return new OnnxInjectionClassifier(id, dir, hash, labels, injectionIndex, maxLength, inputNames, outputName, ort, session, tokenizer, specialTokenCount, addedTokenIds, unkId, fixedLength, padId, inputTypes);
   } catch (e) {
     await session.release().catch(() => undefined);
-    throw e instanceof Error && e.message.startsWith('classifier') ? e : new Error(`classifier: ${errMsg(e)}`);
+    throw e instanceof Error && e.message.startsWith('classifier') ? e : new Error(`classifier: ${errorMessage(e)}`);
   }
 }

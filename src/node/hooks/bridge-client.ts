@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { BridgeDecision, BridgeRequest, BridgeResponse } from './bridge-protocol';
 import { BRIDGE_FILE, type BridgeInfo } from './state-dir';
 import { isProcessAlive, livePeers, readInfoFile } from './bridge-files';
+import { errorMessage } from '../../engine/error-message';
 
 /** A request as the hook builds it; the client adds the token from bridge.json. */
 export type BridgeRequestBody = BridgeRequest extends infer R ? (R extends BridgeRequest ? Omit<R, 'token'> : never) : never;
@@ -66,7 +67,7 @@ function stateDirProblem(dir: string): string | undefined {
   try {
     st = fs.statSync(dir);
   } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `${dir} cannot be read (${e instanceof Error ? e.message : String(e)})`;
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `${dir} cannot be read (${errorMessage(e)})`;
   }
   if (!st.isDirectory()) return `${dir} is not a directory`;
   if (isWindows) return undefined;
@@ -127,7 +128,7 @@ export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeRe
   try {
     v = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(line));
   } catch (e) {
-    return `not JSON: ${e instanceof Error ? e.message : String(e)}`;
+    return `not JSON: ${errorMessage(e)}`;
   }
   if (!isObject(v) || v.v !== 1 || typeof v.ok !== 'boolean') return 'not a version 1 answer';
   if (!v.ok) return typeof v.error === 'string' ? { v: 1, ok: false, error: v.error } : 'an error answer without `error`';

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { writeFileAtomicSync } from '../fs-util';
 import { ensureDirSync } from '../fs-util';
 import type { BridgeInfo } from './state-dir';
+import { errorMessage } from '../../engine/error-message';
 
 /** Each server's own discovery file and socket: `bridge-<pid>-<instance>.json|.sock`. */
 export const PEER_FILE_PATTERN = /^bridge-(\d+)-([0-9a-f]{8})\.json$/;
@@ -18,7 +19,6 @@ export const MAX_INFO_FILE_BYTES = 64 * 1024;
 
 const isWindows = process.platform === 'win32';
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 /** The state directory: created 0700, or an existing one owned by this user tightened to 0700. */
 export function preparePrivateDir(dir: string): void {
@@ -56,7 +56,7 @@ export function readPrivateJson(file: string): { kind: 'ok'; value: unknown } | 
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { kind: 'missing' };
     if (code === 'ELOOP') return { kind: 'invalid', why: `${file} is a symbolic link` };
-    return { kind: 'invalid', why: `${file} cannot be opened (${message(e)})` };
+    return { kind: 'invalid', why: `${file} cannot be opened (${errorMessage(e)})` };
   }
   try {
     const st = fs.fstatSync(fd);
@@ -77,7 +77,7 @@ export function readPrivateJson(file: string): { kind: 'ok'; value: unknown } | 
     try {
       return { kind: 'ok', value: JSON.parse(buf.subarray(0, off).toString('utf8')) };
     } catch (e) {
-      return { kind: 'invalid', why: `${file} is not valid JSON (${message(e)})` };
+      return { kind: 'invalid', why: `${file} is not valid JSON (${errorMessage(e)})` };
     }
   } finally {
     fs.closeSync(fd);

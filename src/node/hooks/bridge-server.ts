@@ -18,6 +18,7 @@ import { BRIDGE_FILE, type BridgeInfo } from './state-dir';
 import {
   AUDIT_LOCATION_FILE, PEER_FILE_PATTERN, SOCKET_FILE_PATTERN, WINDOWS_PIPE_PREFIX, isProcessAlive, livePeers, preparePrivateDir, readInfoFile, writePrivateFileAtomic,
 } from './bridge-files';
+import { errorMessage } from '../../engine/error-message';
 
 export type DecideRequest = Omit<Extract<BridgeRequest, { kind: 'decide' }>, 'token'>;
 export type RecordRequest = Omit<Extract<BridgeRequest, { kind: 'record' }>, 'token'>;
@@ -143,7 +144,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       clearTimeout(timer);
       const line = Buffer.concat(chunks, size);
       chunks.length = 0;
-      void handleLine(line, conn).then(answer, (e: unknown) => answer({ v: 1, ok: false, error: `internal error: ${message(e)}; nothing was decided` }));
+      void handleLine(line, conn).then(answer, (e: unknown) => answer({ v: 1, ok: false, error: `internal error: ${errorMessage(e)}; nothing was decided` }));
     });
     // The hook keeps its side open until it has the answer; an end before the line is a hook that gave up.
     conn.on('end', () => { if (state === 'reading') answer({ v: 1, ok: false, error: 'the connection ended before a complete request line; nothing was decided' }); });
@@ -165,16 +166,16 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
           await o.record(req);
           return { v: 1, ok: true };
         } catch (e) {
-          o.log.error(`hook bridge: could not record a ${req.event} event from ${req.agent}: ${message(e)}`);
-          return { v: 1, ok: false, error: `the finding could not be recorded in the audit log (${message(e)})` };
+          o.log.error(`hook bridge: could not record a ${req.event} event from ${req.agent}: ${errorMessage(e)}`);
+          return { v: 1, ok: false, error: `the finding could not be recorded in the audit log (${errorMessage(e)})` };
         }
       case 'inspect':
         if (!o.inspect) return { v: 1, ok: false, error: 'this Bulwark does not inspect tool output over the bridge' };
         try {
           return { v: 1, ok: true, findings: await o.inspect(req) };
         } catch (e) {
-          o.log.error(`hook bridge: could not inspect the output of ${req.agent}'s ${req.tool}: ${message(e)}`);
-          return { v: 1, ok: false, error: `the tool output could not be inspected and recorded (${message(e)})` };
+          o.log.error(`hook bridge: could not inspect the output of ${req.agent}'s ${req.tool}: ${errorMessage(e)}`);
+          return { v: 1, ok: false, error: `the tool output could not be inspected and recorded (${errorMessage(e)})` };
         }
       case 'decide':
         return { v: 1, ok: true, decision: await decideBy(req, conn) };
@@ -201,7 +202,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
         controller.signal.addEventListener('abort', () => resolve(stoppedBlock(controller.signal.reason)), { once: true });
       });
       // Called even when the deadline has already passed: `decide` records the block (the signal says why).
-      const decided = o.decide(req, controller.signal).catch((e: unknown): BridgeDecision => blockFor('bridge.error', `the decision failed (${message(e)}), so the action cannot be allowed`));
+      const decided = o.decide(req, controller.signal).catch((e: unknown): BridgeDecision => blockFor('bridge.error', `the decision failed (${errorMessage(e)}), so the action cannot be allowed`));
       const d = await Promise.race([decided, late]);
       o.log.info(`hook bridge: ${req.agent} ${truncate(req.action.type, 80)} → ${d.decision} at Tier ${d.tier}${d.rules.length ? ` [${d.rules.slice(0, 5).join(', ')}]` : ''}`);
       return d;
@@ -225,7 +226,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
           publishAuditLocation(stateDir, audit);
         }
       } catch (e) {
-        o.log.error(`hook bridge: could not publish the new audit location: ${message(e)}`);
+        o.log.error(`hook bridge: could not publish the new audit location: ${errorMessage(e)}`);
       }
     },
     async dispose() {
@@ -258,7 +259,7 @@ export function deadlineBlock(): BridgeDecision {
 }
 
 function stoppedBlock(reason: unknown): BridgeDecision {
-  return blockFor('bridge.aborted', `${message(reason)}, so the action is denied; retry the tool call`);
+  return blockFor('bridge.aborted', `${errorMessage(reason)}, so the action is denied; retry the tool call`);
 }
 
 function blockFor(rule: string, why: string): BridgeDecision {
@@ -283,7 +284,7 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
   try {
     value = JSON.parse(text);
   } catch (e) {
-    return { error: `the request is not valid JSON (${message(e)}); nothing was decided` };
+    return { error: `the request is not valid JSON (${errorMessage(e)}); nothing was decided` };
   }
   if (!isObject(value)) return { error: 'the request must be a JSON object; nothing was decided' };
   if (typeof value.token !== 'string' || value.token === '') return { error: 'the request carries no token (read it from bridge.json); nothing was decided' };
@@ -353,7 +354,7 @@ function handOver(stateDir: string, bridgeFile: string, log: BridgeLog): void {
       fs.unlinkSync(bridgeFile);
     }
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`hook bridge: could not update ${bridgeFile}: ${message(e)}`);
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log.warn(`hook bridge: could not update ${bridgeFile}: ${errorMessage(e)}`);
   }
 }
 
@@ -379,10 +380,6 @@ function removeQuietly(file: string): void {
 
 function sha256(s: string): Buffer {
   return crypto.createHash('sha256').update(s, 'utf8').digest();
-}
-
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
 }
 
 function truncate(s: string, n: number): string {

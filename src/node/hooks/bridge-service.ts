@@ -11,6 +11,7 @@ import { redactArgs } from '../../engine/audit/events';
 import { loadSecretRules, redactSecrets } from '../../engine/secrets';
 import type { BridgeDecision, BridgeFinding } from './bridge-protocol';
 import { BridgeAbort, type BridgeServerOptions, type DecideRequest, type InspectRequest, type RecordRequest } from './bridge-server';
+import { errorMessage } from '../../engine/error-message';
 
 /** The action as the extension's check API takes it (src/vscode/check-action.ts). */
 export interface BridgedAction {
@@ -53,7 +54,7 @@ export class PendingBridgeActions {
 export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, 'decide' | 'record' | 'inspect'> {
   /** The hook was answered `block` without the engine's verdict: the audit log says so, whatever the engine decides later. */
   const recordUnanswered = async (action: BridgedAction, signal: AbortSignal, engineDecision?: string) => {
-    const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason);
+    const reason = errorMessage(signal.reason);
     const rule = signal.reason instanceof BridgeAbort ? signal.reason.rule : 'bridge.aborted';
     try {
       await d.append({
@@ -61,7 +62,7 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
         details: { action_id: action.id, tier: 0, rules: [rule], reason, ...(engineDecision ? { engine_decision: engineDecision } : {}) },
       });
     } catch (e) {
-      d.log.error(`hook bridge: could not record that ${action.type} was denied for lack of a timely decision: ${e instanceof Error ? e.message : String(e)}`);
+      d.log.error(`hook bridge: could not record that ${action.type} was denied for lack of a timely decision: ${errorMessage(e)}`);
     }
   };
 
@@ -92,7 +93,7 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
         try {
           await executed();
         } catch (e) {
-          const why = `what this action reads could not be recorded in its session (${e instanceof Error ? e.message : String(e)}), so it cannot be allowed`;
+          const why = `what this action reads could not be recorded in its session (${errorMessage(e)}), so it cannot be allowed`;
           await d.append({ event: 'ACTION_BLOCKED', session: action.sessionId, action_type: action.type, details: { action_id: action.id, tier: result.tier, rules: ['ifc.store_error'], reason: `Blocked: ${why}.` } })
             .catch(() => undefined);
           return blocked('ifc.store_error', why);

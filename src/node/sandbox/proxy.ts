@@ -16,6 +16,7 @@ import {
 } from '../../engine/ssrf';
 import { ipv4NoncanonicalReason, looksLikeIpv4 } from '../../engine/ssrf/address';
 import { type Resolver, systemResolver } from '../guarded-fetch';
+import { errorMessage } from '../../engine/error-message';
 
 export const RULE_ALLOWED = 'sandbox.net.allowed';
 /** Allowed although the address is in a blocked range: the allowed hosts list this IP literal itself. */
@@ -213,7 +214,7 @@ function readTarget(text: string, form: 'authority' | 'absolute'): Target {
   } catch (e) {
     if (e instanceof Refusal) throw e;
     if (e instanceof SsrfSyntaxError && e.rule === RULE_NONCANONICAL_IPV4) throw new Refusal(403, e.rule, e.message);
-    throw new Refusal(400, RULE_BAD_REQUEST, e instanceof Error ? e.message : String(e));
+    throw new Refusal(400, RULE_BAD_REQUEST, errorMessage(e));
   }
 }
 
@@ -325,7 +326,7 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     try {
       addresses = await withTimeout(resolver(target.host), connectTimeoutMs, `resolving ${target.host}`);
     } catch (e) {
-      throw new Refusal(502, RULE_RESOLUTION_FAILED, `could not resolve \`${target.host}\` (${e instanceof Error ? e.message : String(e)})`, undefined, match.entry);
+      throw new Refusal(502, RULE_RESOLUTION_FAILED, `could not resolve \`${target.host}\` (${errorMessage(e)})`, undefined, match.entry);
     }
     const v = checkResolvedAddresses({ ...byName, host: target.host, port: target.port }, addresses, policy);
     if (!v.allowed || !v.address) throw new Refusal(403, v.rule ?? RULE_PROXY_ERROR, v.reason, v.address, match.entry);
@@ -338,14 +339,14 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     try {
       d = await decide(method, target);
     } catch (e) {
-      const r = e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error while deciding: ${e instanceof Error ? e.message : String(e)}`);
+      const r = e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error while deciding: ${errorMessage(e)}`);
       await report(refusedDecision(method, target, r));
       throw r;
     }
     try {
       await report(d);
     } catch (e) {
-      throw new Refusal(500, RULE_AUDIT_FAILED, `recording the decision failed (${e instanceof Error ? e.message : String(e)}); an unrecorded connection is not made`, d.address, d.entry);
+      throw new Refusal(500, RULE_AUDIT_FAILED, `recording the decision failed (${errorMessage(e)}); an unrecorded connection is not made`, d.address, d.entry);
     }
     return d;
   }
@@ -378,13 +379,13 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     try {
       return readTarget(text, form);
     } catch (e) {
-      const r = e instanceof Refusal ? e : new Refusal(400, RULE_BAD_REQUEST, e instanceof Error ? e.message : String(e));
+      const r = e instanceof Refusal ? e : new Refusal(400, RULE_BAD_REQUEST, errorMessage(e));
       await report(refusedDecision(method, undefined, r));
       throw r;
     }
   }
 
-  const asRefusal = (e: unknown) => (e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error: ${e instanceof Error ? e.message : String(e)}`));
+  const asRefusal = (e: unknown) => (e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error: ${errorMessage(e)}`));
 
   async function handleConnect(req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
     if (overLimit.has(client)) return;
@@ -536,7 +537,7 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     }
   } catch (e) {
     await closeAll();
-    throw new Error(`the sandbox network proxy could not listen: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`the sandbox network proxy could not listen: ${errorMessage(e)}`);
   }
 
   return {

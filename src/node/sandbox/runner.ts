@@ -14,6 +14,7 @@ import { probeSandbox, type SandboxStatus } from './probe';
 import { seccompFilter } from './seccomp';
 import { landlockSupport, landlockWrapped } from './landlock';
 import { startFilteringProxy, type ProxyDecision } from './proxy';
+import { errorMessage } from '../../engine/error-message';
 
 export interface SandboxRunRequest {
   /** argv; a shell line is `[shell, '-c', line]`. */
@@ -146,7 +147,7 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
       });
     });
   } catch (e) {
-    return failed(`the sandbox could not be prepared: ${e instanceof Error ? e.message : String(e)}`);
+    return failed(`the sandbox could not be prepared: ${errorMessage(e)}`);
   } finally {
     await proxy?.close().catch(() => undefined);
     try { fs.chmodSync(path.join(runDir, 'empty-dir'), 0o700); } catch { /* not made */ }
