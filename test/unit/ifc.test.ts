@@ -648,9 +648,10 @@ describe('IFC flow corpus (test/cases/ifc)', () => {
           const e = new IfcEngine(loadIfcPreset(c.preset), new MemoryStateStore(), c.mode ? { modeOverride: c.mode } : {});
           c.steps.forEach((s, i) => {
             const at = `step ${i + 1} (${s.action})`;
+            assert.ok(typeof s.expect.rule === 'string' && s.expect.rule.length > 0, `${at}: the step names no rule: add \`expect.rule\` (every IFC decision carries one)`);
             const d = run(e, 'corpus', s.action, { reads: s.reads, writes: s.writes, network: s.network }, s.ran);
             assert.equal(d.decision, s.expect.decision, `${at}: ${d.reason}`);
-            if (s.expect.rule) assert.equal(d.rule, s.expect.rule, at);
+            assert.equal(d.rule, s.expect.rule, at);
             if (s.expect.sensitivity) assert.equal(d.sensitivity, s.expect.sensitivity, at);
             if (s.expect.would_block !== undefined) assert.equal(d.wouldBlock, s.expect.would_block, at);
             if (s.expect.reason) assert.ok(d.reason.includes(s.expect.reason), `${at}: reason "${d.reason}" lacks "${s.expect.reason}"`);
