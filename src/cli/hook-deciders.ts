@@ -44,7 +44,7 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
     const { loadSecretRules, redactSecrets } = await import('../engine/secrets');
     // Only a refusal's text is redacted here: the user's known secrets are loaded then, not on every call.
     const { knownSecretsFor } = await import('../node/known-secrets');
-    knownSecretsFor(process.cwd(), os.homedir(), process.env);
+    knownSecretsFor([process.cwd()], os.homedir(), process.env);
     return redactSecrets(loadSecretRules(), text).text;
   };
   const timeoutMs = () => Math.max(50, deadlineAt - Date.now() - 250);
@@ -141,7 +141,7 @@ export function cwdOf(call: HookCall, action: MappedAction): { cwd?: string } {
 async function inspectLocally(call: HookCall, text: string): Promise<OutputFinding[]> {
   if (!text) return [];
   const { knownSecretsFor } = await import('../node/known-secrets');
-  knownSecretsFor(call.cwd && path.isAbsolute(call.cwd) ? call.cwd : undefined, os.homedir(), process.env);
+  knownSecretsFor([call.cwd], os.homedir(), process.env);
   const { inspectToolOutput } = await import('../engine/agents/output');
   return inspectToolOutput({ agent: call.agent, sessionId: call.sessionId, tool: call.toolName!, text }).findings;
 }

@@ -103,7 +103,7 @@ export class LocalDecider {
   async inspect(req: ToolOutput & { workspace?: string }): Promise<OutputFinding[]> {
     if (!req.text) return [];
     // The user's known secrets count as secrets in the output too (masked by value, whatever their shape).
-    knownSecretsFor(req.workspace, os.homedir(), process.env);
+    knownSecretsFor([req.workspace], os.homedir(), process.env);
     const { findings, event } = inspectToolOutput(req);
     await this.append((log) => log.append(event));
     return findings;

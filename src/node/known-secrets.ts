@@ -110,22 +110,38 @@ const HOME_FILES: readonly [string, Parameters<typeof valuesOf>[0]][] = [
 /** Loads the user's known secrets into a registry and keeps them current. */
 export class KnownSecrets {
   private readonly seen = new Map<string, string>();
+  private environmentRead = false;
+  private readonly roots: string[] = [];
 
   /** `values`: the registry to fill (a new one by default; a host keeps its own across folder changes). */
-  constructor(private readonly sources: KnownSecretSources, readonly values = new KnownValues()) {}
+  constructor(private readonly sources: KnownSecretSources, readonly values = new KnownValues()) {
+    this.addWorkspaceRoots(sources.workspaceRoots);
+  }
+
+  /** More workspace folders (their .env files are read on the next refresh; the values found so far stay). True when one is new. */
+  addWorkspaceRoots(roots: readonly string[]): boolean {
+    let added = false;
+    for (const r of roots) {
+      if (!path.isAbsolute(r)) continue;
+      const root = path.resolve(r);
+      if (!this.roots.includes(root)) { this.roots.push(root); added = true; }
+    }
+    return added;
+  }
 
   /** Reads every source that changed since the last call (the first call reads all); never throws. */
   refresh(): KnownSecretsReport {
     const files: { file: string; values: number }[] = [];
     const errors: string[] = [];
     let environment = 0;
-    if (this.seen.size === 0) {
+    if (!this.environmentRead) {
+      this.environmentRead = true;
       // A secret-named variable may hold a path or a plain URL (SSH_AUTH_SOCK, XAUTHORITY, *_KEY_FILE): not a secret.
       for (const [k, v] of Object.entries(this.sources.env)) if (v && isSecretName(k) && !isPlainSetting(v) && this.values.add(v, 'known-value.environment')) environment++;
     }
     const candidates: [string, Parameters<typeof valuesOf>[0]][] = [
       ...HOME_FILES.map(([f, kind]): [string, Parameters<typeof valuesOf>[0]] => [path.join(this.sources.home, f), kind]),
-      ...this.sources.workspaceRoots.flatMap((r) => envFilesBelow(r, errors).map((f): [string, Parameters<typeof valuesOf>[0]] => [f, 'dotenv'])),
+      ...this.roots.flatMap((r) => envFilesBelow(r, errors).map((f): [string, Parameters<typeof valuesOf>[0]] => [f, 'dotenv'])),
     ];
     for (const [file, kind] of candidates) {
       let st: fs.Stats;
@@ -142,7 +158,6 @@ export class KnownSecrets {
       for (const v of valuesOf(kind, text)) if (this.values.add(v, rule)) n++;
       files.push({ file, values: n });
     }
-    if (this.seen.size === 0) this.seen.set('', 'loaded');
     return { files, environment, errors };
   }
 }
@@ -179,28 +194,22 @@ export function installKnownSecrets(sources: KnownSecretSources, into?: KnownVal
   return { known, report };
 }
 
-/** The installed loader, if any (for a refresh when a file changes). */
-export function installedKnownSecrets(): KnownSecrets | undefined {
-  return current;
-}
-
-const loadedRoots = new Set<string>();
 let lastRefresh = 0;
 
 /**
- * For a long-lived process that serves several projects (the hooks' own server, a hook call): the known
- * secrets of `workspace` (and the home and environment) in the process's registry, loaded the first time a
- * project is seen and re-read at most every two seconds after that.
+ * For a process that serves commands or projects one after another (the sandbox helper, the hooks' own
+ * server, a hook call): the known secrets of these workspace folders (and of the home and the environment)
+ * in the process's registry. A folder is read the first time it is seen; after that the sources are re-read
+ * when `maxAgeMs` has passed since the last time (0: on every call).
  */
-export function knownSecretsFor(workspace: string | undefined, home: string, env: NodeJS.ProcessEnv): void {
-  const root = workspace && path.isAbsolute(workspace) ? path.resolve(workspace) : undefined;
-  if (!current || (root && !loadedRoots.has(root))) {
-    if (root) loadedRoots.add(root);
-    installKnownSecrets({ workspaceRoots: [...loadedRoots], home, env }, current?.values);
+export function knownSecretsFor(workspaces: readonly (string | undefined)[], home: string, env: NodeJS.ProcessEnv, maxAgeMs = 2000): void {
+  const roots = workspaces.filter((w): w is string => typeof w === 'string' && path.isAbsolute(w));
+  if (!current) {
+    installKnownSecrets({ workspaceRoots: roots, home, env });
     lastRefresh = Date.now();
     return;
   }
-  if (Date.now() - lastRefresh > 2000) {
+  if (current.addWorkspaceRoots(roots) || Date.now() - lastRefresh >= maxAgeMs) {
     lastRefresh = Date.now();
     current.refresh();
   }

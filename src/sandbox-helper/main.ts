@@ -7,7 +7,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
 import { findOnPath, probeSandbox } from '../node/sandbox/probe';
-import { installKnownSecrets, installedKnownSecrets } from '../node/known-secrets';
+import { knownSecretsFor } from '../node/known-secrets';
 import { runSandboxed, type SandboxRunResult, type SandboxRunnerOptions } from '../node/sandbox/runner';
 import type { FromHelper, HelperRunRequest, ToHelper } from './protocol';
 import { errorMessage } from '../engine/error-message';
@@ -65,7 +65,7 @@ function startRun(id: string, request: HelperRunRequest, interactive: boolean): 
   // Never handed to the command, whatever the caller put in its environment.
   const { ELECTRON_RUN_AS_NODE: _electron, ...env } = request.env;
   // Output masks the user's known secrets by value: the workspace's .env files, credential files, the host's secret-named variables.
-  (installedKnownSecrets() ?? installKnownSecrets({ workspaceRoots: request.plan.writable, home: os.homedir(), env: process.env }).known).refresh();
+  knownSecretsFor(request.plan.writable, os.homedir(), process.env, 0);
   const run: Run = {
     controller, pending: [], ended: false,
     done: (async () => {

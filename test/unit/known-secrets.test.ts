@@ -69,6 +69,23 @@ describe('known secrets: the loader', () => {
     }
   });
 
+  it('a folder added later is read into the same registry; files already read are not read again', () => {
+    const { root, ws, home } = tree();
+    try {
+      const other = path.join(root, 'other');
+      fs.mkdirSync(other);
+      fs.writeFileSync(path.join(other, '.env'), 'OTHER_TOKEN=other-Secret-7Zq-Lm2\n');
+      const k = new KnownSecrets({ workspaceRoots: [ws], home, env: {} });
+      assert.ok(k.refresh().files.length > 0);
+      assert.equal(k.addWorkspaceRoots([ws, 'relative/dir']), false, 'a known folder or a relative path adds nothing');
+      assert.equal(k.addWorkspaceRoots([other]), true);
+      assert.deepEqual(k.refresh().files.map((f) => path.relative(root, f.file)), ['other/.env']);
+      assert.equal(redactSecrets(loadSecretRules(), 'x other-Secret-7Zq-Lm2', k.values).text, 'x [REDACTED:known-value.env-file]');
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('a file too large or unreadable is reported, never fatal', () => {
     const { root, ws, home } = tree();
     try {
