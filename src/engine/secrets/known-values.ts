@@ -64,6 +64,11 @@ function headHash(s: string, from: number, k: number): number {
 /** BASE^(WINDOW-1) mod 2^32: what the leaving character weighs in the rolling hash. */
 const TOP = (() => { let p = 1; for (let i = 1; i < WINDOW; i++) p = Math.imul(p, BASE); return p; })();
 
+/** The window hash at i + 1 from the one at i (text[i] leaves, text[i + WINDOW] enters). */
+function roll(h: number, text: string, i: number): number {
+  return (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + WINDOW)) | 0;
+}
+
 export class KnownValues {
   private readonly byWindow = new Map<number, Entry[]>();
   /** One bit per value of the window hash's top 16 bits: most positions of a text are ruled out here. */
@@ -123,7 +128,7 @@ export class KnownValues {
         if (best) out.push({ start: i, end: i + best.length, ruleId: best.ruleId });
       }
       if (i + WINDOW >= to) break;
-      h = (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + WINDOW)) | 0;
+      h = roll(h, text, i);
     }
     return out;
   }
@@ -144,7 +149,7 @@ export class KnownValues {
       for (let i = start; ; i++) {
         if (this.byWindow.get(h)?.some((e) => i + e.length > n)) return i;
         if (i >= lastChecked) break;
-        h = (Math.imul(h - Math.imul(text.charCodeAt(i), TOP), BASE) + text.charCodeAt(i + WINDOW)) | 0;
+        h = roll(h, text, i);
       }
     }
     for (let i = Math.max(from, lastChecked + 1, 0); i < n; i++) if (this.heads.has(headHash(text, i, n - i))) return i;

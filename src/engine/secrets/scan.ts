@@ -517,10 +517,11 @@ export function redactSecrets(rules: SecretRuleSet, text: string, known?: KnownV
 }
 
 /** A known value's rule, one per rule id (they rank after every detector's rule on equal spans). */
+const VALUE_RULE_INDEX = Number.MAX_SAFE_INTEGER;
 const valueRules = new Map<string, CandidateRule>();
 function valueRule(id: string): CandidateRule {
   let r = valueRules.get(id);
-  if (!r) valueRules.set(id, (r = { id, description: id.startsWith('known-value.') ? 'a secret value Bulwark knows (masked by value)' : 'a value found as a secret before (masked by value)', index: Number.MAX_SAFE_INTEGER }));
+  if (!r) valueRules.set(id, (r = { id, description: id.startsWith('known-value.') ? 'a secret value Bulwark knows (masked by value)' : 'a value found as a secret before (masked by value)', index: VALUE_RULE_INDEX }));
   return r;
 }
 
@@ -534,6 +535,8 @@ export function withKnownValues(known: KnownValues | undefined, text: string, fr
   const extra: Candidate[] = [];
   const seen = new Set<string>();
   for (const c of detected) {
+    // A known value's own finding (the streaming redactor passes them in): already known, its copies found below.
+    if (c.rule.index === VALUE_RULE_INDEX) continue;
     const value = text.slice(c.ss, c.se);
     known?.add(value, c.rule.id);
     if (seen.has(value) || knownValueSkipReason(value) !== undefined) continue;
