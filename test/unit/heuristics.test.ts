@@ -13,6 +13,7 @@ import {
 } from '../../src/engine/heuristics';
 import { execRule } from '../../src/engine/heuristics/evaluate';
 import { NFKC_STABLE, letterSpacedRuns } from '../../src/engine/heuristics/normalize';
+import { heuristicsAdversarialInputs } from './helpers/adversarial';
 import { prng } from './helpers/prng';
 import { repoRoot } from './helpers/repo';
 
@@ -622,18 +623,7 @@ describe('heuristics: benign developer corpus', () => {
 // is evaluated to a result, without throwing.
 describe('heuristics: adversarial input', () => {
   const set = loadHeuristicRules();
-  const kb64 = 64 * 1024;
-  const fill = (unit: string) => unit.repeat(Math.ceil(kb64 / unit.length)).slice(0, kb64);
-  const ADVERSARIAL: Record<string, string> = {
-    'a…': fill('a'), 'spaces': fill(' '), 'curl…': fill('curl '), 'ignore…': fill('ignore all previous '), '../…': fill('../'), '%2e…': fill('%2e'),
-    '\\x41…': fill('\\x41'), "quotes": fill("a'b'"), 'A…': fill('A'), 'b64ish': fill('aB3+'), 'html comment': '<!--' + fill('ai agent must '),
-    'rm -r…': fill('rm -r '), '$(…': fill('$('), 'chmod -R': fill('chmod -R 777 '), 'eyJ…': fill('eyJabc.'), 'dashes': fill('-'),
-    'echo blob': 'echo ' + fill('QUJD') + ' | base64 -d', 'zero-width': fill('a\u200b'), 'fullwidth': fill('ｉ'), 'fork': fill(':(){ '),
-    'unc': fill('\\\\'), 'dots': fill('a.'), 'nested parens': fill('(('), 'sockets': fill('socket.connect('), 'pipes': fill('| '),
-    'tags': fill(String.fromCodePoint(0xE0041)), 'dev tcp': fill('bash >& /dev/tcp/'), 'mkfifo': fill('mkfifo x | '), 'md image': fill('![a](https://x/?a='),
-    'schema': fill('"$schema": "https://'), 'hex': fill('0123456789abcdef'), 'percent': fill('%41'), 'caret': fill('a^'), 'ticks': fill('a`'),
-    'random': Array.from({ length: kb64 }, (_, i) => String.fromCharCode(32 + ((i * 7919 + 13) % 95))).join(''),
-  };
+  const ADVERSARIAL = heuristicsAdversarialInputs();
   const KEYS = ['command', 'content', 'path', 'url', 'message'];
 
   it('a 64 KB adversarial string in any field is evaluated to a verdict', () => {
