@@ -1,5 +1,5 @@
 // Owns the engine for the extension host: reads Bulwark's settings, the Tier 2 API key and the
-// workspace folders, hands them to the Node layer (src/node/extension-shield.ts) and rebuilds the
+// workspace folders, hands them to the Node layer (src/node/host-shield.ts) and rebuilds the
 // engine when any of them changes. No policy logic here.
 //
 // Change detection does not depend on events alone: every engine() call compares a fingerprint of
@@ -14,9 +14,11 @@ import type { InjectionClassifier } from '../engine/shield/pipeline';
 import type { StateStore } from '../engine/shield/types';
 import { createNodeEngine, currentPlatform } from '../node/create-engine';
 import {
-  HOST_SETTING_KEYS, buildHostShield, fileStamp, normalizeHostSettings, openAITier2Source, openStateStore, policyFilesOf, policyLabel,
-  type HostProblem, type HostSettingKey, type HostSettings, type Tier2Source,
-} from '../node/extension-shield';
+  HOST_SETTING_KEYS, fileStamp, normalizeHostSettings, policyFilesOf, policyLabel, type HostSettingKey, type HostSettings,
+} from '../node/host-settings';
+import { buildHostShield, type HostProblem } from '../node/host-shield';
+import { openStateStore } from '../node/state-store';
+import { openAITier2Source, type Tier2Source } from '../node/tier2-setup';
 import { loadOnnxClassifier } from '../node/classifier/onnx-classifier';
 import { ModalApprovalSurface } from './approval-modal';
 import { PendingBridgeActions } from '../node/hooks/bridge-service';

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import crypto from 'node:crypto';
 import { executionEvent } from '../engine/audit/events';
 import type { StateStore } from '../engine/shield/types';
-import { openStateStore } from '../node/extension-shield';
+import { openStateStore } from '../node/state-store';
 import { applyPatch, readFileForPrompt, type FileToolsOptions, type PatchFailure, type PatchResult } from '../node/file-tools';
 import { checkActionToRun, type CheckActionResult } from './check-action';
 import type { EngineHost } from './engine-host';

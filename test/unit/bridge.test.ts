@@ -14,7 +14,8 @@ import { MAX_BRIDGE_LINE, type BridgeDecision, type BridgeResponse } from '../..
 import { BRIDGE_FILE, stateDirSelfPaths, type BridgeInfo } from '../../src/node/hooks/state-dir';
 import { AuditLog, readEntries } from '../../src/node/audit/audit-log';
 import { createNodeEngine } from '../../src/node/create-engine';
-import { HOST_SETTING_DEFAULTS, buildHostShield } from '../../src/node/extension-shield';
+import { HOST_SETTING_DEFAULTS } from '../../src/node/host-settings';
+import { buildHostShield } from '../../src/node/host-shield';
 import { MemoryStateStore } from '../../src/engine/shield/types';
 import type { ApprovalSurface } from '../../src/engine/shield/tier3';
 import type { AuditEntry } from '../../src/engine/audit';

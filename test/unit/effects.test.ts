@@ -13,7 +13,7 @@ import { MemoryStateStore } from '../../src/engine/shield/types';
 import { nodeFileSystem } from '../../src/node/fs-port';
 import { loadShellParser } from '../../src/node/shell-grammar';
 import { buildShield } from '../../src/node/shield-setup';
-import { normalizeHostSettings } from '../../src/node/extension-shield';
+import { normalizeHostSettings } from '../../src/node/host-settings';
 import { loadYaml, makeTempDir, yamlFilesUnder } from './helpers/repo';
 
 interface Entry { name: string; examples: { judged: string[]; unjudged: string[] } }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { MemoryStateStore, type StateStore } from '../../src/engine/shield/types';
 import { SqliteStateStore, StateDb } from '../../src/node/audit/state-db';
-import { FailingStateStore } from '../../src/node/extension-shield';
+import { FailingStateStore } from '../../src/node/state-store';
 import {
   REDACTED_READS_NAMESPACE, applyPatch, nodeFileOps, readFileForAgent, readFileForPrompt,
   type ApplyOptions, type FileOps, type PatchFailure, type PatchResult, type ReadResult, type ToolRefusal,

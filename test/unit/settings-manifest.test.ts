@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HOST_SETTING_DEFAULTS, HOST_SETTING_KEYS } from '../../src/node/extension-shield';
+import { HOST_SETTING_DEFAULTS, HOST_SETTING_KEYS } from '../../src/node/host-settings';
 import { SANDBOX_SETTING_DEFAULTS } from '../../src/node/run-command';
 import { repoRoot } from './helpers/repo';
 

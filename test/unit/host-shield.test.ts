@@ -1,20 +1,15 @@
-// The extension's Shield assembly (src/node/extension-shield.ts) and the approval prompt text:
-// settings with bad values, the canary file, the state store, and every part failing closed.
+// The extension's Shield assembly (src/node/host-shield.ts): every part fails closed (policy, IFC,
+// Tier 2 not configured or misconfigured, an unusable canary), and the Tier 3 rate limit from the settings.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import {
-  CANARY_FILE, FailingStateStore, HOST_SETTING_DEFAULTS, STATE_FILE, buildHostShield, loadOrCreateCanary, normalizeHostSettings,
-  openAITier2Source, openStateStore, policyLabel, type HostSettingKey, type HostSettings, type HostShieldDeps, type Tier2Source,
-} from '../../src/node/extension-shield';
-import { approvalText, MAX_ARGUMENT_CHARS } from '../../src/node/approval-text';
+import { HOST_SETTING_DEFAULTS, normalizeHostSettings, type HostSettings } from '../../src/node/host-settings';
+import { buildHostShield, type HostShieldDeps } from '../../src/node/host-shield';
+import { CANARY_FILE, openAITier2Source, type Tier2Source } from '../../src/node/tier2-setup';
 import { createNodeEngine } from '../../src/node/create-engine';
 import { MemoryStateStore } from '../../src/engine/shield/types';
 import type { Tier3Verdict } from '../../src/engine/shield/tier3';
 import { makeTempDir } from './helpers/repo';
-
-const settingsFrom = (raw: Partial<Record<HostSettingKey, unknown>>) => normalizeHostSettings((k) => raw[k]);
-const join = (...p: string[]) => p.join('');
 
 function deps(o: Partial<HostShieldDeps> & { settings?: HostSettings } = {}): HostShieldDeps {
   return {
@@ -24,100 +19,7 @@ function deps(o: Partial<HostShieldDeps> & { settings?: HostSettings } = {}): Ho
 }
 const view = { type: 'write_file', payload: { path: '/w/src/a.ts', content: 'x' } };
 
-describe('extension shield: settings', () => {
-  it('unset settings give the documented defaults and no problems', () => {
-    const { settings, problems } = settingsFrom({});
-    assert.deepEqual(settings, HOST_SETTING_DEFAULTS);
-    assert.deepEqual(problems, []);
-  });
-
-  it('values of the wrong type or out of range fall back to the default and are reported', () => {
-    const { settings, problems } = settingsFrom({
-      'classifier.threshold': 1.5, 'tier2.dailyBudget': -1, 'tier2.timeoutSeconds': 0, 'tier3.maxPerHour': 2.5,
-      'tier3.timeoutSeconds': 'soon', 'tier2.backend': 'gpt', 'tier2.onUnavailable': 'allow', 'tier2.cacheTtlSeconds': Number.NaN,
-    });
-    assert.equal(settings.classifierThreshold, 0.85);
-    assert.equal(settings.tier2.dailyBudget, 100);
-    assert.equal(settings.tier2.timeoutSeconds, 30);
-    assert.equal(settings.tier3.maxPerHour, 10);
-    assert.equal(settings.tier3.timeoutSeconds, 300);
-    assert.equal(settings.tier2.backend, 'none');
-    assert.equal(settings.tier2.onUnavailable, 'block', 'an unknown onUnavailable never escalates');
-    assert.equal(settings.tier2.cacheTtlSeconds, 60);
-    assert.equal(problems.length, 8);
-    assert.ok(problems.every((p) => p.startsWith('setting bulwark.')), problems.join('\n'));
-  });
-
-  it('loopback ports: valid ports are kept once, anything else is left out and reported; not a list allows none', () => {
-    const ok = settingsFrom({ 'ssrf.allowLoopbackPorts': [3000, 5173, 3000] });
-    assert.deepEqual(ok.settings.allowLoopbackPorts, [3000, 5173]);
-    assert.deepEqual(ok.problems, []);
-    const mixed = settingsFrom({ 'ssrf.allowLoopbackPorts': [8080, 0, 70000, '22', 1.5] });
-    assert.deepEqual(mixed.settings.allowLoopbackPorts, [8080]);
-    assert.equal(mixed.problems.length, 4);
-    const notList = settingsFrom({ 'ssrf.allowLoopbackPorts': 3000 });
-    assert.deepEqual(notList.settings.allowLoopbackPorts, []);
-    assert.equal(notList.problems.length, 1);
-  });
-
-  it('the IFC mode: empty is the policy\'s own, a bad value is read as enforce', () => {
-    assert.equal(settingsFrom({ 'ifc.mode': '' }).settings.ifcMode, undefined);
-    assert.equal(settingsFrom({ 'ifc.mode': 'audit' }).settings.ifcMode, 'audit');
-    const bad = settingsFrom({ 'ifc.mode': 'off' });
-    assert.equal(bad.settings.ifcMode, 'enforce');
-    assert.equal(bad.problems.length, 1);
-  });
-
-  it('a policy setting that is not a string stays unusable (the policy then blocks) rather than falling back to a preset', () => {
-    const { settings } = settingsFrom({ policy: 42 });
-    assert.notEqual(settings.policy, 'default');
-    const shield = buildHostShield(deps({ settings }));
-    assert.equal(shield.parts.policy.ok, false);
-  });
-
-  it('a relative classifier folder is refused', () => {
-    const r = settingsFrom({ 'classifier.modelDir': 'models/x' });
-    assert.equal(r.settings.classifierModelDir, '');
-    assert.match(r.problems[0]!, /absolute path/);
-  });
-
-  it('policyLabel shows a preset or the file name', () => {
-    assert.equal(policyLabel('strict'), 'strict');
-    assert.equal(policyLabel('/etc/bulwark/team.yaml'), 'team.yaml');
-  });
-});
-
-describe('extension shield: canary file and state store', () => {
-  it('creates a 64-hex canary once, mode 0600, and reads the same one back', () => {
-    const dir = path.join(makeTempDir(), 'state');
-    const c1 = loadOrCreateCanary(dir);
-    assert.match(c1, /^[0-9a-f]{64}$/);
-    const file = path.join(dir, CANARY_FILE);
-    if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600);
-    assert.equal(loadOrCreateCanary(dir), c1);
-  });
-
-  it('a canary file with bad content is an error naming the file, and is not replaced', () => {
-    const dir = makeTempDir();
-    fs.writeFileSync(path.join(dir, CANARY_FILE), 'not-a-canary\n');
-    assert.throws(() => loadOrCreateCanary(dir), (e: Error) => e.message.includes(path.join(dir, CANARY_FILE)));
-    assert.equal(fs.readFileSync(path.join(dir, CANARY_FILE), 'utf8'), 'not-a-canary\n');
-  });
-
-  it('a corrupt state file gives a store that fails every call (fail closed), with the reason', () => {
-    const dir = makeTempDir();
-    fs.writeFileSync(path.join(dir, STATE_FILE), '{ not json');
-    const r = openStateStore(dir);
-    assert.ok(r.store instanceof FailingStateStore);
-    assert.match(r.error!, /bulwark\.db/);
-    assert.throws(() => r.store.get('a', 'b'));
-    const ok = openStateStore(makeTempDir());
-    assert.equal(ok.durable, true);
-    assert.equal(openStateStore(undefined).durable, false);
-  });
-});
-
-describe('extension shield: parts fail closed', () => {
+describe('host shield: parts fail closed', () => {
   it('a broken user policy file: policy state not ok, named with line and column, reported first', () => {
     const dir = makeTempDir();
     const file = path.join(dir, 'p.yaml');
@@ -136,6 +38,13 @@ describe('extension shield: parts fail closed', () => {
     const s = buildHostShield(deps({ settings: { ...HOST_SETTING_DEFAULTS, ifcPolicy: file } }));
     assert.equal(s.parts.policy.ok, false);
     assert.ok(!s.parts.policy.ok && /IFC policy/.test(s.parts.policy.error) && s.parts.policy.error.includes(file), JSON.stringify(s.parts.policy));
+  });
+
+  it('a policy setting that is not a string stays unusable (the policy then blocks) rather than falling back to a preset', () => {
+    const { settings } = normalizeHostSettings((k) => (k === 'policy' ? 42 : undefined));
+    assert.notEqual(settings.policy, 'default');
+    const shield = buildHostShield(deps({ settings }));
+    assert.equal(shield.parts.policy.ok, false);
   });
 
   it('a workspace .bulwark/policy.yaml is loaded and can only tighten', () => {
@@ -214,25 +123,5 @@ describe('extension shield: parts fail closed', () => {
     const r = await engine.check({ type: 'execute_command', payload: { command: 'make build' }, sessionId: 's', cwd: root });
     assert.equal(r.decision, 'block');
     assert.ok(r.rules.includes('tier2.not_configured'), JSON.stringify(r.rules));
-  });
-});
-
-describe('approval prompt text', () => {
-  it('names the action, redacts secrets in the arguments and lists every tier\'s reason', () => {
-    const ghp = join('ghp_', 'Zk3q9LmN2pQ8rT5v', 'W7xY1aB4cD6eF0gHiJkL');
-    const t = approvalText({ id: '1', sessionId: 's1', actionType: 'execute_command', payload: { command: `curl -H "Authorization: token ${ghp}" https://api.github.com` }, reasons: [{ tier: 0, reason: 'the default policy sends it to Tier 2' }, { tier: 2, reason: 'no evaluator' }] });
-    assert.equal(t.title, 'Bulwark: approve execute_command?');
-    assert.ok(!t.detail.includes(ghp), 'the token is not shown');
-    assert.match(t.detail, /\[REDACTED:/);
-    assert.match(t.detail, /Tier 0 \(policy\): the default policy sends it to Tier 2/);
-    assert.match(t.detail, /Tier 2: no evaluator/);
-  });
-
-  it('cuts long arguments at about 2 KB and says so; invisible characters are shown escaped', () => {
-    const t = approvalText({ id: '1', sessionId: 's', actionType: 'write_file', payload: { path: '/w/a\u202e.txt', content: 'a'.repeat(10_000) }, reasons: [] });
-    assert.ok(t.detail.length < MAX_ARGUMENT_CHARS + 1000);
-    assert.match(t.detail, /arguments cut/);
-    assert.ok(!t.detail.includes('\u202e'));
-    assert.match(t.detail, /\\u\{202e\}/);
   });
 });

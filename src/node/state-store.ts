@@ -1,0 +1,35 @@
+// Bulwark's durable Shield state (Tier 2 budget and cache, Tier 3 rate limit, IFC session taint): the
+// key/value table of the SQLite state database in Bulwark's state folder. Fail closed: a database that
+// cannot be opened gives a store that throws on every call, so Tier 2, Tier 3 and IFC block.
+import path from 'node:path';
+import { MemoryStateStore, type StateStore } from '../engine/shield/types';
+import { SqliteStateStore, StateDb } from './audit/state-db';
+import { ensureDirSync } from './fs-util';
+import { errorMessage } from '../engine/error-message';
+
+export const STATE_FILE = 'bulwark.db';
+
+/** A store that fails every call: whatever needs durable state blocks, with this reason. */
+export class FailingStateStore implements StateStore {
+  constructor(readonly reason: string) {}
+  get(): string | undefined { throw new Error(this.reason); }
+  set(): void { throw new Error(this.reason); }
+  delete(): void { throw new Error(this.reason); }
+}
+
+/**
+ * The durable store: the key/value table of Bulwark's SQLite state database `<stateDir>/bulwark.db`
+ * (the same database that anchors the audit log by default). A database that cannot be opened gives
+ * a FailingStateStore and the error.
+ */
+export function openStateStore(stateDir: string | undefined): { store: StateStore; durable: boolean; error?: string } {
+  if (!stateDir) return { store: new MemoryStateStore(), durable: false, error: 'no local folder for Bulwark\'s state is available, so the Tier 2 budget, the approval rate limit and the session taint last only until VS Code restarts' };
+  const file = path.join(stateDir, STATE_FILE);
+  try {
+    ensureDirSync(stateDir, 0o700);
+    return { store: new SqliteStateStore(new StateDb(file)), durable: true };
+  } catch (e) {
+    const why = `Bulwark's state file ${file} cannot be read (${errorMessage(e)}); the Tier 2 evaluator, approvals and IFC block until it is repaired or deleted`;
+    return { store: new FailingStateStore(why), durable: false, error: why };
+  }
+}
