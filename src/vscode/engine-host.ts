@@ -17,7 +17,7 @@ import {
   HOST_SETTING_KEYS, fileStamp, normalizeHostSettings, policyFilesOf, policyLabel, type HostSettingKey, type HostSettings,
 } from '../node/host-settings';
 import { buildHostShield, type HostProblem } from '../node/host-shield';
-import { openStateStore } from '../node/state-store';
+import { StateStores } from '../node/state-store';
 import { openAITier2Source, type Tier2Source } from '../node/tier2-setup';
 import { loadOnnxClassifier } from '../node/classifier/onnx-classifier';
 import { ModalApprovalSurface } from './approval-modal';
@@ -69,7 +69,8 @@ export class EngineHost implements vscode.Disposable {
   private current: { key: string; engine: Promise<Engine> } | undefined;
   private lastBuilt: Built | undefined;
   private secretsGeneration = 0;
-  private readonly stores = new Map<string, { store: StateStore; error?: string }>();
+  /** The one owner of the Shield's durable state in the extension host (the file tools use it too). */
+  private readonly stores = new StateStores();
   private readonly classifiers = new Map<string, ClassifierState>();
   /** Problems already shown to the user (by the previous build): shown again only after they went away. */
   private shownProblems = new Set<string>();
@@ -135,6 +136,14 @@ export class EngineHost implements vscode.Disposable {
     return uri && uri.scheme === 'file' ? uri.fsPath : undefined;
   }
 
+  /**
+   * The Shield's durable state store for the current state folder: the one the engine uses. A store
+   * that failed to open is a FailingStateStore (every call throws with the reason), opened again next time.
+   */
+  stateStore(): StateStore {
+    return this.stores.storeFor(this.stateDir()).store;
+  }
+
   status(): HostStatus {
     const snap = this.snapshot();
     const s = snap.settings;
@@ -189,7 +198,7 @@ export class EngineHost implements vscode.Disposable {
     this.log.debug('building the engine');
     const stateDir = this.stateDir();
     const selfPaths = [this.context.globalStorageUri, this.context.storageUri, this.context.logUri].flatMap((u) => (u && u.scheme === 'file' ? [u.fsPath] : [])).concat(snap.selfPaths);
-    const { store, error: storeError } = this.storeFor(stateDir);
+    const { store, error: storeError } = this.stores.storeFor(stateDir);
     const [tier2, classifier] = await Promise.all([this.tier2Source(s), this.classifierFor(s.classifierModelDir)]);
     const hs = buildHostShield({
       settings: s, home: os.homedir(), platform: currentPlatform(), workspaceRoots: snap.workspaceRoots, stateDir, store, tier2,
@@ -230,17 +239,6 @@ export class EngineHost implements vscode.Disposable {
       else void vscode.window.showWarningMessage(text);
     }
     this.shownProblems = now;
-  }
-
-  private storeFor(stateDir: string | undefined): { store: StateStore; error?: string } {
-    const key = stateDir ?? '';
-    const cached = this.stores.get(key);
-    if (cached && !cached.error) return cached;
-    const opened = openStateStore(stateDir);
-    const entry = { store: opened.store, error: opened.error };
-    // A store that could not be opened is retried on the next build.
-    this.stores.set(key, entry);
-    return entry;
   }
 
   private async tier2Source(s: HostSettings): Promise<Tier2Source> {

@@ -7,8 +7,6 @@
 import * as vscode from 'vscode';
 import crypto from 'node:crypto';
 import { executionEvent } from '../engine/audit/events';
-import type { StateStore } from '../engine/shield/types';
-import { openStateStore } from '../node/state-store';
 import { applyPatch, readFileForPrompt, type FileToolsOptions, type PatchFailure, type PatchResult } from '../node/file-tools';
 import { checkActionToRun, type CheckActionResult } from './check-action';
 import type { EngineHost } from './engine-host';
@@ -26,21 +24,10 @@ interface ReadInput { path?: unknown }
 interface PatchInput { edits?: unknown; expected_sha256?: unknown }
 
 export function registerFileTools(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost): void {
-  const stores = new Map<string, StateStore>();
-  /** The durable state store (SQLite in Bulwark's state folder), opened once per folder. */
-  const store = (): StateStore => {
-    const dir = host.stateDir() ?? '';
-    let s = stores.get(dir);
-    if (!s) {
-      const opened = openStateStore(dir || undefined);
-      s = opened.store;
-      if (!opened.error) stores.set(dir, s); // a store that failed to open is retried next call
-    }
-    return s;
-  };
   const options = (): FileToolsOptions => ({
     workspaceRoots: (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath),
-    store: store(),
+    // The engine host's store (one owner per state folder): a store that failed to open throws with its reason.
+    store: host.stateStore(),
   });
   const dryRuns = new Map<string, { hashes: Record<string, string | null>; at: number }>();
 
