@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # THE test command (`npm test`, also what CI runs through .ci/run). Works on a fresh clone: the bootstrap installs
 # the toolchain (Node 24, apt packages, node_modules, code-server) first.
-# Stages, all run even if an earlier one fails:
-#   build (node esbuild.mjs) | type check (tsc --noEmit) | unit tests (mocha) | agents (test/agents/run.sh: the real
-#   agent CLIs with Bulwark's hooks) | e2e (test/e2e/test-e2e.sh)
+# Stages: check (scripts/check.sh = `npm run check`: build, type check, lint, unit tests, stopping at its first
+#   failure) | agents (test/agents/run.sh: the real agent CLIs with Bulwark's hooks) | e2e (test/e2e/test-e2e.sh).
+#   The slow stages run only when the check passed (fail fast); agents and e2e both run even if one of them fails.
 # The last line is the summary `tests: N passed, M failed` (mocha unit + agents + e2e counts; a stage that fails without
-# reporting test counts, e.g. the build or the type check, counts as one failure). Exit status is non-zero on any failure.
+# reporting test counts, e.g. the build, the type check or lint, counts as one failure). Exit status is non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
@@ -34,37 +34,25 @@ stage_result() { # stage_result NAME RC PASSED FAILED SECONDS   (PASSED/FAILED "
   say "$name: $st$counts ($5s)"
 }
 
-# --- build ----------------------------------------------------------------------------------------------
-rm -rf dist out   # no stale bundles: every later stage tests what this run built
-say "build: node esbuild.mjs"
-t=$SECONDS; node esbuild.mjs; rc=$?
-stage_result build "$rc" - - $((SECONDS - t))
-build_rc=$rc
-
-# --- type check -----------------------------------------------------------------------------------------------
-say "type check: tsc --noEmit -p ."
-t=$SECONDS; npx --no-install tsc --noEmit -p .; rc=$?
-stage_result "type check" "$rc" - - $((SECONDS - t))
-
-# --- unit tests (mocha; also compiles the extension-host suite into out/test/suite) ------------------------------
-say "unit tests: node esbuild.mjs --tests && mocha"
+# --- check: build, type check, lint, unit tests (scripts/check.sh, `npm run check`; stops at its first failure) ---------
+say "check: bash scripts/check.sh (build, type check, lint, unit tests)"
 t=$SECONDS
-node esbuild.mjs --tests >"$LOGS/unit.txt" 2>&1 && npx --no-install mocha --config .mocharc.json --forbid-only 2>&1 | tee -a "$LOGS/unit.txt"
-rc=${PIPESTATUS[0]}   # esbuild's status if it failed, else mocha's
+BULWARK_CHECK_BOOTSTRAPPED=1 bash scripts/check.sh 2>&1 | tee "$LOGS/unit.txt"
+check_rc=${PIPESTATUS[0]}
 p=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ passing' | grep -oE '[0-9]+' | tail -n1)
 f=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ failing' | grep -oE '[0-9]+' | tail -n1)
-stage_result "unit tests" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
-if [ -z "$p$f" ]; then cat "$LOGS/unit.txt"; fi   # e.g. a compile error before mocha ran
+stage_result check "$check_rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
 
 # A stage that runs a suite script needing dist/ and closes with `NAME: N passed, M failed`.
 suite_stage() { # suite_stage NAME SKIP_BUILD_VAR SCRIPT
   local name=$1 skip_var=$2 script=$3 t=$SECONDS rc line p f
   say "$name: bash $script"
-  if [ "$build_rc" = 0 ]; then
+  if [ "$check_rc" = 0 ]; then
     env "$skip_var=1" bash "$script" 2>&1 | tee "$LOGS/$name.txt"
     rc=${PIPESTATUS[0]}
   else
-    echo "$name: skipped, the build failed" | tee "$LOGS/$name.txt"; rc=1
+    # Fail fast: the slow stages wait until the build, types, lint and unit tests pass (`npm run check`).
+    echo "$name: skipped, the check stage failed (run npm run check)" | tee "$LOGS/$name.txt"; rc=1
   fi
   line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$LOGS/$name.txt" | tail -n1)
   p=$(sed -E "s/^$name: ([0-9]+) passed.*/\1/" <<<"$line")

@@ -46,5 +46,10 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+  main(process.argv.slice(2)).then(
+    (code) => { process.exitCode = code; },
+    // main() answers every error itself; this is the redactor failing to load. Its text is not printed
+    // (nothing could redact it), and the exit status says the command failed.
+    () => { process.stderr.write('bulwark: internal error (the redactor could not be loaded)\n'); process.exitCode = 2; },
+  );
 }

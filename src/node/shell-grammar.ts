@@ -48,6 +48,7 @@ async function initRuntime(runtimeWasm: string): Promise<WebTreeSitter> {
   let wts: WebTreeSitter;
   try {
     // require(), not import: the bundles are CommonJS and must get the package's CJS build.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
     wts = require('web-tree-sitter') as WebTreeSitter;
   } catch (e) {
     throw new Error(`cannot load web-tree-sitter: ${(e as Error).message}`);

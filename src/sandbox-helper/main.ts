@@ -6,7 +6,8 @@
 import os from 'node:os';
 import fs from 'node:fs';
 import path from 'node:path';
-import { findOnPath, probeSandbox } from '../node/sandbox/probe';
+import { findOnPath } from '../node/find-on-path';
+import { probeSandbox } from '../node/sandbox/probe';
 import { knownSecretsFor } from '../node/known-secrets';
 import { runSandboxed, type SandboxRunResult, type SandboxRunnerOptions } from '../node/sandbox/runner';
 import type { FromHelper, HelperRunRequest, ToHelper } from './protocol';

@@ -2,7 +2,8 @@
 // reader, the dialects (payloads recorded from the real clients in test/fixtures/hook-payloads/),
 // and `bulwark hook` itself as the clients run it (dist/cli.js, a real process, a temp HOME).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -287,7 +288,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
       fs.mkdirSync(sd, { mode: 0o700 });
       const ext = path.join(dir, 'ext-storage');
       fs.mkdirSync(ext);
-      const key = require('node:crypto').randomBytes(32).toString('hex');
+      const key = randomBytes(32).toString('hex');
       fs.writeFileSync(path.join(ext, 'audit-hmac.key'), key, { mode: 0o600 });
       const loc = { logFile: path.join(ext, 'audit.jsonl'), dbFile: path.join(ext, 'bulwark.db'), keyFile: path.join(ext, 'audit-hmac.key') };
       fs.writeFileSync(path.join(sd, 'audit-location.json'), JSON.stringify(loc), { mode: 0o600 });
@@ -351,7 +352,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
     const sd = path.join(dir, 'state');
     const env = { PATH: process.env.PATH, HOME: home, BULWARK_HOOK_SERVER_IDLE_SECONDS: '60' };
     const run = (input: string) => new Promise<string>((resolve) => {
-      const cp = require('node:child_process').spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd], { cwd: ws, env });
+      const cp = spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', sd], { cwd: ws, env });
       let out = '';
       cp.stdout.on('data', (d: Buffer) => (out += d));
       cp.on('close', () => resolve(out));
@@ -396,7 +397,7 @@ describe('bulwark hook (dist/cli.js, in-process: no extension running)', functio
       for (const f of ['bridge.json', `bridge-${process.pid}-abcdef01.json`]) fs.writeFileSync(path.join(dir, f), JSON.stringify(info), { mode: 0o600 });
       const t0 = Date.now();
       const r = await new Promise<{ code: number | null; stdout: string }>((resolve) => {
-        const cp = require('node:child_process').spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', dir, '--deadline-ms', '1500'], { env: { PATH: process.env.PATH, HOME: home } });
+        const cp = spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', dir, '--deadline-ms', '1500'], { env: { PATH: process.env.PATH, HOME: home } });
         let stdout = '';
         cp.stdout.on('data', (d: Buffer) => (stdout += d));
         cp.on('close', (code: number | null) => resolve({ code, stdout }));

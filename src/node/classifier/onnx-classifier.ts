@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type * as OrtTypes from 'onnxruntime-node';
 import type { Tokenizer as HfTokenizer } from '@huggingface/tokenizers';
+import type * as TokenizersTypes from '@huggingface/tokenizers';
 import type { InjectionClassifier } from '../../engine/shield/pipeline';
 import { errorMessage } from '../../engine/error-message';
 
@@ -52,7 +53,7 @@ export interface ClassifierEncoding {
 }
 
 type Ort = typeof OrtTypes;
-type TokenizersModule = typeof import('@huggingface/tokenizers');
+type TokenizersModule = typeof TokenizersTypes;
 
 let ortPromise: Promise<Ort> | undefined;
 let tokenizersPromise: Promise<TokenizersModule> | undefined;

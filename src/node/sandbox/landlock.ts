@@ -6,7 +6,7 @@
 // kernel's (include/uapi/linux/landlock.h): landlock_create_ruleset 444, landlock_add_rule 445,
 // landlock_restrict_self 446 on x86_64 and arm64 alike.
 import { spawnSync } from 'node:child_process';
-import { findOnPath } from './probe';
+import { findOnPath } from '../find-on-path';
 
 /** prctl(2) on each architecture (no_new_privs must be set before landlock_restrict_self). */
 const PRCTL: Record<string, number> = { x64: 157, arm64: 167 };

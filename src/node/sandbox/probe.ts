@@ -2,6 +2,7 @@
 // per process (a real start of the sandbox, not a guess from versions), then cached.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import { findOnPath, isExecutable } from '../find-on-path';
 import { landlockSupport } from './landlock';
 
 export type SandboxMechanism = 'bubblewrap' | 'sandbox-exec' | 'none';
@@ -79,20 +80,6 @@ async function probe(bwrapPath?: string): Promise<SandboxStatus> {
 
 function none(mechanism: SandboxMechanism, reason: string, fix: string): SandboxStatus {
   return { available: false, mechanism, reason, fix, enforces: [] };
-}
-
-function isExecutable(p: string): boolean {
-  try { fs.accessSync(p, fs.constants.X_OK); return fs.statSync(p).isFile(); } catch { return false; }
-}
-
-export function findOnPath(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':')) {
-    if (!dir) continue;
-    const p = `${dir}/${name}`;
-    if (isExecutable(p)) return p;
-  }
-  // The standard places, for a PATH that lost them (a hook's or a test's narrowed environment).
-  return [`/usr/bin/${name}`, `/bin/${name}`, `/usr/local/bin/${name}`].find(isExecutable);
 }
 
 function run(program: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string; error?: string }> {
