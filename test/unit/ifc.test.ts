@@ -1,6 +1,6 @@
 // Information flow control: presets as data (schema, matrices, source examples), classification,
 // the decision matrix with session taint, audit mode, fail-closed store errors, policy errors with
-// positions, and the seed's four worked examples. The flow corpus is test/cases/ifc/*.yaml.
+// positions, and four worked flows (a .env read then an email, …). The flow corpus is test/cases/ifc/*.yaml.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,7 @@ import { repoRoot, yamlFilesUnder } from './helpers/repo';
 const readRepo = (rel: string): string => fs.readFileSync(path.join(repoRoot(), rel), 'utf8');
 const loadRepoYaml = <T = unknown>(rel: string): T => load(readRepo(rel), { filename: rel }) as T;
 
-// ---- expected data, written out from anchor-facts §1.9 -------------------------------------------
+// ---- expected data: OpenParallax's IFC presets (sources, sinks, matrices), written out by hand ------------
 
 const SINK_ORDER = ['external', 'exec', 'memory', 'workspace_write', 'workspace_read'] as const;
 const V = { A: 'allow', B: 'block', E: 'escalate' } as const;
@@ -34,13 +34,13 @@ const SINKS = {
   external: ['http_request', 'send_email', 'send_message'],
   exec: ['execute_command'],
   memory: ['memory_write'],
-  // The original's five plus Bulwark's copy_dir/move_dir (known action types that move data).
+  // OpenParallax's five plus Bulwark's copy_dir/move_dir (known action types that move data).
   workspace_write: ['write_file', 'create_directory', 'move_file', 'copy_file', 'delete_file', 'copy_dir', 'move_dir'],
   workspace_read: ['read_file', 'list_directory', 'search_files', 'memory_search', 'grep_files'],
 };
 
-// The original's `ssh_keys`, `system_security` and `openparallax_internals` each become two rules,
-// because every criterion of a source must hold (the original OR-ed them by accident).
+// OpenParallax's `ssh_keys`, `system_security` and `openparallax_internals` each become two rules,
+// because every criterion of a source must hold (OpenParallax OR-ed them by accident).
 const CRITICAL_SOURCES = ['ssh_keys', 'ssh_dir', 'env_files', 'credential_files', 'credential_extensions', 'cloud_config_dirs',
   'system_security', 'system_security_dirs', 'process_environment', 'bulwark_internals', 'bulwark_state_files'];
 const SOURCES: Record<IfcPresetName, string[]> = {
@@ -121,11 +121,11 @@ describe('IFC presets', () => {
         assert.equal(policy.origin, 'preset');
       });
 
-      it('has the decision matrix of anchor-facts §1.9, exactly', () => {
+      it('has the preset\'s decision matrix, exactly', () => {
         assert.deepEqual(policy.rules, expandMatrix(MATRICES[name]));
       });
 
-      it('has the sinks of the original (plus copy_dir/move_dir)', () => {
+      it('has OpenParallax\'s sinks (plus copy_dir/move_dir)', () => {
         assert.deepEqual(policy.sinks, SINKS);
       });
 
@@ -200,7 +200,7 @@ describe('IFC classification', () => {
   const strict = loadIfcPreset('strict');
   const cls = (p: IfcPolicy, file: string) => classifyPath(p, file);
 
-  it('every criterion given must match (the original OR-ed path_contains into basename_in)', () => {
+  it('every criterion given must match (OpenParallax OR-ed path_contains into basename_in)', () => {
     const p = parseIfcPolicy(MINI(`  - name: ssh_private_keys
     sensitivity: critical
     match: { basename_in: [id_rsa], path_contains: ["/.ssh/"] }
@@ -230,7 +230,7 @@ describe('IFC classification', () => {
     assert.equal(cls(def, '/home/u/.aws/config').source, 'cloud_config_dirs');
   });
 
-  it('the original matcher defects are fixed: /.bulwark/ internals and /.ssh/ are matched as named', () => {
+  it('OpenParallax\'s matcher defects are fixed: /.bulwark/ internals and /.ssh/ are matched as named', () => {
     assert.deepEqual(cls(def, `${W}/.bulwark/approvals.json`), { sensitivity: 'critical', source: 'bulwark_internals' });
     assert.deepEqual(cls(def, '/home/u/.ssh/config'), { sensitivity: 'critical', source: 'ssh_dir' });
     assert.deepEqual(cls(def, '/home/u/.ssh'), { sensitivity: 'critical', source: 'ssh_dir' }, 'listing the directory itself');
@@ -248,7 +248,7 @@ describe('IFC classification', () => {
   });
 
   it('document rules do not classify source code by a word inside its name', () => {
-    // The original's substring match made syntax.ts "financial" (tax) and calendar.tsx "legal" (nda);
+    // OpenParallax's substring match made syntax.ts "financial" (tax) and calendar.tsx "legal" (nda);
     // the presets add a document/data-file suffix criterion so the rules mean what their names say.
     assert.equal(cls(def, `${W}/src/syntax.ts`).sensitivity, 'public');
     assert.equal(cls(def, `${W}/src/classnames.js`).sensitivity, 'public');
@@ -267,9 +267,9 @@ describe('IFC classification', () => {
   });
 });
 
-// ---- the seed's worked examples -------------------------------------------------------------------
+// ---- worked flows: read, then send -----------------------------------------------------------------
 
-describe('IFC: the seed worked examples', () => {
+describe('IFC: worked flows', () => {
   it('Example 1: read .env, then email it → block', () => {
     const e = new IfcEngine(loadIfcPreset('default'), new MemoryStateStore());
     const read = run(e, 's1', 'read_file', { reads: [`${W}/.env`] });
@@ -310,11 +310,10 @@ describe('IFC: the seed worked examples', () => {
   });
 
   it('Example 3 with the default preset: the patient form is public there; the escalate path needs restricted data', () => {
-    // The seed says "same classification: restricted" for the default preset, but its default
-    // preset has no medical_records source (anchor-facts §1.9: strict only), and the name matches
-    // no financial keyword. So the default preset classifies the form as public and the report is
-    // written without a question. The seed's escalate path is real for restricted data the
-    // default preset does know: a financial document.
+    // One might expect "restricted" here as with the strict preset, but the default preset has no
+    // medical_records source (only strict has it), and the name matches no financial keyword. So the
+    // default preset classifies the form as public and the report is written without a question.
+    // The escalate path is real for restricted data the default preset does know: a financial document.
     const e = new IfcEngine(loadIfcPreset('default'), new MemoryStateStore());
     const read = run(e, 's3d', 'read_file', { reads: ['/home/u/clinic/patient-intake-2024.pdf'] });
     assert.deepEqual(read.classified.map((c) => [c.sensitivity, c.source]), [['public', 'default']]);
@@ -337,7 +336,7 @@ describe('IFC: the seed worked examples', () => {
     assert.equal(send.rule, 'ifc.restricted.external');
     assert.match(send.reason, /nda-acme-2024\.pdf, rule legal_documents/);
 
-    // legal_documents is strict-only, as in the original.
+    // legal_documents is strict-only, as in OpenParallax.
     const def = new IfcEngine(loadIfcPreset('default'), new MemoryStateStore());
     run(def, 's4', 'read_file', { reads: ['/home/u/legal/nda-acme-2024.pdf'] });
     assert.equal(run(def, 's4', 'send_email').decision, 'allow');

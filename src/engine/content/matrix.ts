@@ -1,6 +1,6 @@
 // The decision matrix of content inspection: one action per finding, by phase and trust; the
 // result's action is the highest of them. Starting point: palyra-safety's decide_recommended_action
-// (docs: anchor-facts §2.3), with its weak spots fixed on purpose — each change says why.
+// (the Palyra agent's content-safety crate), with its weak spots fixed on purpose — each change says why.
 import type { PromptRisk, Severity } from '../heuristics/types';
 import type { ContentAction, ContentPhase, FindingCategory, TrustLabel } from './types';
 import { actionRank } from './types';
@@ -37,26 +37,26 @@ export interface MatrixInput {
  * |                | invisible_text                        | redact            | redact            |
  * |                | credential_reference, prompt_injection| annotate          | annotate          |
  *
- * Changes from the original, and why:
- * - `mixed` is untrusted. The original only distinguished TrustedLocal; a mix carries the
+ * Changes from palyra-safety's matrix, and why:
+ * - `mixed` is untrusted. palyra-safety only distinguished TrustedLocal; a mix carries the
  *   untrusted part's instructions whatever else it contains.
- * - pre_prompt, untrusted, instruction-level ≥ high: the original only annotated — the injected
+ * - pre_prompt, untrusted, instruction-level ≥ high: palyra-safety only annotated — the injected
  *   text reached the model, wrapped in a notice the model may or may not heed. Now it is withheld
  *   unless a person releases it (require_approval); critical findings are blocked outright.
- * - pre_prompt, untrusted, exfiltration ≥ high: the original asked for approval; a directive to
+ * - pre_prompt, untrusted, exfiltration ≥ high: palyra-safety asked for approval; a directive to
  *   send secrets or the system prompt somewhere has no legitimate reader, so it is blocked.
- * - pre_prompt, secret_leak: the original blocked the whole text; redaction keeps the secret out
+ * - pre_prompt, secret_leak: palyra-safety blocked the whole text; redaction keeps the secret out
  *   of the prompt just as well (the same detector finds what is removed) and keeps the rest of the
  *   text useful, so users are not pushed to switch the check off.
- * - invisible_text (the original had no such category): stripping the characters gives the model
+ * - invisible_text (palyra-safety had no such category): stripping the characters gives the model
  *   exactly what a person sees (redact). The hidden text itself is scanned for injection, so a
  *   smuggled instruction still blocks through its prompt-injection finding. In something about to
  *   be executed there is nothing to strip safely — it blocks when untrusted, asks when trusted.
- * - pre_execution, exfiltration ≥ high: the original blocked only critical exfiltration; a high one
+ * - pre_execution, exfiltration ≥ high: palyra-safety blocked only critical exfiltration; a high one
  *   in a tool's arguments is the exfiltration itself.
- * - pre_execution, credential_reference: the original asked for approval on every finding; a
+ * - pre_execution, credential_reference: palyra-safety asked for approval on every finding; a
  *   trusted command reading $GITHUB_TOKEN is ordinary, an untrusted one is how secrets leave.
- * - export keeps the original's rule (secrets redacted, the rest annotated) and strips invisible text.
+ * - export keeps palyra-safety's rule (secrets redacted, the rest annotated) and strips invisible text.
  */
 export function matrixAction(phase: ContentPhase, trust: TrustLabel, f: MatrixInput): ContentAction {
   const untrusted = trust !== 'trusted';

@@ -104,7 +104,7 @@ export const CONTENT_UNCHECKED_RULE = 'protection.content_unchecked';
 /** Most files a directory operation may contain and still be checked file by file. */
 export const MAX_TREE_ENTRIES = 5000;
 
-/** The level × access table of the seed, plus `approval_required`. */
+/** What each protection level does to a read, a write and a delete (a delete of an escalate_tier2 file is blocked outright). */
 export function effectOf(level: ProtectionLevel, access: PathAccess): Effect {
   switch (level) {
     case 'unprotected': return { kind: 'none' };

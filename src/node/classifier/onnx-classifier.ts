@@ -26,7 +26,7 @@ import type * as TokenizersTypes from '@huggingface/tokenizers';
 import type { InjectionClassifier } from '../../engine/shield/pipeline';
 import { errorMessage } from '../../engine/error-message';
 
-/** The original classifier's sequence length, and our cap unless the caller overrides it. */
+/** DeBERTa's 512 positions (the sequence length these classifiers were trained with), and our cap unless the caller overrides it. */
 export const DEFAULT_MAX_LENGTH = 512;
 /** Long text is tokenised in pieces of this many characters and more, until enough tokens are collected. */
 const MIN_PIECE_CHARS = 2_048;
@@ -35,7 +35,7 @@ const MAX_PIECE_CHARS = 65_536;
 export interface OnnxClassifierOptions {
   /** Tokens per inference, special tokens included. Default: min(512, max_position_embeddings, model_max_length). */
   maxLength?: number;
-  /** onnxruntime intra-op threads (default 1, as in the original: the editor's cores belong to the user). */
+  /** onnxruntime intra-op threads (default 1: the editor's cores belong to the user). */
   intraOpThreads?: number;
   /** Name of the positive label when it is not INJECTION (case-insensitive). */
   injectionLabel?: string;
