@@ -1168,3 +1168,16 @@ const NO_FILE_ARGS = [
   'df', 'lsblk', 'lscpu', 'lsusb', 'lspci', 'vmstat', 'iostat', 'renice', 'write-output', 'write-host', 'clear-host',
 ];
 register(CORE, NO_FILE_ARGS.filter((n) => !CORE.has(n)), () => undefined);
+
+/** Which registry a command name is looked up in: the POSIX one, cmd.exe's (Windows only), or PowerShell's cmdlets. */
+export type CommandRegistry = 'posix' | 'cmd' | 'powershell';
+
+/** Every registered command name per registry (the architecture test checks each has data and examples). */
+export function registeredCommandNames(): ReadonlyMap<CommandRegistry, readonly string[]> {
+  const posix = new Set([...CORE.keys(), ...FILE_COMMANDS.keys(), ...NET_COMMANDS.keys()]);
+  return new Map<CommandRegistry, readonly string[]>([
+    ['posix', [...posix].sort()],
+    ['cmd', [...WIN_COMMANDS.keys()].sort()],
+    ['powershell', [...PS_CMDLETS.keys()].sort()],
+  ]);
+}

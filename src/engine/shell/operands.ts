@@ -1,0 +1,132 @@
+// The command operand table (security/shell/operands/*.yaml, schema.json): for every command the shell
+// analysis has a handler for, what its options and operands are, whether code or the data interpreter
+// handles it, and examples with the exact effects the analysis must report (run by the tests).
+import builtinsTable from '../../../security/shell/operands/builtins.yaml';
+import filesTable from '../../../security/shell/operands/files.yaml';
+import networkTable from '../../../security/shell/operands/network.yaml';
+import shellsTable from '../../../security/shell/operands/shells.yaml';
+import windowsTable from '../../../security/shell/operands/windows.yaml';
+import wrappersTable from '../../../security/shell/operands/wrappers.yaml';
+
+export type OperandRegistry = 'posix' | 'cmd' | 'powershell';
+export type OperandRole = 'read' | 'write' | 'delete' | 'read_write' | 'contacted' | 'runs';
+const REGISTRIES: readonly OperandRegistry[] = ['posix', 'cmd', 'powershell'];
+const ROLES: readonly OperandRole[] = ['read', 'write', 'delete', 'read_write', 'contacted', 'runs'];
+
+export interface OperandOptions {
+  readonly short?: string;
+  readonly short_optional?: string;
+  readonly long?: readonly string[];
+  readonly flags?: readonly string[];
+  readonly posix?: boolean;
+  readonly negative_numbers?: boolean;
+}
+
+/** One example: a command line and the exact effects (paths relative to the example cwd, `~/` below home). */
+export interface OperandExample {
+  readonly run: string;
+  readonly also?: readonly string[];
+  readonly [effect: string]: unknown;
+}
+
+export interface OperandEntry {
+  readonly names: readonly string[];
+  readonly registry?: OperandRegistry;
+  readonly handler: 'code' | 'data';
+  readonly module?: string;
+  readonly options?: OperandOptions;
+  readonly operands?: OperandRole;
+  readonly option_values?: Readonly<Record<string, OperandRole>>;
+  readonly opaque_options?: Readonly<Record<string, string>>;
+  /** Left out of the shipped bundles (esbuild.mjs); the tests read them from the files. */
+  readonly examples?: readonly OperandExample[];
+}
+
+export interface OperandTable { readonly version: 1; readonly family: string; readonly description: string; readonly commands: readonly OperandEntry[] }
+
+export class OperandTableError extends Error {}
+
+const ENTRY_KEYS = ['names', 'registry', 'handler', 'module', 'options', 'operands', 'option_values', 'opaque_options', 'examples'];
+const DATA_KEYS = ['options', 'operands', 'option_values', 'opaque_options'] as const;
+const OPTION_KEYS = ['short', 'short_optional', 'long', 'flags', 'posix', 'negative_numbers'];
+const EXAMPLE_KEYS = ['run', 'also', 'reads', 'writes', 'deletes', 'globs', 'searches', 'urls', 'logins', 'network', 'unnamed_network', 'sinks', 'prints_environment', 'opaque', 'reviews', 'approvals'];
+
+/**
+ * Shape check at load (the schema's rules the engine relies on): the table is compiled in, but a
+ * malformed one must stop Bulwark, not change what a command is taken to do.
+ */
+export function validateOperandTable(data: unknown, file: string): OperandTable {
+  const fail = (msg: string): never => { throw new OperandTableError(`operand table ${file}: ${msg}`); };
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) fail('not an object');
+  const t = data as Record<string, unknown>;
+  for (const k of Object.keys(t)) if (!['version', 'family', 'description', 'commands'].includes(k)) fail(`unknown key \`${k}\``);
+  if (t.version !== 1) fail('version must be 1');
+  if (typeof t.family !== 'string' || !/^[a-z][a-z-]*$/.test(t.family)) fail('family must be a lower-case word');
+  if (typeof t.description !== 'string' || t.description.length < 10) fail('description missing');
+  if (!Array.isArray(t.commands) || t.commands.length === 0) fail('commands must be a non-empty list');
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0 && !/\s/.test(x));
+  const isOption = (o: string) => /^--?[^\s=]+$/.test(o);
+  for (const c of t.commands as Record<string, unknown>[]) {
+    if (typeof c !== 'object' || c === null) fail('an entry is not a mapping');
+    if (!strings(c.names) || (c.names as string[]).length === 0) fail('an entry needs names (a list of command names)');
+    const label = `\`${(c.names as string[]).join(' ')}\``;
+    for (const k of Object.keys(c)) if (!ENTRY_KEYS.includes(k)) fail(`${label}: unknown key \`${k}\``);
+    if (new Set(c.names as string[]).size !== (c.names as string[]).length) fail(`${label}: a name is listed twice`);
+    if (c.registry !== undefined && !REGISTRIES.includes(c.registry as OperandRegistry)) fail(`${label}: registry must be one of ${REGISTRIES.join(', ')}`);
+    if (c.handler === 'code') {
+      if (typeof c.module !== 'string' || !/^[a-z][a-z/-]*$/.test(c.module)) fail(`${label}: a code handler names its module`);
+      for (const k of DATA_KEYS) if (c[k] !== undefined) fail(`${label}: \`${k}\` is for the data interpreter, but the handler is code`);
+    } else if (c.handler === 'data') {
+      if (c.module !== undefined) fail(`${label}: a data handler has no module`);
+      const o = (c.options ?? {}) as Record<string, unknown>;
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(`${label}: options must be a mapping`);
+      for (const k of Object.keys(o)) if (!OPTION_KEYS.includes(k)) fail(`${label}: options has an unknown key \`${k}\``);
+      for (const k of ['short', 'short_optional'] as const) if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^[A-Za-z0-9#]+$/.test(o[k] as string))) fail(`${label}: options.${k} must be option letters`);
+      for (const k of ['long', 'flags'] as const) if (o[k] !== undefined && !strings(o[k])) fail(`${label}: options.${k} must be a list of long option names`);
+      for (const k of ['posix', 'negative_numbers'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') fail(`${label}: options.${k} must be true or false`);
+      if (c.operands !== undefined && !ROLES.includes(c.operands as OperandRole)) fail(`${label}: operands must be one of ${ROLES.join(', ')}`);
+      const ov = (c.option_values ?? {}) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(ov)) if (!isOption(k) || !ROLES.includes(v as OperandRole)) fail(`${label}: option_values maps options to one of ${ROLES.join(', ')}`);
+      const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
+      for (const [k, v] of Object.entries(oo)) if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
+    } else fail(`${label}: handler must be code or data`);
+    // The shipped bundles leave examples out (esbuild.mjs); when present they must be usable.
+    if (c.examples !== undefined) {
+      if (!Array.isArray(c.examples) || c.examples.length === 0) fail(`${label}: examples must be a non-empty list`);
+      for (const e of c.examples as Record<string, unknown>[]) {
+        if (typeof e !== 'object' || e === null || typeof e.run !== 'string' || e.run.length === 0) fail(`${label}: an example needs run`);
+        for (const k of Object.keys(e)) if (!EXAMPLE_KEYS.includes(k)) fail(`${label}: example \`${e.run}\` has an unknown key \`${k}\``);
+        if (e.also !== undefined && (!strings(e.also) || !(e.also as string[]).every((n) => (c.names as string[]).includes(n)))) fail(`${label}: example \`${e.run}\`: also names names of this entry`);
+      }
+    }
+  }
+  return data as OperandTable;
+}
+
+/** The table's files; a name is in one entry of one file per registry. */
+export const OPERAND_TABLE_FILES: readonly { readonly file: string; readonly data: unknown }[] = [
+  { file: 'security/shell/operands/wrappers.yaml', data: wrappersTable },
+  { file: 'security/shell/operands/shells.yaml', data: shellsTable },
+  { file: 'security/shell/operands/builtins.yaml', data: builtinsTable },
+  { file: 'security/shell/operands/files.yaml', data: filesTable },
+  { file: 'security/shell/operands/network.yaml', data: networkTable },
+  { file: 'security/shell/operands/windows.yaml', data: windowsTable },
+];
+
+let compiled: Map<string, OperandEntry> | undefined;
+
+/** Every entry by `registry name`; a name listed twice in a registry stops the load. */
+export function operandEntries(): ReadonlyMap<string, OperandEntry> {
+  if (compiled) return compiled;
+  const all = new Map<string, OperandEntry>();
+  for (const { file, data } of OPERAND_TABLE_FILES) {
+    for (const c of validateOperandTable(data, file).commands) {
+      for (const n of c.names) {
+        const key = `${c.registry ?? 'posix'} ${n}`;
+        if (all.has(key)) throw new OperandTableError(`operand table ${file}: \`${n}\` (${c.registry ?? 'posix'}) is in two entries`);
+        all.set(key, c);
+      }
+    }
+  }
+  return (compiled = all);
+}
