@@ -24,10 +24,18 @@ mkdir -p "$LOGS"
 
 PASS=0 FAIL=0
 STAGES=()
-stage_result() { # stage_result NAME RC PASSED FAILED SECONDS   (PASSED/FAILED "-": the stage counts no tests)
-  local name=$1 rc=$2 p=$3 f=$4 st=ok counts=''
+RETRIED=0
+# stage_result NAME RC PASSED FAILED SECONDS [RETRIED]   (PASSED/FAILED "-": the stage counts no tests; RETRIED: how many
+# of the passed ones passed only after a retry)
+stage_result() {
+  local name=$1 rc=$2 p=$3 f=$4 r=${6:-0} st=ok counts=''
   [ "$rc" = 0 ] || st=FAILED
-  if [ "$p" != - ]; then counts=", $p passed, $f failed"; else p=0 f=0; fi
+  if [ "$p" != - ]; then
+    counts=", $p passed"
+    [ "$r" = 0 ] || counts="$counts ($r only after a retry)"
+    counts="$counts, $f failed"
+  else p=0 f=0; fi
+  RETRIED=$((RETRIED + r))
   if [ "$rc" != 0 ] && [ "$f" = 0 ]; then f=1; counts="$counts (counted as 1 failure)"; fi
   PASS=$((PASS + p)) FAIL=$((FAIL + f))
   STAGES+=("$name $st")
@@ -43,9 +51,10 @@ p=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ passing' | 
 f=$(sed 's/\x1b\[[0-9;]*m//g' "$LOGS/unit.txt" | grep -oE '^ *[0-9]+ failing' | grep -oE '[0-9]+' | tail -n1)
 stage_result check "$check_rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
 
-# A stage that runs a suite script needing dist/ and closes with `NAME: N passed, M failed`.
+# A stage that runs a suite script needing dist/ and closes with `NAME: N passed, M failed` (and may say before it
+# `NAME retries: K passed only after a retry`).
 suite_stage() { # suite_stage NAME SKIP_BUILD_VAR SCRIPT
-  local name=$1 skip_var=$2 script=$3 t=$SECONDS rc line p f
+  local name=$1 skip_var=$2 script=$3 t=$SECONDS rc line p f r
   say "$name: bash $script"
   if [ "$check_rc" = 0 ]; then
     env "$skip_var=1" bash "$script" 2>&1 | tee "$LOGS/$name.txt"
@@ -57,7 +66,8 @@ suite_stage() { # suite_stage NAME SKIP_BUILD_VAR SCRIPT
   line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed\$" "$LOGS/$name.txt" | tail -n1)
   p=$(sed -E "s/^$name: ([0-9]+) passed.*/\1/" <<<"$line")
   f=$(sed -E 's/.*, ([0-9]+) failed$/\1/' <<<"$line")
-  stage_result "$name" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t))
+  r=$(grep -E "^$name retries: [0-9]+ passed only after a retry\$" "$LOGS/$name.txt" | tail -n1 | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+  stage_result "$name" "$rc" "${p:-0}" "${f:-0}" $((SECONDS - t)) "${r:-0}"
 }
 
 # --- agents: the four real agent CLIs (pinned, from npm) with Bulwark's hooks, against a scripted model server -----
@@ -67,6 +77,6 @@ suite_stage agents BULWARK_AGENTS_SKIP_BUILD test/agents/run.sh
 suite_stage e2e BULWARK_E2E_SKIP_BUILD test/e2e/test-e2e.sh
 
 stages=$(printf '%s, ' "${STAGES[@]}")
-say "stages: ${stages%, } -- total $((SECONDS - T0))s"
+say "stages: ${stages%, } -- total $((SECONDS - T0))s; $RETRIED passed only after a retry"
 summary "$PASS" "$FAIL"
 [ "$FAIL" = 0 ]

@@ -1,6 +1,8 @@
 // UI checks against the Bulwark .vsix installed in code-server, driven like a user would with Playwright + Debian chromium.
 // No smoke-test-driver flag here, so notification toasts behave as they do for users.
-// Prints `ok - <check>` / `FAIL - <check>: <why>` per check and a closing line `ui: N passed, M failed`.
+// Prints `ok - <check>` / `FAIL - <check>: <why>` per check and a closing line `ui: N passed, M failed`. A check
+// in which a step was tried again says so on its line (`ok - <check> (…) -- passed after N attempts at <step>`),
+// and the line `ui retries: K passed only after a retry` before the closing line counts them.
 // Env: CS_URL, CS_FOLDER (workspace folder), E2E_SHOTS (screenshots), E2E_RESULTS (JSON results).
 'use strict';
 const { launchBrowser, closeBrowser } = require('./browser');
@@ -22,6 +24,14 @@ const log = (...a) => console.log(`[ui ${((Date.now() - t0) / 1000).toFixed(1)}s
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const results = [];
+/** Steps of the running check that needed more than one attempt: { step, attempts }. */
+let retriedSteps = [];
+/** Records that `step` succeeded only at attempt `attempts` (> 1), for the running check's report line. */
+function passedAfterRetry(step, attempts) {
+  retriedSteps.push({ step, attempts });
+  log(`${step}: succeeded at attempt ${attempts}`);
+}
+const retryNote = (steps) => steps.map((s) => `${s.attempts} attempts at ${s.step}`).join(', ');
 let page;
 let shotNo = 0;
 async function shot(name) {
@@ -31,15 +41,18 @@ async function shot(name) {
 }
 /** Runs one check; a failure is recorded (with a screenshot) and the next check still runs. */
 async function check(name, fn) {
+  retriedSteps = [];
   try {
     const detail = await fn();
-    results.push({ name, ok: true, detail });
-    console.log(`ok - ${name}${detail ? ` (${detail})` : ''}`);
+    const retried = retriedSteps;
+    results.push({ name, ok: true, detail, ...(retried.length ? { passedAfterRetry: retried } : {}) });
+    console.log(`ok - ${name}${detail ? ` (${detail})` : ''}${retried.length ? ` -- passed after ${retryNote(retried)}` : ''}`);
     return true;
   } catch (e) {
     const why = (e && e.message ? e.message : String(e)).split('\n')[0];
-    results.push({ name, ok: false, error: why });
-    console.log(`FAIL - ${name}: ${why}`);
+    const retried = retriedSteps;
+    results.push({ name, ok: false, error: why, ...(retried.length ? { passedAfterRetry: retried } : {}) });
+    console.log(`FAIL - ${name}: ${why}${retried.length ? ` (steps that needed a retry before: ${retryNote(retried)})` : ''}`);
     await shot(`FAILED-${name.replace(/[^a-z0-9]+/gi, '-').toLowerCase()}`);
     await page?.keyboard.press('Escape').catch(() => {});
     return false;
@@ -77,6 +90,7 @@ async function runCommand(title, filterText = title) {
       await input.waitFor({ state: 'visible', timeout: 10000 });
       await input.fill('>' + filterText, { timeout: 10000 });
       await page.locator('.quick-input-widget .monaco-list-row').first().filter({ hasText: title }).waitFor({ timeout: 15000 });
+      if (attempt > 1) passedAfterRetry(`opening ${JSON.stringify('>' + filterText)} in the command palette`, attempt);
       break;
     } catch (e) {
       // Right after a window reload (fresh clones, cold caches) the palette has once not taken input:
@@ -121,7 +135,9 @@ async function explainThroughUi(fileName) {
     const tab = (await page.locator('.tabs-container .tab.active').innerText().catch(() => '')).trim();
     log(`no Explain toast for ${fileName} after 15 s (active tab ${JSON.stringify(tab)}, toasts ${JSON.stringify(toasts)}); running the command again`);
     await runCommand(EXPLAIN_TITLE, 'Bulwark: Explain Protection');
-    return waitToast(['Bulwark:', fileName]);
+    const text = await waitToast(['Bulwark:', fileName]);
+    passedAfterRetry(`the Explain toast for ${fileName}`, 2);
+    return text;
   }
 }
 
@@ -456,7 +472,9 @@ main()
     await closeBrowser();
     const passed = results.filter((r) => r.ok).length;
     const failed = results.length - passed;
+    const onRetry = results.filter((r) => r.ok && r.passedAfterRetry).length;
     try { fs.writeFileSync(path.join(RESULTS, 'ui-checks.json'), JSON.stringify(results, null, 2)); } catch { /* results dir gone */ }
+    console.log(`ui retries: ${onRetry} passed only after a retry`);
     console.log(`ui: ${passed} passed, ${failed} failed`);
     process.exit(failed || !results.length ? 1 : 0);
   });
