@@ -69,6 +69,7 @@ describe('shell operand table (security/shell/operands)', () => {
     ['unknown role', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'data', operands: 'eat' }] }, /operands must be one of/],
     ['option value role', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'data', option_values: { o: 'write' } }] }, /option_values maps options/],
     ['also names another command', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', also: ['y'] }] }] }, /also names names of this entry/],
+    ['data handler outside posix', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], registry: 'cmd', handler: 'data', operands: 'read' }] }, /for posix commands only/],
     ['unknown example key', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', read: ['a'] }] }] }, /unknown key `read`/],
   ];
   for (const [what, data, why] of refusals) {

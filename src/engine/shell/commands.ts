@@ -8,6 +8,8 @@ import { DOT, allLiteral, clip, genericReads, proxyAddress, register, type Entry
 import { FILE_COMMANDS } from './files';
 import { LOOPBACK, NET_COMMANDS } from './net';
 import { PS_CMDLETS, WIN_COMMANDS, powershell, psAliasFor } from './windows';
+import { dataHandler } from './data-handler';
+import { OperandTableError, operandEntries } from './operands';
 
 const CORE: Registry = new Map();
 
@@ -1168,6 +1170,14 @@ const NO_FILE_ARGS = [
   'df', 'lsblk', 'lscpu', 'lsusb', 'lspci', 'vmstat', 'iostat', 'renice', 'write-output', 'write-host', 'clear-host',
 ];
 register(CORE, NO_FILE_ARGS.filter((n) => !CORE.has(n)), () => undefined);
+
+// Commands whose knowledge is data only (security/shell/operands/, `handler: data`). A name with code
+// too would be two answers to one question: refused at load.
+for (const entry of new Set(operandEntries().values())) {
+  if (entry.handler !== 'data') continue;
+  for (const n of entry.names) if (CORE.has(n) || FILE_COMMANDS.has(n) || NET_COMMANDS.has(n)) throw new OperandTableError(`operand table: \`${n}\` has a data entry and a code handler`);
+  register(CORE, entry.names, dataHandler(entry));
+}
 
 /** Which registry a command name is looked up in: the POSIX one, cmd.exe's (Windows only), or PowerShell's cmdlets. */
 export type CommandRegistry = 'posix' | 'cmd' | 'powershell';

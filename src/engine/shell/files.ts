@@ -13,11 +13,6 @@ const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => regis
 // ------------------------------------------------------------------------------------------
 // Deleting.
 
-reg('rm', (inv) => {
-  const p = parseOpts(inv.args, { flags: ['force', 'interactive', 'one-file-system', 'no-preserve-root', 'preserve-root', 'recursive', 'dir', 'verbose', 'help', 'version'] });
-  for (const w of p.pos) inv.an.del(w, inv.scope);
-});
-
 reg('rmdir', (inv) => {
   const p = parseOpts(inv.args, { flags: ['ignore-fail-on-non-empty', 'parents', 'verbose'] });
   const parents = has(p, '-p', '--parents');
@@ -31,11 +26,6 @@ reg('rmdir', (inv) => {
       inv.an.del(literalWord(t), inv.scope);
     }
   }
-});
-
-reg('unlink', (inv) => {
-  const p = parseOpts(inv.args, {});
-  for (const w of p.pos) inv.an.del(w, inv.scope);
 });
 
 reg('shred', (inv) => {
@@ -168,16 +158,7 @@ reg('link', (inv) => {
 // ------------------------------------------------------------------------------------------
 // Creating and changing files.
 
-reg('touch', (inv) => {
-  const p = parseOpts(inv.args, { short: 'drtA', long: ['date', 'reference', 'time'], flags: ['no-create', 'no-dereference'] });
-  for (const r of values(p, '-r', '--reference')) inv.an.read(r, inv.scope);
-  for (const w of p.pos) inv.an.write(w, inv.scope);
-});
 
-reg(['mkdir', 'mkfifo'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'm', long: ['mode'], flags: ['parents', 'verbose', 'context'] });
-  for (const w of p.pos) inv.an.write(w, inv.scope);
-});
 
 reg('mknod', (inv) => {
   const p = parseOpts(inv.args, { short: 'm', long: ['mode'] });
@@ -243,11 +224,6 @@ reg('setfacl', (inv) => {
   for (const w of p.pos) inv.an.write(w, inv.scope);
 });
 
-reg('truncate', (inv) => {
-  const p = parseOpts(inv.args, { short: 'sr', long: ['size', 'reference'], flags: ['no-create', 'io-blocks'] });
-  for (const r of values(p, '-r', '--reference')) inv.an.read(r, inv.scope);
-  for (const w of p.pos) inv.an.write(w, inv.scope);
-});
 
 reg('dd', (inv) => {
   for (const w of inv.args) {

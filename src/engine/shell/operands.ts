@@ -9,9 +9,10 @@ import windowsTable from '../../../security/shell/operands/windows.yaml';
 import wrappersTable from '../../../security/shell/operands/wrappers.yaml';
 
 export type OperandRegistry = 'posix' | 'cmd' | 'powershell';
-export type OperandRole = 'read' | 'write' | 'delete' | 'read_write' | 'contacted' | 'runs';
+/** What an operand or option value is to the command (a host it contacts or a command it runs needs code today). */
+export type OperandRole = 'read' | 'write' | 'delete' | 'read_write';
 const REGISTRIES: readonly OperandRegistry[] = ['posix', 'cmd', 'powershell'];
-const ROLES: readonly OperandRole[] = ['read', 'write', 'delete', 'read_write', 'contacted', 'runs'];
+const ROLES: readonly OperandRole[] = ['read', 'write', 'delete', 'read_write'];
 
 export interface OperandOptions {
   readonly short?: string;
@@ -78,6 +79,8 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       for (const k of DATA_KEYS) if (c[k] !== undefined) fail(`${label}: \`${k}\` is for the data interpreter, but the handler is code`);
     } else if (c.handler === 'data') {
       if (c.module !== undefined) fail(`${label}: a data handler has no module`);
+      // cmd.exe and PowerShell arguments are not getopt-style: their commands stay code.
+      if ((c.registry ?? 'posix') !== 'posix') fail(`${label}: a data handler is for posix commands only`);
       const o = (c.options ?? {}) as Record<string, unknown>;
       if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(`${label}: options must be a mapping`);
       for (const k of Object.keys(o)) if (!OPTION_KEYS.includes(k)) fail(`${label}: options has an unknown key \`${k}\``);
