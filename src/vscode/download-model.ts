@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import path from 'node:path';
 import { KNOWN_MODELS } from '../node/classifier/model-download';
 import {
-  knownModelChoice, knownModelRequest, parseDownloadRequest, progressMessage, runModelDownload, type ModelDownloadRequest,
+  afterUserConfirms, knownModelChoice, knownModelRequest, parseDownloadRequest, progressMessage, runModelDownload, type DownloadQuestion,
+  type ModelDownloadRequest,
 } from '../node/classifier/download-request';
 import { errorMessage } from '../engine/error-message';
 
@@ -26,19 +27,13 @@ export function registerDownloadModel(context: vscode.ExtensionContext, log: vsc
     if (arg === undefined) return fromPalette(context, log);
     const parsed = parseDownloadRequest(arg);
     if (!parsed.ok) return failed(log, parsed.error);
-    // A command call can come from anything that runs commands (an agent tool too): the hashes only
-    // prove the files match the caller's own list, so replacing Tier 1's model needs the user's yes.
-    // (The extension-test host refuses modals; tests run in Test mode.)
-    if (context.extensionMode !== vscode.ExtensionMode.Test) {
-      const yes = 'Download and Use';
-      const answer = await vscode.window.showWarningMessage(
-        'Bulwark: replace the Tier 1 classifier model?',
-        { modal: true, detail: `A caller asked Bulwark to download ${parsed.value.files.map((f) => f.name).join(', ')} from ${parsed.value.baseUrl} and use it to judge every action. Only continue if you started this and trust the source.` },
-        yes,
-      );
-      if (answer !== yes) return failed(log, 'the download was not confirmed by the user');
-    }
-    return download(context, log, parsed.value);
+    // A caller's request needs the user's yes (afterUserConfirms; declining is unit-tested in
+    // download-request.test.ts). The extension-test host refuses modals: in Test mode nobody is asked.
+    const ask = context.extensionMode === vscode.ExtensionMode.Test
+      ? async () => true
+      : async (q: DownloadQuestion) => (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.yes)) === q.yes;
+    const r = await afterUserConfirms(parsed.value, ask, (request) => download(context, log, request));
+    return r.confirmed ? r.result : failed(log, r.error);
   }));
 }
 

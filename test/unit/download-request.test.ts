@@ -1,5 +1,6 @@
 // The download command's request validation, the known-model refusal, and runModelDownload's folder
-// rules (a real HTTP server on 127.0.0.1 serving a tiny model the test writes).
+// rules (a real HTTP server on 127.0.0.1 serving a tiny model the test writes), and a caller's request
+// the user declines.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -7,8 +8,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
-  MODEL_FILE_NAMES, UNPINNED_LABEL, knownModelChoice, knownModelRequest, modelFolderName, parseDownloadRequest, progressMessage, runModelDownload,
-  type ModelDownloadRequest, type RequestProgress,
+  DOWNLOAD_NOT_CONFIRMED, MODEL_FILE_NAMES, UNPINNED_LABEL, afterUserConfirms, knownModelChoice, knownModelRequest, modelFolderName,
+  parseDownloadRequest, progressMessage, runModelDownload, type DownloadQuestion, type ModelDownloadRequest, type RequestProgress,
 } from '../../src/node/classifier/download-request';
 import { KNOWN_MODELS, hubBaseUrl, isPinned, type KnownModel } from '../../src/node/classifier/model-download';
 import { makeTempDir } from './helpers/repo';
@@ -168,6 +169,8 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
   let base: string;
   const names = ['model.onnx', 'tokenizer.json', 'config.json', 'tokenizer_config.json'];
   const hashes = new Map<string, string>();
+  /** Every URL the server was asked for. */
+  const served: string[] = [];
 
   before(async () => {
     root = makeTempDir('bulwark-download-cmd-');
@@ -175,6 +178,7 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
     for (const n of names) hashes.set(n, sha256(fs.readFileSync(path.join(src, n))));
     server = http.createServer((req, res) => {
       const url = req.url ?? '';
+      served.push(url);
       const m = /^\/(good|notamodel)\/onnx\/([\w.]+)$/.exec(url);
       if (!m || !names.includes(m[2]!)) { res.writeHead(404).end(); return; }
       // /notamodel/ serves a config.json without id2label: hashes can be pinned to it, but the loader refuses it.
@@ -273,6 +277,33 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
     const r = await runModelDownload(request({ destDir: dest }), { signal: ac.signal, onProgress: (p) => { if (p.received > 0) ac.abort(); } });
     assert.deepEqual(r, { ok: false, error: 'the download was cancelled', cancelled: true });
     assert.equal(ls(dest), undefined);
+  });
+
+  it('a caller\'s request the user declines: asked once, naming the files and the source; nothing is fetched or written', async () => {
+    const dest = path.join(root, 'declined');
+    const r = request({ destDir: dest });
+    for (const answer of [false, undefined, 'Download and Use']) { // no, dismissed, anything but an explicit true
+      const asked: DownloadQuestion[] = [];
+      let ran = 0;
+      const before = served.length;
+      const result = await afterUserConfirms(r, async (q) => { asked.push(q); return answer as boolean; }, (req) => { ran++; return runModelDownload(req); });
+      assert.deepEqual(result, { confirmed: false, error: DOWNLOAD_NOT_CONFIRMED }, String(answer));
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0]!.message, 'Bulwark: replace the Tier 1 classifier model?');
+      for (const n of [...names, `${base}/good/`]) assert.ok(asked[0]!.detail.includes(n), `the question names ${n}: ${asked[0]!.detail}`);
+      assert.equal(ran, 0);
+      assert.deepEqual(served.slice(before), [], 'nothing was fetched');
+      assert.equal(ls(dest), undefined, 'no folder, no file');
+    }
+  });
+
+  it('the same request, confirmed: downloaded from the server into the folder', async () => {
+    const dest = path.join(root, 'confirmed');
+    const before = served.length;
+    const result = await afterUserConfirms(request({ destDir: dest }), async (q) => q.yes === 'Download and Use', (req) => runModelDownload(req));
+    assert.deepEqual(result, { confirmed: true, result: { ok: true, dir: dest } });
+    assert.deepEqual(served.slice(before).sort(), names.map((n) => `/good/onnx/${n}`).sort());
+    assert.deepEqual(ls(dest), [...names].sort());
   });
 
   it('one download per folder at a time', async () => {

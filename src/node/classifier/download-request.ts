@@ -11,6 +11,8 @@
 //   refuses a caller's folder that already holds files, downloads with the SHA-256 checks, then loads
 //   the model once so a folder that would make Tier 1 fail is never reported as ready. Any failure
 //   or a cancel leaves no file of the request behind (and removes the folders it created).
+// - afterUserConfirms: a caller's request (the command's argument) is downloaded only after the user's
+//   explicit yes to downloadQuestion; on a no nothing is fetched or written.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -310,4 +312,36 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
   } finally {
     running.delete(key);
   }
+}
+
+// ---- a caller's request: the user's yes first ------------------------------------------------------
+
+/** The question put to the user before a caller's request replaces Tier 1's model (a modal in the editor). */
+export interface DownloadQuestion {
+  readonly message: string;
+  readonly detail: string;
+  /** The one answer that starts the download; anything else (another button, dismissing) is a no. */
+  readonly yes: string;
+}
+
+export function downloadQuestion(r: ModelDownloadRequest): DownloadQuestion {
+  return {
+    message: 'Bulwark: replace the Tier 1 classifier model?',
+    detail: `A caller asked Bulwark to download ${r.files.map((f) => f.name).join(', ')} from ${r.baseUrl} and use it to judge every action. Only continue if you started this and trust the source.`,
+    yes: 'Download and Use',
+  };
+}
+
+export const DOWNLOAD_NOT_CONFIRMED = 'the download was not confirmed by the user';
+
+export type Confirmed<T> = { readonly confirmed: true; readonly result: T } | { readonly confirmed: false; readonly error: string };
+
+/**
+ * A command call can come from anything that runs commands (an agent tool too): the hashes only prove
+ * the files match the caller's own list, so replacing Tier 1's model needs the user's yes. `ask`
+ * resolves true only on an explicit yes; on a no nothing is fetched or written and `run` is not called.
+ */
+export async function afterUserConfirms<T>(r: ModelDownloadRequest, ask: (q: DownloadQuestion) => Promise<boolean>, run: (r: ModelDownloadRequest) => Promise<T>): Promise<Confirmed<T>> {
+  if ((await ask(downloadQuestion(r))) !== true) return { confirmed: false, error: DOWNLOAD_NOT_CONFIRMED };
+  return { confirmed: true, result: await run(r) };
 }
