@@ -8,6 +8,7 @@ import { redactTextOrWithhold } from '../engine/audit/redact';
 import type { AuditEntry } from '../engine/audit';
 import type { VerifyResult } from '../engine/audit';
 import { errorMessage } from '../engine/error-message';
+import { canonicalRuleName, ruleAliasName, sameRule } from '../engine/content/rule-aliases';
 
 export type { AuditEntry };
 export type VerifyReport = VerifyResult;
@@ -34,6 +35,26 @@ function decisionIn(e: AuditEntry): DecisionDetails | undefined {
     ...(typeof d.confidence === 'number' ? { confidence: d.confidence } : {}),
   };
 }
+
+/** Every rule name an entry records: its decision's and each tier's `rules`, and a derived event's `rules` and `rule`. */
+export function rulesOfEntry(e: AuditEntry): string[] {
+  const out: string[] = [];
+  const add = (v: unknown) => { if (typeof v === 'string') out.push(v); else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') out.push(x); };
+  const d = e.details ?? {};
+  add(d.rules);
+  add(d.rule);
+  add(obj(d.decision)?.rules);
+  if (Array.isArray(d.trail)) for (const t of d.trail) add(obj(t)?.rules);
+  return out;
+}
+
+/** Whether the entry names the rule `asked`, by its id or its alias (`PI-001` finds `heuristic.prompt-injection.ignore-previous` and the reverse, also in entries written before the rename). */
+export function entryNamesRule(e: AuditEntry, asked: string): boolean {
+  return rulesOfEntry(e).some((r) => sameRule(r, asked));
+}
+
+/** A rule name with its other name (id ↔ alias), for the free-text search. */
+const bothNames = (rule: string): string[] => [...new Set([rule, canonicalRuleName(rule), ruleAliasName(rule) ?? rule])];
 
 const actionIdOf = (e: AuditEntry): string | undefined => (typeof e.details?.action_id === 'string' ? e.details.action_id : undefined);
 
@@ -143,7 +164,9 @@ export class AuditView {
     this.entries.push(e);
     this.links.push(link);
     this.rows.push(row);
-    this.haystacks.push([e.seq, e.session, e.event, e.action_type ?? '', d?.decision ?? '', ...(d?.rules ?? []), d?.reason ?? '', summary].join('\u0000').toLowerCase());
+    // Rules under both names: a search by an old coded id finds entries that name the rule by its id, and the reverse.
+    const rules = [...new Set([...(d?.rules ?? []), ...rulesOfEntry(e)])].flatMap(bothNames);
+    this.haystacks.push([e.seq, e.session, e.event, e.action_type ?? '', d?.decision ?? '', ...rules, d?.reason ?? '', summary].join('\u0000').toLowerCase());
     this.bySeq.set(e.seq, i);
     this.sessionSet.add(e.session);
     this.eventSet.add(e.event);

@@ -1,6 +1,7 @@
 // Mapping engine decisions and host happenings to audit events. Pure.
 import type { CheckResult } from '../engine';
 import type { AuditEventInput, AuditEventType } from './types';
+import { ruleAliasesOf } from '../content/rule-aliases';
 
 // Where secrets leave the audit trail: AuditLog redacts every string of every entry before hashing.
 export { redactArgs } from './redact';
@@ -24,6 +25,15 @@ function allRules(r: CheckResult): string[] {
 }
 
 /**
+ * `rule_aliases`: the former coded id of each rule named that has one (`{"heuristic.prompt-injection.ignore-previous":
+ * "heuristic.PI-001"}`), so the log can be searched by either; absent when no rule has one.
+ */
+function ruleAliasesField(rules: readonly string[]): { rule_aliases?: Record<string, string> } {
+  const aliases = ruleAliasesOf(rules);
+  return Object.keys(aliases).length ? { rule_aliases: aliases } : {};
+}
+
+/**
  * One engine decision → its audit events, in order: ACTION_PROPOSED, ACTION_EVALUATED (the full
  * decision), the derived events (IFC, canary, budget, rate limit, protection, self-protection, Shield
  * errors), then ACTION_APPROVED or ACTION_BLOCKED (nothing for `escalate`: it is still pending).
@@ -32,9 +42,12 @@ export function eventsForDecision(result: CheckResult, args: DecisionArgs): Audi
   const session = args.session ?? result.sessionId ?? 'unknown';
   const at = args.actionType;
   const ev = (event: AuditEventType, details: Record<string, unknown>): AuditEventInput => ({ event, session, action_type: at, details: { action_id: result.id ?? null, ...details } });
+  // `reasons`: the structured reasons the text was rendered from (entries written before they existed have only `reason`).
   const decision = {
     decision: result.decision, tier: result.tier, min_tier: result.minTier, level: result.level,
-    rules: [...result.rules], reason: result.reason, ...(result.confidence === undefined ? {} : { confidence: result.confidence }),
+    rules: [...result.rules], reason: result.reason,
+    reasons: result.reasons.map((r) => ({ rule: r.rule, tier: r.tier, kind: r.kind, message: r.message })),
+    ...(result.confidence === undefined ? {} : { confidence: result.confidence }),
   };
   const out: AuditEventInput[] = [
     // Not redacted here: the audit log redacts every string of every entry once, before hashing.
@@ -42,6 +55,7 @@ export function eventsForDecision(result: CheckResult, args: DecisionArgs): Audi
     ev('ACTION_EVALUATED', {
       decision,
       ...(result.trail ? { trail: result.trail.map((t) => ({ decision: t.decision, tier: t.tier, confidence: t.confidence, rules: [...t.rules], reason: t.reason })) } : {}),
+      ...ruleAliasesField(allRules(result)),
     }),
   ];
   const rules = allRules(result);

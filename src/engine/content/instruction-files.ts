@@ -26,7 +26,10 @@ interface PathFindingLike { readonly path: string; readonly resolved?: string; r
 /** Only the added lines of a unified diff (`+…`, not the `+++` header). */
 const addedLines = (patch: string): string => patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1)).join('\n');
 
-const NAMES: Record<string, string> = { 'IT-001': 'Unicode tag characters', 'IT-002': 'bidirectional control characters', 'IT-003': 'zero-width characters', 'IT-004': 'a run of variation selectors' };
+const NAMES: Record<string, string> = {
+  'invisible-text.tag-characters': 'Unicode tag characters', 'invisible-text.bidi-controls': 'bidirectional control characters',
+  'invisible-text.zero-width-characters': 'zero-width characters', 'invisible-text.variation-selector-run': 'a run of variation selectors',
+};
 
 const MAX_WALK_DEPTH = 12;
 const MAX_WALK_STRINGS = 100_000;

@@ -28,7 +28,10 @@ import { loadContentRules, matchSpans, matchSpansIn, validateRuleFile } from './
 import type { ContentAction, ContentFinding, FindingCategory } from './types';
 
 export interface MemoryRule {
+  /** `memory.<what it catches>`. */
   readonly id: string;
+  /** The former coded id (`MD-001`), if the rule had one: recorded beside the id in the audit log. */
+  readonly alias?: string;
   readonly severity: Severity;
   readonly risk: PromptRisk;
   readonly pattern: string;
@@ -72,11 +75,11 @@ export function validateMemoryFile(data: unknown, name: string): MemoryRule[] {
   return validateRuleFile<'prompt_injection', MemoryRule>(data, {
     fail,
     category: (v) => (v === 'prompt_injection' ? v : fail('category must be prompt_injection')),
-    id: () => ({ pattern: /^MD-\d{3}$/, example: 'MD-001' }),
+    id: () => ({ family: 'memory', aliasPrefix: 'MD' }),
     extraKeys: ['risk'],
     rule: (base, raw, _category, where) => {
       if (!PROMPT_RISKS.includes(raw.risk as never)) where(`risk must be one of ${PROMPT_RISKS.join(', ')}`);
-      return { id: base.id, severity: base.severity, risk: raw.risk as PromptRisk, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) };
+      return { id: base.id, ...(base.alias === undefined ? {} : { alias: base.alias }), severity: base.severity, risk: raw.risk as PromptRisk, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) };
     },
   });
 }
@@ -89,8 +92,10 @@ export function compileMemoryRules(files: Readonly<Record<string, unknown>>): Co
   const idOf = (k: string) => { let id = ids.get(k); if (id === undefined) { id = ids.size; ids.set(k, id); } return id; };
   for (const [name, data] of Object.entries(files)) {
     for (const rule of validateMemoryFile(data, name)) {
-      if (seen.has(rule.id)) throw new MemoryRuleError(`memory rules: duplicate rule id \`${rule.id}\``);
-      seen.add(rule.id);
+      for (const name of rule.alias === undefined ? [rule.id] : [rule.id, rule.alias]) {
+        if (seen.has(name)) throw new MemoryRuleError(`memory rules: duplicate rule id or alias \`${name}\``);
+        seen.add(name);
+      }
       let re: RegExp;
       try { re = compilePattern(rule.pattern); } catch (e) { throw new MemoryRuleError(`memory rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
       // The rules search the text as written, whitespace not collapsed: keywords without whitespace.

@@ -5,12 +5,15 @@ import credentialReferences from '../../../security/content/credential-reference
 import invisibleText from '../../../security/content/invisible-text.yaml';
 import { NON_ASCII, isAscii, requiredLiterals } from '../heuristics/prefilter';
 import { compilePattern } from '../heuristics/rules';
-import { SEVERITIES, type Severity } from '../heuristics/types';
+import { DESCRIPTIVE_RULE_ID, MAX_RULE_ID_LENGTH, SEVERITIES, type Severity } from '../heuristics/types';
 
 export type ContentRuleCategory = 'credential_reference' | 'invisible_text';
 
 export interface ContentRule {
+  /** `<family>.<what it catches>`, e.g. `invisible-text.tag-characters`. */
   readonly id: string;
+  /** The former coded id (`IT-001`), if the rule had one: recorded beside the id in the audit log. */
+  readonly alias?: string;
   readonly category: ContentRuleCategory;
   readonly severity: Severity;
   readonly pattern: string;
@@ -33,7 +36,9 @@ export const BUNDLED_CONTENT_FILES: Readonly<Record<string, unknown>> = {
   'invisible-text': invisibleText,
 };
 
-const ID_PREFIX: Record<ContentRuleCategory, string> = { credential_reference: 'CR', invisible_text: 'IT' };
+/** The id family and the former coded-id prefix (the alias) of each category. */
+const ID_FAMILY: Record<ContentRuleCategory, string> = { credential_reference: 'credential-reference', invisible_text: 'invisible-text' };
+const ALIAS_PREFIX: Record<ContentRuleCategory, string> = { credential_reference: 'CR', invisible_text: 'IT' };
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
@@ -41,6 +46,7 @@ const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v
 /** What every content-style rule carries (security/content/ and security/memory/). */
 export interface BaseRuleFields {
   readonly id: string;
+  readonly alias?: string;
   readonly severity: Severity;
   readonly pattern: string;
   readonly description: string;
@@ -52,8 +58,8 @@ export interface RuleFileShape<C extends string, R> {
   readonly fail: (msg: string) => never;
   /** The file's category, or a failure saying which ones are allowed. */
   readonly category: (v: unknown) => C;
-  /** Rule ids of a category: the pattern and an example for the message. */
-  readonly id: (category: C) => { readonly pattern: RegExp; readonly example: string };
+  /** Rule ids of a category: the family (ids are `<family>.<name>`) and the prefix of its former coded ids (aliases, `IT-001`). */
+  readonly id: (category: C) => { readonly family: string; readonly aliasPrefix: string };
   /** Keys a rule may have beyond the base ones. */
   readonly extraKeys?: readonly string[];
   /** The rule from its checked base fields (and its raw object, for the extra keys). */
@@ -62,8 +68,9 @@ export interface RuleFileShape<C extends string, R> {
 
 /**
  * The checks every content-style rule file shares: version 1, a category, a description and a
- * non-empty rule list; each rule's id, severity, pattern, description and optional examples (at least
- * two that must and two that must not match), and no unknown key.
+ * non-empty rule list; each rule's id (`<family>.<what it catches>`), optional alias (its former coded
+ * id), severity, pattern, description and optional examples (at least two that must and two that must
+ * not match), and no unknown key; no id or alias twice in the file.
  */
 export function validateRuleFile<C extends string, R>(data: unknown, shape: RuleFileShape<C, R>): R[] {
   const fail = shape.fail;
@@ -74,19 +81,28 @@ export function validateRuleFile<C extends string, R>(data: unknown, shape: Rule
   const category = shape.category(f.category);
   if (typeof f.description !== 'string' || f.description.length < 10) fail('description missing');
   if (!Array.isArray(f.rules) || f.rules.length === 0) fail('rules must be a non-empty list');
-  const keys = ['id', 'severity', ...(shape.extraKeys ?? []), 'pattern', 'description', 'examples'];
-  const idShape = shape.id(category);
+  const keys = ['id', 'alias', 'severity', ...(shape.extraKeys ?? []), 'pattern', 'description', 'examples'];
+  const { family, aliasPrefix } = shape.id(category);
+  const aliasShape = new RegExp(`^${aliasPrefix}-\\d{3}$`);
+  const seen = new Set<string>();
   return (f.rules as unknown[]).map((r, i) => {
     if (!isObj(r)) return fail(`rule ${i}: not an object`);
-    const id = typeof r.id === 'string' && idShape.pattern.test(r.id) ? r.id : fail(`rule ${i}: id must look like ${idShape.example}`);
+    const id = typeof r.id === 'string' && DESCRIPTIVE_RULE_ID.test(r.id) && r.id.length <= MAX_RULE_ID_LENGTH && r.id.slice(0, r.id.lastIndexOf('.')) === family
+      ? r.id : fail(`rule ${i}: id must be ${family}.<what it catches> in lower-case kebab-case words, at most ${MAX_RULE_ID_LENGTH} characters`);
     const where = (msg: string): never => fail(`rule \`${id}\`: ${msg}`);
     for (const k of Object.keys(r)) if (!keys.includes(k)) where(`unknown key \`${k}\``);
+    if (r.alias !== undefined && (typeof r.alias !== 'string' || !aliasShape.test(r.alias))) where(`alias must be a former coded id like ${aliasPrefix}-001`);
+    for (const name of [id, r.alias as string | undefined]) {
+      if (name === undefined) continue;
+      if (seen.has(name)) where(`duplicate rule id or alias \`${name}\``);
+      seen.add(name);
+    }
     if (!SEVERITIES.includes(r.severity as never)) where('bad severity');
     if (typeof r.pattern !== 'string' || r.pattern.length === 0) where('pattern missing');
     if (typeof r.description !== 'string' || r.description.length < 10) where('description missing');
     const ex = r.examples;
     if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
-    const base: BaseRuleFields = { id, severity: r.severity as Severity, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as BaseRuleFields['examples'] } : {}) };
+    const base: BaseRuleFields = { id, ...(r.alias === undefined ? {} : { alias: r.alias as string }), severity: r.severity as Severity, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as BaseRuleFields['examples'] } : {}) };
     return shape.rule(base, r, category, where);
   });
 }
@@ -97,8 +113,8 @@ export function validateContentFile(data: unknown, name: string): ContentRule[] 
   return validateRuleFile<ContentRuleCategory, ContentRule>(data, {
     fail,
     category: (v) => (v === 'credential_reference' || v === 'invisible_text' ? v : fail('category must be credential_reference or invisible_text')),
-    id: (category) => ({ pattern: new RegExp(`^${ID_PREFIX[category]}-\\d{3}$`), example: `${ID_PREFIX[category]}-001` }),
-    rule: (base, _raw, category) => ({ id: base.id, category, severity: base.severity, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) }),
+    id: (category) => ({ family: ID_FAMILY[category], aliasPrefix: ALIAS_PREFIX[category] }),
+    rule: (base, _raw, category) => ({ id: base.id, ...(base.alias === undefined ? {} : { alias: base.alias }), category, severity: base.severity, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) }),
   });
 }
 
@@ -108,8 +124,10 @@ export function compileContentRules(files: Readonly<Record<string, unknown>>): C
   const out: CompiledContentRule[] = [];
   for (const [name, data] of Object.entries(files)) {
     for (const rule of validateContentFile(data, name)) {
-      if (seen.has(rule.id)) throw new ContentRuleError(`content rules: duplicate rule id \`${rule.id}\``);
-      seen.add(rule.id);
+      for (const name of rule.alias === undefined ? [rule.id] : [rule.id, rule.alias]) {
+        if (seen.has(name)) throw new ContentRuleError(`content rules: duplicate rule id or alias \`${name}\``);
+        seen.add(name);
+      }
       let re: RegExp;
       try { re = compilePattern(rule.pattern); } catch (e) { throw new ContentRuleError(`content rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
       out.push({ rule, regex: new RegExp(re.source, re.flags + 'g') });

@@ -287,7 +287,7 @@ export function evaluateHeuristics(
   findings.sort((a, b) =>
     (a.action === b.action ? 0 : a.action === 'block' ? -1 : 1)
     || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
-    || a.ruleId.localeCompare(b.ruleId));
+    || rules.order.get(a.ruleId)! - rules.order.get(b.ruleId)!);
   const top = findings[0];
   const verdict = top ? top.action : 'allow';
   const confidence = top ? CONFIDENCE[top.severity] : ALLOW_CONFIDENCE;

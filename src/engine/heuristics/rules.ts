@@ -13,22 +13,27 @@ import editorConfig from '../../../security/heuristics/editor-config.yaml';
 import { CUES, type CuePrefilter, type CueName } from './normalize';
 import { KeywordIndex, analyzeAlternatives, analyzePattern, type PatternAnalysis } from './prefilter';
 import {
-  FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_PREFIX_CATEGORY, PROMPT_RISKS, SEVERITIES,
-  type FieldClass, type HeuristicRule, type HeuristicRuleFile, type RuleField,
+  ALIAS_PREFIX_CATEGORY, CODED_RULE_ID, DESCRIPTIVE_RULE_ID, FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_FAMILY_CATEGORY, MAX_RULE_ID_LENGTH,
+  PROMPT_RISKS, SEVERITIES, type FieldClass, type HeuristicRule, type HeuristicRuleFile, type RuleField,
 } from './types';
 
-/** The bundled rule files, by name (file name without `.yaml`). */
+/**
+ * The bundled rule files, by name (file name without `.yaml`). Their order is the order of equally
+ * ranked findings (see evaluateHeuristics): the order of the rules' former coded ids (DE, ED, EE,
+ * PI, PT, SD, SP, UX, WIN, XP), so a decision lists its rules and names its first one as it did
+ * when rules were sorted by those ids.
+ */
 export const BUNDLED_RULE_FILES: Readonly<Record<string, unknown>> = {
-  'shell-cross-platform': shellCrossPlatform,
-  'shell-unix': shellUnix,
-  'shell-windows': shellWindows,
+  'data-exfiltration': dataExfiltration,
+  'editor-config': editorConfig,
+  'encoding-evasion': encodingEvasion,
   'prompt-injection': promptInjection,
   'path-traversal': pathTraversal,
-  'data-exfiltration': dataExfiltration,
   'sensitive-data': sensitiveData,
-  'encoding-evasion': encodingEvasion,
   'self-protection': selfProtection,
-  'editor-config': editorConfig,
+  'shell-unix': shellUnix,
+  'shell-windows': shellWindows,
+  'shell-cross-platform': shellCrossPlatform,
 };
 
 export class HeuristicRuleError extends Error {
@@ -70,10 +75,11 @@ export interface CompiledRuleSet {
   readonly cues: CuePrefilter;
   /** Applicable rules per `actionType|class|alwaysBlockOnly`, filled lazily. */
   readonly cache: Map<string, { readonly normalized: readonly CompiledRule[]; readonly raw: readonly CompiledRule[] }>;
+  /** Rule id → its position in the rule set (file order, then rule order): the tie-break of findings. */
+  readonly order: ReadonlyMap<string, number>;
 }
 
-const ID = /^(XP|UX|WIN|PI|PT|DE|SD|EE|SP|ED)-\d{3}$/;
-const RULE_KEYS = new Set(['id', 'category', 'severity', 'action', 'always_block', 'fields', 'action_types', 'scan', 'risk', 'pattern', 'description', 'examples']);
+const RULE_KEYS = new Set(['id', 'alias', 'category', 'severity', 'action', 'always_block', 'fields', 'action_types', 'scan', 'risk', 'pattern', 'description', 'examples']);
 const RULE_FIELDS: readonly string[] = [...FIELD_CLASSES, 'all'];
 
 type Obj = Record<string, unknown>;
@@ -98,11 +104,16 @@ export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile
   for (const [i, r] of (f.rules as unknown[]).entries()) {
     if (!isObj(r)) fail(`rule ${i}: not an object`);
     const rule = r as Obj;
-    const id = typeof rule.id === 'string' && ID.test(rule.id) ? rule.id : fail(`rule ${i}: id must look like XP-001`);
+    const id = typeof rule.id === 'string' && DESCRIPTIVE_RULE_ID.test(rule.id) && rule.id.length <= MAX_RULE_ID_LENGTH
+      ? rule.id : fail(`rule ${i}: id must be <family>.<what it catches> in lower-case kebab-case words, at most ${MAX_RULE_ID_LENGTH} characters, like prompt-injection.ignore-previous`);
     const where = (msg: string) => fail(`rule \`${id}\`: ${msg}`);
     for (const k of Object.keys(rule)) if (!RULE_KEYS.has(k)) where(`unknown key \`${k}\``);
     if (!HEURISTIC_CATEGORIES.includes(rule.category as never)) where('bad category');
-    if (ID_PREFIX_CATEGORY[id.split('-')[0]!] !== rule.category) where(`id prefix does not belong to category \`${String(rule.category)}\``);
+    const family = id.slice(0, id.lastIndexOf('.'));
+    if (ID_FAMILY_CATEGORY[family] !== rule.category) where(`id family \`${family}\` does not belong to category \`${String(rule.category)}\``);
+    if (rule.alias !== undefined && (typeof rule.alias !== 'string' || !CODED_RULE_ID.test(rule.alias) || ALIAS_PREFIX_CATEGORY[rule.alias.split('-')[0]!] !== rule.category)) {
+      where(`alias must be a former coded id of category \`${String(rule.category)}\`, like PI-001`);
+    }
     if (!SEVERITIES.includes(rule.severity as never)) where('bad severity');
     if (rule.action !== 'block' && rule.action !== 'escalate') where('action must be block or escalate');
     if (rule.always_block !== undefined && typeof rule.always_block !== 'boolean') where('always_block must be a boolean');
@@ -174,6 +185,12 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
     if (ids.has(r.id)) throw new HeuristicRuleError(`heuristic rules: duplicate rule id \`${r.id}\``);
     ids.add(r.id);
   }
+  const aliases = new Set<string>();
+  for (const r of rules) {
+    if (r.alias === undefined) continue;
+    if (aliases.has(r.alias)) throw new HeuristicRuleError(`heuristic rules: alias \`${r.alias}\` is given to more than one rule`);
+    aliases.add(r.alias);
+  }
   const keywordIds = new Map<string, number>();
   const leadIds = new Set<number>();
   const idOf = (k: string) => { let id = keywordIds.get(k); if (id === undefined) { id = keywordIds.size; keywordIds.set(k, id); } return id; };
@@ -217,7 +234,7 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
     };
   });
   const cues = Object.fromEntries(Object.entries(CUES).map(([name, re]) => [name, analyzePattern(re.source).literals.map((set) => set.map(idOf))])) as Record<CueName, number[][]>;
-  return { rules: compiled, keywords: new KeywordIndex([...keywordIds.keys()], leadIds), cues, cache: new Map() };
+  return { rules: compiled, keywords: new KeywordIndex([...keywordIds.keys()], leadIds), cues, cache: new Map(), order: new Map(rules.map((r, i) => [r.id, i])) };
 }
 
 let bundled: CompiledRuleSet | undefined;

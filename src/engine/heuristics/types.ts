@@ -10,12 +10,27 @@ export const HEURISTIC_CATEGORIES = [
 ] as const;
 export type HeuristicCategory = (typeof HEURISTIC_CATEGORIES)[number];
 
-/** Id prefix of each rule family and the category its rules must carry. */
-export const ID_PREFIX_CATEGORY: Readonly<Record<string, HeuristicCategory>> = {
+/** Each rule family (the id up to its last dot, `prompt-injection.ignore-previous` → `prompt-injection`) and the category its rules carry. */
+export const ID_FAMILY_CATEGORY: Readonly<Record<string, HeuristicCategory>> = {
+  'shell.cross-platform': 'shell_injection', 'shell.unix': 'shell_injection', 'shell.windows': 'shell_injection',
+  'prompt-injection': 'prompt_injection', 'path-traversal': 'path_traversal', 'data-exfiltration': 'data_exfiltration',
+  'sensitive-data': 'sensitive_data', 'encoding-evasion': 'encoding_evasion', 'self-protection': 'self_protection',
+  'editor-config': 'editor_config',
+};
+
+/** Prefix of each former coded id (a rule's `alias`, `PI-001`) and the category of its rules. */
+export const ALIAS_PREFIX_CATEGORY: Readonly<Record<string, HeuristicCategory>> = {
   XP: 'shell_injection', UX: 'shell_injection', WIN: 'shell_injection', PI: 'prompt_injection',
   PT: 'path_traversal', DE: 'data_exfiltration', SD: 'sensitive_data', EE: 'encoding_evasion',
   SP: 'self_protection', ED: 'editor_config',
 };
+
+/** A descriptive rule id: dot-separated kebab-case words, at least a family and a name. */
+export const DESCRIPTIVE_RULE_ID = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.[a-z0-9]+(?:-[a-z0-9]+)*)+$/;
+/** Longest rule id. */
+export const MAX_RULE_ID_LENGTH = 60;
+/** A former coded rule id (`PI-001`), kept as the rule's alias. */
+export const CODED_RULE_ID = /^[A-Z]{2,4}-\d{3}$/;
 
 /**
  * Classes of payload text a rule can look at. Every string in a payload is put in one class by
@@ -49,7 +64,10 @@ export type ScanMode = 'normalized' | 'raw';
 
 /** One rule as written in security/heuristics/*.yaml. */
 export interface HeuristicRule {
+  /** `<family>.<what it catches>`, e.g. `prompt-injection.ignore-previous`. */
   readonly id: string;
+  /** The former coded id (`PI-001`), if the rule had one: recorded beside the id in the audit log. */
+  readonly alias?: string;
   readonly category: HeuristicCategory;
   readonly severity: Severity;
   readonly action: HeuristicAction;
@@ -94,7 +112,7 @@ export interface HeuristicFinding {
 export interface HeuristicResult {
   readonly verdict: 'block' | 'escalate' | 'allow';
   readonly confidence: number;
-  /** Block findings first, then by severity (highest first), then by rule id. */
+  /** Block findings first, then by severity (highest first), then in the order of the rule set (CompiledRuleSet.order). */
   readonly findings: readonly HeuristicFinding[];
   readonly normalization: NormalizationReport;
 }
