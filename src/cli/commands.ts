@@ -27,7 +27,7 @@ export const USAGE = `usage:
       (--tier2 openai reads the API key from BULWARK_TIER2_API_KEY)
                 [--audit-log FILE --audit-db FILE]   (appends each decision's audit entries)
   bulwark audit verify [--log FILE] [--db FILE] [--strict]   (exit 0 only for an intact chain; --strict also checks JCS form)
-  bulwark audit query --log FILE [--session S] [--type T] [--since TIME] [--decision allow|block|escalate]
+  bulwark audit query --log FILE [--session S] [--type T] [--since TIME] [--decision allow|block|escalate] [--rule ID]
   bulwark audit export --log FILE --format jsonl|csv
       (audit HMAC key: BULWARK_AUDIT_KEY, else FILE.key beside the --db/--audit-db file, created 0600)
   bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--state-dir DIR] [--deadline-ms N] [--policy P] [--ifc P] [--no-sandbox] [--allow-net HOST[:PORT]]...
@@ -143,7 +143,7 @@ async function openCliAudit(logFile: string, dbFile: string) {
 
 export async function runAudit(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  const f = parseFlags(rest, ['--log', '--db', '--session', '--type', '--since', '--decision', '--format'], sub === 'verify' ? ['--strict'] : []);
+  const f = parseFlags(rest, ['--log', '--db', '--session', '--type', '--since', '--decision', '--rule', '--format'], sub === 'verify' ? ['--strict'] : []);
   if (f.rest.length) throw new UsageError(`unexpected argument \`${f.rest[0]}\``);
   const one = (n: string) => f.values.get(n)?.at(-1);
   const logFile = path.resolve(one('--log') ?? path.join('.bulwark', 'audit.jsonl'));
@@ -170,7 +170,13 @@ export async function runAudit(argv: string[]): Promise<number> {
     if (!fs.existsSync(logFile)) throw new Error(`${logFile} does not exist`);
     const since = one('--since');
     if (since !== undefined) audit.parseSince(since);
-    for await (const e of audit.queryEntries(audit.readEntries(logFile), { session: one('--session'), type, since, decision: decision as 'block' | undefined })) process.stdout.write(JSON.stringify(e) + '\n');
+    // --rule: entries naming the rule by its id or its former coded id (`PI-001`), with or without the `heuristic.`/`content.` prefix.
+    const rule = one('--rule');
+    if (rule !== undefined && rule.trim() === '') throw new UsageError('--rule needs a rule id');
+    const { entryNamesRule } = await import('../node/audit-view');
+    for await (const e of audit.queryEntries(audit.readEntries(logFile), { session: one('--session'), type, since, decision: decision as 'block' | undefined })) {
+      if (rule === undefined || entryNamesRule(e, rule)) process.stdout.write(JSON.stringify(e) + '\n');
+    }
     return 0;
   }
   if (sub === 'export') {
