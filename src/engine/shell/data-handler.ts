@@ -16,10 +16,21 @@ export function dataHandler(entry: OperandEntry): Handler {
   const spec: OptSpec = { short: o.short, shortOpt: o.short_optional, long: o.long, flags: o.flags, posix: o.posix, negNumbers: o.negative_numbers };
   const optionValues = Object.entries(entry.option_values ?? {});
   const opaqueOptions = Object.entries(entry.opaque_options ?? {});
+  const dashIsStdio = entry.dash_is_stdio === true;
+  const plusOperands = entry.plus_operands === true;
   return (inv) => {
     const p = parseOpts(inv.args, spec);
     for (const [option, reason] of opaqueOptions) if (has(p, option)) inv.an.opaque(`${inv.cmd} ${option}: ${reason}`);
-    for (const [option, role] of optionValues) for (const v of values(p, option)) apply(inv, role, v);
-    if (entry.operands) for (const w of p.pos) apply(inv, entry.operands, w);
+    for (const [option, role] of optionValues) {
+      // `--random-source=-`: standard input, not a file (a written value `-` stays a file name).
+      for (const v of values(p, option)) if (!(dashIsStdio && role === 'read' && v.text === '-')) apply(inv, role, v);
+    }
+    if (!entry.operands) return;
+    for (const w of p.pos) {
+      // `cat -`, `tee -`, `tail +5`, `less +G`: standard input or output, an offset or a pager command. A word that is not
+      // literal may be a file whatever it starts with.
+      if (!w.dynamic && ((dashIsStdio && w.text === '-') || (plusOperands && w.text.startsWith('+')))) continue;
+      apply(inv, entry.operands, w);
+    }
   };
 }

@@ -232,10 +232,6 @@ reg('dd', (inv) => {
   }
 });
 
-reg('tee', (inv) => {
-  const p = parseOpts(inv.args, { flags: ['append', 'ignore-interrupts', 'output-error', 'help', 'version'] });
-  for (const w of p.pos) if (w.text !== '-' || w.dynamic) inv.an.write(w, inv.scope);
-});
 
 reg(['mkfs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'parted', 'blkdiscard', 'mke2fs'], (inv) => {
   for (const w of inv.args) if (!w.text.startsWith('-') && (w.text.includes('/') || w.dynamic)) inv.an.write(w, inv.scope);
@@ -677,50 +673,24 @@ function reader(names: string | readonly string[], spec: OptSpec, opts: { defaul
   });
 }
 
-reader(['rev', 'zcat', 'gzcat', 'bzcat', 'xzcat', 'zstdcat', 'lz4cat', 'zless', 'zmore', 'tsort'], {});
 reg('cat', (inv) => {
   const p = parseOpts(inv.args, { flags: ['show-all', 'number-nonblank', 'show-ends', 'number', 'squeeze-blank', 'show-tabs', 'show-nonprinting', 'help', 'version'] });
   for (const f of p.pos) if (f.dynamic || f.text !== '-') inv.an.read(f, inv.scope);
   // `cat fix.patch | git apply`: the next command reads this file's text.
   if (p.pos.length === 1 && p.opts.length === 0 && !p.pos[0]!.dynamic && !p.pos[0]!.glob && p.pos[0]!.text !== '-') inv.an.produce({ kind: 'file', file: p.pos[0]!, scope: inv.scope });
 });
-reader('tac', { short: 's', long: ['separator'] });
-reader(['expand', 'unexpand'], { short: 't', long: ['tabs'] });
-reader(['fmt', 'fold'], { short: 'wpgd', long: ['width', 'prefix', 'goal'] });
-reader('iconv', { short: 'fto', long: ['from-code', 'to-code', 'output'] }, { writeOpts: ['-o', '--output'] });
-reader(['look', 'ptx', 'nroff', 'groff'], { short: 'tTmMrPFwgSbioW' });
-reader(['head', 'tail'], { short: 'ncs', long: ['lines', 'bytes', 'sleep-interval', 'pid', 'max-unchanged-stats'] }, { plusOpts: true });
-reader('nl', { short: 'bdfhilnsvw', long: ['body-numbering', 'section-delimiter', 'footer-numbering', 'header-numbering', 'line-increment', 'join-blank-lines', 'number-format', 'number-separator', 'starting-line-number', 'number-width'] });
-reader('less', { short: 'bhjkoOpPtTxyz#', long: ['log-file', 'LOG-FILE', 'tag', 'tag-file', 'pattern', 'prompt', 'shift', 'tabs', 'window', 'max-back-scroll', 'max-forw-scroll'] }, { writeOpts: ['-o', '-O', '--log-file', '--LOG-FILE'], plusOpts: true });
-reader(['more', 'most', 'pg'], { short: 'n', long: ['lines'] }, { plusOpts: true });
-reader('cut', { short: 'bcdf', long: ['bytes', 'characters', 'delimiter', 'fields', 'output-delimiter'] });
-reader('sort', { short: 'kotSTy', long: ['key', 'output', 'field-separator', 'buffer-size', 'temporary-directory', 'parallel', 'files0-from', 'batch-size', 'random-source', 'sort', 'compress-program'] }, { writeOpts: ['-o', '--output'], readOpts: ['--files0-from', '--random-source'] });
 reg('uniq', (inv) => {
   const p = parseOpts(inv.args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], flags: ['group', 'all-repeated', 'count', 'repeated', 'ignore-case', 'unique', 'zero-terminated'] });
   const [input, output] = p.pos;
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
 });
-reader(['wc', 'cksum', 'sum', 'md5', 'lsattr', 'getfacl', 'namei', 'realpath', 'readlink'],
-  { short: 'aN', long: ['files0-from', 'algorithm'] }, { readOpts: ['--files0-from'] });
-reader('comm', { long: ['output-delimiter'] });
-reader('paste', { short: 'd', long: ['delimiters'] });
-reader('join', { short: '12jteoav', long: ['field-separator'] });
-reader('pr', { short: 'hlwoNW', long: ['header', 'length', 'width', 'indent', 'first-line-number', 'page-width'] });
-reader('column', { short: 'scoNWHRTEl', long: ['separator', 'output-width', 'output-separator', 'table-columns', 'table-name', 'table-wrap', 'table-hide', 'table-right', 'table-truncate', 'table-noextreme'] });
-reader(['base64', 'base32', 'basenc'], { short: 'w', long: ['wrap'] });
 reg('xxd', (inv) => {
   const p = parseOpts(inv.args, { short: 'cglosnR', long: ['cols', 'groupsize', 'len', 'seek', 'name'] });
   const [input, output] = p.pos;
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
 });
-reader('od', { short: 'AjNSt', shortOpt: 'w', long: ['address-radix', 'skip-bytes', 'read-bytes', 'format'] });
-reader(['hexdump', 'hd'], { short: 'efns' }, { readOpts: ['-f'] });
-reader('file', { short: 'mfFeP', long: ['magic-file', 'files-from', 'separator', 'exclude', 'parameter'] }, { readOpts: ['-m', '--magic-file', '-f', '--files-from'] });
-reader('stat', { short: 'c', long: ['format', 'printf', 'cached'] });
-reader(['shuf'], { short: 'noi', long: ['head-count', 'output', 'input-range', 'random-source'] }, { writeOpts: ['-o', '--output'], readOpts: ['--random-source'] });
-reader(['bat', 'batcat'], { short: 'lHrm', long: ['language', 'highlight-line', 'line-range', 'map-syntax', 'theme', 'style', 'tabs', 'wrap', 'terminal-width', 'color', 'italic-text', 'decorations', 'paging', 'pager', 'file-name'] });
 reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] },
   { defaultDir: true, below: (p) => (has(p, '-R', '--recursive', '--tree') ? 'names' : undefined) });
 reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'], below: (p) => (lastValue(p, '-L')?.text === '1' ? undefined : 'names') });

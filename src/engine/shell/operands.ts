@@ -39,6 +39,10 @@ export interface OperandEntry {
   readonly operands?: OperandRole;
   readonly option_values?: Readonly<Record<string, OperandRole>>;
   readonly opaque_options?: Readonly<Record<string, string>>;
+  /** An operand `-`, and a read option's value `-`, is standard input or output, not a file. */
+  readonly dash_is_stdio?: boolean;
+  /** An operand starting with `+` is an offset or a command (`tail +5`, `less +G`), not a file. */
+  readonly plus_operands?: boolean;
   /** Left out of the shipped bundles (esbuild.mjs); the tests read them from the files. */
   readonly examples?: readonly OperandExample[];
 }
@@ -47,8 +51,8 @@ export interface OperandTable { readonly version: 1; readonly family: string; re
 
 export class OperandTableError extends Error {}
 
-const ENTRY_KEYS = ['names', 'registry', 'handler', 'module', 'options', 'operands', 'option_values', 'opaque_options', 'examples'];
-const DATA_KEYS = ['options', 'operands', 'option_values', 'opaque_options'] as const;
+const ENTRY_KEYS = ['names', 'registry', 'handler', 'module', 'options', 'operands', 'option_values', 'opaque_options', 'dash_is_stdio', 'plus_operands', 'examples'];
+const DATA_KEYS = ['options', 'operands', 'option_values', 'opaque_options', 'dash_is_stdio', 'plus_operands'] as const;
 const OPTION_KEYS = ['short', 'short_optional', 'long', 'flags', 'posix', 'negative_numbers'];
 const EXAMPLE_KEYS = ['run', 'also', 'reads', 'writes', 'deletes', 'globs', 'searches', 'urls', 'logins', 'network', 'unnamed_network', 'sinks', 'prints_environment', 'opaque', 'reviews', 'approvals'];
 
@@ -92,6 +96,8 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       for (const [k, v] of Object.entries(ov)) if (!isOption(k) || !ROLES.includes(v as OperandRole)) fail(`${label}: option_values maps options to one of ${ROLES.join(', ')}`);
       const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
       for (const [k, v] of Object.entries(oo)) if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
+      for (const k of ['dash_is_stdio', 'plus_operands'] as const) if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(`${label}: ${k} must be true or false`);
+      if (c.operands === undefined && c.option_values === undefined) fail(`${label}: a data handler gives its operands or option values a role`);
     } else fail(`${label}: handler must be code or data`);
     // The shipped bundles leave examples out (esbuild.mjs); when present they must be usable.
     if (c.examples !== undefined) {
