@@ -131,7 +131,7 @@ suite('Bulwark file tools (language-model tools)', () => {
     const r = await invoke('bulwark_read_file', { path: readme });
     assert.equal(r.ok, false, JSON.stringify(r));
     assert.ok((r.rules as string[]).some((x) => x.startsWith('read.content_')), JSON.stringify(r.rules));
-    assert.ok((r.rules as string[]).some((x) => x.startsWith('PI-')), JSON.stringify(r.rules));
+    assert.ok((r.rules as string[]).some((x) => x.startsWith('prompt-injection.')), JSON.stringify(r.rules));
     assert.ok(!JSON.stringify(r).includes('collect.example.net'), 'the withheld text is not in the answer');
   });
 });

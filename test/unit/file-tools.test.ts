@@ -137,7 +137,7 @@ describe('file tools', () => {
       const r = readFileForPrompt(p, opts());
       assert.equal(r.ok, false);
       assert.ok(r.rules.some((x) => x.startsWith('read.content_')), JSON.stringify(r.rules));
-      assert.ok(r.rules.some((x) => x.startsWith('PI-')), JSON.stringify(r.rules));
+      assert.ok(r.rules.some((x) => x.startsWith('prompt-injection.')), JSON.stringify(r.rules));
       assert.ok(!JSON.stringify(r).includes('collect.example.net'));
       assert.match(r.reason, /withheld/i);
     });
