@@ -105,6 +105,7 @@ if (typeof describe === 'function') describe('rule ids: a former code means the 
     assert.equal(ruleAliasName('content.invisible-text.tag-characters'), 'content.IT-001');
     assert.equal(ruleAliasName('heuristic.PI-001'), 'heuristic.PI-001');
     for (const none of ['deny.etc', 'content.memory_injection', 'github-pat', 'prompt-injection.no-such-rule']) assert.equal(ruleAliasName(none), undefined);
+    assert.deepEqual(ruleAliasesOf(['heuristic.prompt-injection.ignore-previous', 'deny.etc', 'heuristic.PI-002']), { 'heuristic.prompt-injection.ignore-previous': 'heuristic.PI-001' }, 'a name already in alias form needs no alias');
   });
 
   it('sameRule: id and alias, with or without the decision prefix; another prefix or another rule is not the same', () => {
