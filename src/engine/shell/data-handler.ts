@@ -26,11 +26,15 @@ export function dataHandler(entry: OperandEntry): Handler {
       for (const v of values(p, option)) if (!(dashIsStdio && role === 'read' && v.text === '-')) apply(inv, role, v);
     }
     if (!entry.operands) return;
-    for (const w of p.pos) {
+    // A list gives the roles by position (`link TARGET LINK`); operands past it are not files (`mknod NAME TYPE`).
+    const roles = entry.operands;
+    for (const [i, w] of p.pos.entries()) {
+      const role = typeof roles === 'string' ? roles : roles[i];
+      if (!role) break;
       // `cat -`, `tee -`, `tail +5`, `less +G`: standard input or output, an offset or a pager command. A word that is not
       // literal may be a file whatever it starts with.
       if (!w.dynamic && ((dashIsStdio && w.text === '-') || (plusOperands && w.text.startsWith('+')))) continue;
-      apply(inv, entry.operands, w);
+      apply(inv, role, w);
     }
   };
 }

@@ -149,21 +149,12 @@ reg('ln', (inv) => {
   }
 });
 
-reg('link', (inv) => {
-  const [target, link] = parseOpts(inv.args).pos;
-  if (target) inv.an.read(target, inv.scope);
-  if (link) inv.an.write(link, inv.scope);
-});
 
 // ------------------------------------------------------------------------------------------
 // Creating and changing files.
 
 
 
-reg('mknod', (inv) => {
-  const p = parseOpts(inv.args, { short: 'm', long: ['mode'] });
-  if (p.pos[0]) inv.an.write(p.pos[0], inv.scope);
-});
 
 /** chmod/chown/chgrp: the first operand is the mode/owner (unless --reference), the rest are files. */
 function modeThenFiles(inv: Inv, options: RegExp, modeLike: RegExp | null): void {
@@ -1365,12 +1356,6 @@ reg('gofmt', (inv) => {
 
 // shellcheck reads the scripts it is given; -x (or a .shellcheckrc's external-sources) parses the
 // files they source too, which it reports on only with -a (the command table leaves -a and -x unjudged).
-reg('shellcheck', (inv) => {
-  const { an, scope } = inv;
-  const p = parseOpts(inv.args, { short: 'efiosSPW', shortOpt: 'C', long: ['exclude', 'format', 'include', 'enable', 'shell', 'severity', 'source-path', 'wiki-link-count', 'rcfile'], flags: ['check-sourced', 'external-sources', 'list-optional', 'norc', 'extended-analysis', 'help', 'version', 'color'] });
-  for (const f of values(p, '--rcfile')) an.read(f, scope);
-  for (const f of p.pos) if (f.dynamic || f.text !== '-') an.read(f, scope);
-});
 
 // ack takes options from a project .ackrc (the working directory or one above it): since ack 2.12
 // not --pager, --output or --regex, but --files-from and -x (file names from a file or stdin) are

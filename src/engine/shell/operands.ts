@@ -36,7 +36,8 @@ export interface OperandEntry {
   readonly handler: 'code' | 'data';
   readonly module?: string;
   readonly options?: OperandOptions;
-  readonly operands?: OperandRole;
+  /** One role for every operand, or roles by position (later operands are not files). */
+  readonly operands?: OperandRole | readonly OperandRole[];
   readonly option_values?: Readonly<Record<string, OperandRole>>;
   readonly opaque_options?: Readonly<Record<string, string>>;
   /** An operand `-`, and a read option's value `-`, is standard input or output, not a file. */
@@ -91,7 +92,8 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       for (const k of ['short', 'short_optional'] as const) if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^[A-Za-z0-9#]+$/.test(o[k] as string))) fail(`${label}: options.${k} must be option letters`);
       for (const k of ['long', 'flags'] as const) if (o[k] !== undefined && !strings(o[k])) fail(`${label}: options.${k} must be a list of long option names`);
       for (const k of ['posix', 'negative_numbers'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') fail(`${label}: options.${k} must be true or false`);
-      if (c.operands !== undefined && !ROLES.includes(c.operands as OperandRole)) fail(`${label}: operands must be one of ${ROLES.join(', ')}`);
+      const roles = Array.isArray(c.operands) ? c.operands : c.operands === undefined ? [] : [c.operands];
+      if ((Array.isArray(c.operands) && c.operands.length === 0) || !roles.every((r) => ROLES.includes(r as OperandRole))) fail(`${label}: operands must be one of ${ROLES.join(', ')}, or a list of them by position`);
       const ov = (c.option_values ?? {}) as Record<string, unknown>;
       for (const [k, v] of Object.entries(ov)) if (!isOption(k) || !ROLES.includes(v as OperandRole)) fail(`${label}: option_values maps options to one of ${ROLES.join(', ')}`);
       const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
