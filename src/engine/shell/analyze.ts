@@ -7,7 +7,9 @@ import type { ClockPort, FileSystemPort } from '../ports';
 import { isAbsolute, joinPath, normalizePath } from '../paths';
 import { GlobExpander, unescapeGlob } from './expand';
 import { WIN_BACKSLASH, evalSingle, evalWord, literalWord, winUnmap, type WordEnv, type WordValue } from './words';
-import { dispatch, isDangerousEnv, printsSecrets, proxyEnv } from './commands';
+import { dispatch } from './commands';
+import { printsSecrets } from './commands/builtins';
+import { isDangerousEnv, proxyEnv } from './commands/wrappers';
 import { clip } from './helpers';
 import { cloneScope, mergeScopes, same, type Base, type Feed, type Io, type Outcome, type Scope } from './state';
 

@@ -1,8 +1,8 @@
 // Windows: cmd.exe builtins and PowerShell cmdlets (with their aliases and named parameters).
 // The command line is parsed with the bash grammar "as best we can": quoting, `;`, `|`, `&&`,
 // redirects and `$(…)` are close enough; backslashes are kept literally on win32.
-import { literalWord, sliceWord, type WordValue } from './words';
-import { DOT, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from './helpers';
+import { literalWord, sliceWord, type WordValue } from '../words';
+import { DOT, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from '../helpers';
 
 export const PS_CMDLETS: Registry = new Map();
 export const WIN_COMMANDS: Registry = new Map();

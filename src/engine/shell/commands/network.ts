@@ -1,12 +1,12 @@
 // Handlers for commands that reach the network: HTTP clients, sockets, remote shells and copies,
 // DNS tools, git, and package managers.
-import { has, lastValue, parseOpts, values } from './options';
-import { literalWord, sliceWord, unknownWord, type WordValue } from './words';
-import type { Scope } from './state';
-import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from './helpers';
+import { has, lastValue, parseOpts, values } from '../options';
+import { literalWord, sliceWord, unknownWord, type WordValue } from '../words';
+import type { Scope } from '../state';
+import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from '../helpers';
 import { applyPatch } from './files';
-import { MAX_GIT_INDEX_BYTES, parseGitIndex } from './git-index';
-import { serveFiles } from './commands';
+import { MAX_GIT_INDEX_BYTES, parseGitIndex } from '../git-index';
+import { serveFiles } from './shells';
 
 export const NET_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(NET_COMMANDS, names, fn);

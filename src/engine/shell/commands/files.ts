@@ -1,11 +1,11 @@
 // Handlers for commands that read, write or delete files: coreutils, editors, archivers, readers.
-import { has, lastValue, parseOpts, values, type OptSpec, type Parsed } from './options';
-import { literalWord, sliceWord, type WordValue } from './words';
-import { DOT, baseName, childOf, clip, dirWord, genericReads, isRemoteSpec, joinWord, register, type Inv, type Registry } from './helpers';
-import type { Scope } from './state';
-import { filesOfPatch, stripped } from './patch-text';
-import { MAX_FIND_SELECTED, evaluateFind, parseFindExpression, removesEachEntry, type FindEnv, type FindRun, type PrintedName } from './find-expr';
-import { isAbsolute } from '../paths';
+import { has, lastValue, parseOpts, values, type OptSpec, type Parsed } from '../options';
+import { literalWord, sliceWord, type WordValue } from '../words';
+import { DOT, baseName, childOf, clip, dirWord, genericReads, isRemoteSpec, joinWord, register, type Inv, type Registry } from '../helpers';
+import type { Scope } from '../state';
+import { filesOfPatch, stripped } from '../patch-text';
+import { MAX_FIND_SELECTED, evaluateFind, parseFindExpression, removesEachEntry, type FindEnv, type FindRun, type PrintedName } from '../find-expr';
+import { isAbsolute } from '../../paths';
 
 export const FILE_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(FILE_COMMANDS, names, fn);
