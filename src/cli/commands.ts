@@ -117,7 +117,7 @@ export async function runCheck(argv: string[]): Promise<number> {
     if (d.decision !== 'block') engine.recordExecuted({ ...d, decision: 'allow' });
     // The entry is durable before the decision is printed: a CI step never sees an unrecorded decision.
     if (audit) await audit.log.appendDecision(d, { session: action.sessionId, actionType: action.type, payload: action.payload, cwd: action.cwd });
-    process.stdout.write(JSON.stringify({ id: input.id ?? null, decision: d.decision, tier: d.tier, min_tier: d.minTier, level: d.level, rules: d.rules, reason: d.reason }) + '\n');
+    process.stdout.write(JSON.stringify({ id: input.id ?? null, decision: d.decision, tier: d.tier, min_tier: d.minTier, level: d.level, rules: d.rules, reason: d.reason, reasons: d.reasons }) + '\n');
   }
   if (malformed) {
     process.stderr.write(`bulwark check: ${malformed} malformed input line(s); see the error objects in the output\n`);

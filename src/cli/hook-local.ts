@@ -21,6 +21,7 @@ import { AuditLog } from '../node/audit/audit-log';
 import { cliAuditKey } from '../node/audit/cli-key';
 import { ensureDirSync } from '../node/fs-util';
 import { errorMessage } from '../engine/error-message';
+import { hostBlock } from '../engine/reasons';
 
 /** One action to decide, as the hook (in-process) or the hook server (for the hooks it serves) has it. */
 export interface LocalDecideRequest {
@@ -86,17 +87,22 @@ export class LocalDecider {
     const session = agentScopedSession(req.agent, req.sessionId);
     const a = req.action;
     const r: CheckResult = storeError
-      ? { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['hook.state_unavailable'], reason: `Blocked: ${storeError}.` }
+      ? hostBlock('hook.state_unavailable', 'error', storeError)
       : await engine.check({ ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: session, ...(a.cwd ? { cwd: a.cwd } : {}), ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}) });
     // The agent runs the tool once the hook allows it: its reads taint the session now.
     if (r.decision === 'allow') engine.recordExecuted(r);
     try {
       await this.append((log) => log.appendDecision(r, { session, actionType: a.type, payload: { ...a.payload, _hook: { agent: req.agent, ...req.note } }, ...(a.cwd ? { cwd: a.cwd } : {}) }));
     } catch (e) {
-      if (e instanceof HandOver) return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [HAND_OVER_RULE], reason: `Blocked: ${e.message}; ask it again.` };
-      return { decision: 'block', tier: 0, minTier: 0, level: r.level, rules: ['audit.write_failed'], reason: `Blocked: the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed.` };
+      if (e instanceof HandOver) return hostBlock(HAND_OVER_RULE, 'error', `${e.message}; ask it again`);
+      return hostBlock('audit.write_failed', 'error', `the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed`, r.level);
     }
-    return { decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(loadSecretRules(), r.reason).text, ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}) };
+    const secretRules = loadSecretRules();
+    return {
+      decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(secretRules, r.reason).text,
+      reasons: r.reasons.map((x) => ({ ...x, message: redactSecrets(secretRules, x.message).text })),
+      ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}),
+    };
   }
 
   /** Inspects a tool's output and records what was found (rule ids and counts, never the text). */

@@ -1,12 +1,12 @@
 // The engine facade: one `check()` per proposed action, the same for the extension, the CLI and
 // the hook bridge. Pure: every effect (file system, DNS, shell grammar) comes in through ports.
-import type { ActionRequest, Decision, Platform, ProtectionLevel, Tier } from './types';
+import type { ActionRequest, Decision, Platform, ProtectionLevel, Reason, Tier } from './types';
 import { SYSTEM_CLOCK, type ClockPort, type FileFacts, type FileSystemPort } from './ports';
 import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
 import { Boundary, judgeEffects } from './effects';
 import { builtinTables, compileTables, strongestRule, type CompiledRule } from './protection/tables';
-import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathFinding, type PathTouch } from './protection/check';
+import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathFinding, type PathTouch, type ProtectionResult } from './protection/check';
 import { FileFactsCache } from './protection/file-facts';
 import { actionSpec, isKnownActionType } from './actions';
 import { payloadTargetsOf } from './payload';
@@ -18,7 +18,8 @@ import { invisibleTextCopiedIntoInstructions, invisibleTextInInstructionWrite } 
 import { memoryWriteCheck, writesMemory } from './content/memory';
 import { evaluateHeuristics, loadHeuristicRules } from './heuristics';
 import type { TierVerdict } from './shield/types';
-import { REDACTION_FAILED_RULE, redactDecision } from './audit/redact';
+import { REDACTION_FAILED_RULE } from './audit/redact';
+import { reasonOf, renderDecision, sentenceOf, type DecisionDraft, type ReasonText } from './reasons';
 import type { SecretRuleSet } from './secrets';
 import type { IfcDecision } from './ifc';
 import { errorMessage } from './error-message';
@@ -89,18 +90,18 @@ export class Engine {
    * the audit log.
    */
   async check(action: ActionRequest): Promise<CheckResult> {
-    let result: CheckResult;
+    let draft: Draft;
     try {
-      result = { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
+      draft = { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
     } catch (e) {
-      const msg = errorMessage(e);
-      result = { id: action.id, decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['engine.error'], reason: `Blocked: the check itself failed (${msg}), so the action cannot be allowed.` };
+      draft = { id: action.id, ...block([reasonOf('engine.error', 0, 'error', `the check itself failed (${errorMessage(e)}), so the action cannot be allowed`)]) };
     }
     try {
-      return redactDecision(result, this.opts.secretRules);
+      return renderDecision(draft, this.opts.secretRules);
     } catch (e) {
-      const msg = errorMessage(e);
-      return { id: action.id, sessionId: action.sessionId, decision: 'block', tier: 0, minTier: 0, level: result.level, rules: [REDACTION_FAILED_RULE], reason: `Blocked: the decision's reason could not be cleared of secrets (${msg}), so it is not shown and the action cannot be allowed.` };
+      // Not redacted: the redaction itself failed, and this text holds only its error.
+      const failed = block([reasonOf(REDACTION_FAILED_RULE, 0, 'error', `the decision's reason could not be cleared of secrets (${errorMessage(e)}), so it is not shown and the action cannot be allowed`)]);
+      return { id: action.id, sessionId: action.sessionId, decision: 'block', tier: 0, minTier: 0, level: draft.level, rules: [REDACTION_FAILED_RULE], reasons: failed.reasons, reason: sentenceOf(failed.text) };
     }
   }
 
@@ -165,7 +166,7 @@ export class Engine {
     });
   }
 
-  private async decide(action: ActionRequest): Promise<Omit<CheckResult, 'id' | 'sessionId'>> {
+  private async decide(action: ActionRequest): Promise<Omit<Draft, 'id' | 'sessionId'>> {
     validateAction(action);
     // One decision sees one snapshot of the file system: the same path is resolved, stated and listed
     // once however many checks ask (a copy's source and destination, a search and its entries).
@@ -175,17 +176,15 @@ export class Engine {
     const touches: PathTouch[] = targets.touches;
     let floor: Tier = spec.floor;
     const network: string[] = targets.urls.map((u) => u.url);
-    const floorRules: string[] = [];
-    const floorReasons: string[] = [];
+    /** What raised the minimum tier beyond protection, in order. */
+    const floorReasons: Reason[] = [];
     if (!isKnownActionType(action.type)) {
-      floorRules.push(UNKNOWN_TYPE_RULE);
-      floorReasons.push(`\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`);
+      floorReasons.push(reasonOf(UNKNOWN_TYPE_RULE, spec.floor, 'policy', `\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`));
     }
     if (targets.unclear.length) {
       floor = Math.max(floor, 2) as Tier;
-      floorRules.push(PAYLOAD_UNCLEAR_RULE);
       const parts = targets.unclear.slice(0, 3).map((u) => `\`${u.field || 'payload'}\` ${u.why}`);
-      floorReasons.push(`the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`);
+      floorReasons.push(reasonOf(PAYLOAD_UNCLEAR_RULE, 2, 'protection', `the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`));
     }
 
     let analysis: ShellAnalysis | undefined;
@@ -195,8 +194,8 @@ export class Engine {
     let sandboxedEnvironment = false;
     if (action.type === 'execute_command') {
       const command = action.payload.command;
-      if (typeof command !== 'string' || command.length === 0) return block(['action.invalid'], 'execute_command needs a non-empty `command` string');
-      if (!o.shellParser) return block(['shell.unavailable'], 'the shell grammar could not be loaded, so the command cannot be analysed');
+      if (typeof command !== 'string' || command.length === 0) return block([reasonOf('action.invalid', 0, 'policy', 'execute_command needs a non-empty `command` string')]);
+      if (!o.shellParser) return block([reasonOf('shell.unavailable', 0, 'error', 'the shell grammar could not be loaded, so the command cannot be analysed')]);
       const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs, clock: o.clock ?? SYSTEM_CLOCK });
       analysis = a;
       sandboxedEnvironment = sandboxedCommand && a.printsEnvironment && !a.environmentByPath;
@@ -207,18 +206,15 @@ export class Engine {
       for (const s of a.searches) touches.push({ path: s.path, access: 'read', source: 'command', below: s.mode, ...(s.names ? { belowNames: s.names } : {}), ...(s.skipsHidden ? { belowSkipsHidden: true } : {}) });
       if (a.reviews.length) {
         floor = Math.max(floor, 2) as Tier;
-        floorRules.push('shell.review');
-        floorReasons.push(`${a.reviews.join('; ')}, so it needs at least Tier 2`);
+        floorReasons.push(reasonOf('shell.review', 2, 'policy', `${a.reviews.join('; ')}, so it needs at least Tier 2`));
       }
       if (a.approvals.length) {
         floor = 3;
-        floorRules.push('shell.approval');
-        floorReasons.push(`${a.approvals.join('; ')}, so it needs your approval (Tier 3)`);
+        floorReasons.push(reasonOf('shell.approval', 3, 'policy', `${a.approvals.join('; ')}, so it needs your approval (Tier 3)`));
       }
       if (a.opaque) {
         floor = Math.max(floor, 2) as Tier;
-        floorRules.push('shell.opaque');
-        floorReasons.push(`the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`);
+        floorReasons.push(reasonOf('shell.opaque', 2, 'policy', `the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`));
       }
       // Listening servers are not addresses to SSRF-check, but data leaves through them (IFC).
       network.push(...a.urls, ...a.sinks);
@@ -233,11 +229,10 @@ export class Engine {
         // credentials, not a request smuggled to an internal service: a review, not a block.
         if (logins.has(url) && (v.rule === 'ssrf.range.private' || v.rule === 'ssrf.range.cgnat')) {
           floor = Math.max(floor, 2) as Tier;
-          floorRules.push(v.rule);
-          floorReasons.push(`the command logs in to ${url}, on a private network (${v.reason}), so it needs at least Tier 2`);
+          floorReasons.push(reasonOf(v.rule, 2, 'policy', `the command logs in to ${url}, on a private network (${v.reason}), so it needs at least Tier 2`));
           continue;
         }
-        return block([v.rule ?? 'ssrf'], `the command reaches ${url}: ${v.reason}${loopbackHint(v.rule)}`);
+        return block([reasonOf(v.rule ?? 'ssrf', 0, 'policy', `the command reaches ${url}: ${v.reason}${loopbackHint(v.rule)}`)]);
       }
     }
 
@@ -246,30 +241,35 @@ export class Engine {
       ...(sandboxedCommand ? { sandboxHidesWithin: o.workspaceRoots } : {}),
     });
     const sandboxHides = protection.sandboxHides.length ? { sandboxHides: protection.sandboxHides } : {};
-    if (!protection.allowed) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: protection.rules, reason: protection.reason };
+    const found = protectionReasons(protection);
+    const level = { level: protection.level };
+    if (!protection.allowed) return { ...block(found), minTier: protection.minTier, ...level };
     // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
     const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
       ?? invisibleTextCopiedIntoInstructions(protection.findings, () => this.sourcesOf(touches, action.cwd), o.fs);
-    if (hidden) return { decision: 'block', tier: 0, minTier: protection.minTier, level: protection.level, rules: [...hidden.rules, ...protection.rules], reason: hidden.reason };
+    if (hidden) return { ...block(sentenceReasons(hidden.rules, 0, hidden.reason), found), minTier: protection.minTier, ...level };
     // Memory poisoning: what a memory write stores is read by every later session (content/memory.ts).
     // Content rules, like the heuristics: a block is Tier 1's, before any policy can allow the write.
     // Tier 1's evaluation is run once here and handed on to the Shield (a large note is normalised once).
     const memoryTier1 = writesMemory(action.type, protection.findings) ? evaluateHeuristics(o.shield?.heuristics ?? loadHeuristicRules(), action.type, action.payload) : undefined;
     const memory = memoryWriteCheck(action.type, action.payload, protection.findings, { ...(o.shield ? { heuristics: o.shield.heuristics } : {}), ...(memoryTier1 ? { tier1: memoryTier1 } : {}) });
-    if (memory?.verdict === 'block') return { decision: 'block', tier: 1, minTier: protection.minTier, level: protection.level, rules: [...memory.rules, ...protection.rules], reason: memory.reason };
-    if (memory) { floor = 3; floorRules.push(...memory.rules); floorReasons.push(memory.reason); }
+    if (memory?.verdict === 'block') return { ...block(sentenceReasons(memory.rules, 1, memory.reason), found), tier: 1, minTier: protection.minTier, ...level };
+    if (memory) { floor = 3; floorReasons.push(...sentenceReasons(memory.rules, 3, memory.reason)); }
 
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);
-      if (ssrf) return { ...ssrf, level: protection.level };
+      if (ssrf) return { ...block([ssrf]), ...level };
     }
     // Every other http(s) URL in the payload is a request the tool may make: checked the same way.
     for (const u of targets.urls) {
       if (!u.http || (action.type === 'http_request' && u.field === 'url')) continue;
       const ssrf = await this.checkRequestUrl(u.url);
-      if (ssrf) return { ...ssrf, level: protection.level, reason: ssrf.reason.replace(/^Blocked: /, `Blocked: the payload field \`${u.field}\` names `) };
+      if (ssrf) return { ...block([{ ...ssrf, message: `the payload field \`${u.field}\` names ${ssrf.message}` }]), ...level };
     }
 
+    // The protection rules that raised the minimum tier explain it (the first one is quoted); the others are carried.
+    const raising = protection.minTier > 0 ? found : [];
+    const floorExplained = [...raising.slice(0, 1), ...floorReasons];
     if (o.shield) {
       // Each touch resolved once: the Shield gets the path (a glob as its pattern), effects the directory.
       let unresolved = 0;
@@ -279,7 +279,6 @@ export class Engine {
           return [{ access: t.access, dir, path: t.pattern === undefined ? dir : patternPath(dir, t.pattern, t.depth) }];
         } catch { unresolved++; return []; }
       });
-      const reasons = [...(protection.minTier > 0 ? [protection.reason] : []), ...floorReasons];
       const effects = unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
         ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true, hiddenBySandbox: protection.sandboxHides.map((h) => h.path), environmentFromSandbox: sandboxedEnvironment }, this.boundary)
         : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
@@ -292,38 +291,38 @@ export class Engine {
         network,
         publicMaterial: this.publicMaterialRead(protection.findings, action.cwd),
         floor: Math.max(protection.minTier, floor) as Tier,
-        floorRules: [...(protection.minTier > 0 ? protection.rules : []), ...floorRules],
-        floorReasons: reasons,
-        protectionRules: protection.minTier > 0 ? [] : protection.rules,
+        reasons: [...found, ...floorReasons],
+        floorReasons: floorExplained,
         ...(memoryTier1 ? { heuristics: memoryTier1 } : {}),
       });
-      return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, rules: d.rules, reason: d.reason, confidence: d.confidence, trail: d.trail, ifc: d.ifc, ...sandboxHides };
+      return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, reasons: d.reasons, text: d.text, confidence: d.confidence, trail: d.trail, ifc: d.ifc, ...sandboxHides };
     }
 
     const minTier = Math.max(protection.minTier, floor) as Tier;
-    if (minTier === 0) return { decision: 'allow', tier: 0, minTier, level: protection.level, rules: protection.rules, reason: protection.reason, ...sandboxHides };
-    const rules = [...protection.rules, ...floorRules];
-    const reasons = [protection.minTier > 0 ? protection.reason : '', ...floorReasons].filter(Boolean);
-    if (rules.length === 0) rules.push(`action_type.${action.type}`);
-    if (reasons.length === 0) reasons.push(`${action.type} needs at least a Tier ${floor} check`);
-    return { decision: 'escalate', tier: minTier, minTier, level: protection.level, rules, reason: `Needs Tier ${minTier}: ${reasons.join(' ')}` };
+    if (minTier === 0) {
+      const text: ReasonText = found.length ? { lead: 'Allowed: ', stated: found.slice(0, 1) } : { lead: NO_PROTECTION_RULE_APPLIES, stated: [] };
+      return { decision: 'allow', tier: 0, minTier, level: protection.level, reasons: found, text, ...sandboxHides };
+    }
+    // Nothing raised the tier but the action type's own floor: the type is the rule.
+    const typeFloor = floorExplained.length ? [] : [reasonOf(`action_type.${action.type}`, floor, 'policy', `${action.type} needs at least a Tier ${floor} check`)];
+    return { decision: 'escalate', tier: minTier, minTier, level: protection.level, reasons: [...found, ...floorReasons, ...typeFloor], text: { lead: `Needs Tier ${minTier}: `, stated: [...floorExplained, ...typeFloor] } };
   }
 
-  /** SSRF: scheme and literal checks, then every resolved address. A block, or undefined when allowed. */
-  private async checkRequestUrl(url: unknown): Promise<Decision | undefined> {
-    if (typeof url !== 'string' || url.length === 0) return block(['action.invalid'], 'http_request needs a `url` string');
+  /** SSRF: scheme and literal checks, then every resolved address. The reason of a block, or undefined when allowed. */
+  private async checkRequestUrl(url: unknown): Promise<Reason | undefined> {
+    if (typeof url !== 'string' || url.length === 0) return reasonOf('action.invalid', 0, 'policy', 'http_request needs a `url` string');
     const v = checkUrlSyntax(url, this.ssrfPolicy);
-    if (!v.allowed) return block([v.rule ?? 'ssrf'], `${url}: ${v.reason}${loopbackHint(v.rule)}`);
+    if (!v.allowed) return reasonOf(v.rule ?? 'ssrf', 0, 'policy', `${url}: ${v.reason}${loopbackHint(v.rule)}`);
     if (!v.needsResolution || !this.opts.resolveHost || !v.host) return undefined;
     let addresses: string[];
     try {
       addresses = await this.opts.resolveHost(v.host);
     } catch (e) {
-      return block(['ssrf.resolution_failed'], `${url}: could not resolve ${v.host} (${errorMessage(e)})`);
+      return reasonOf('ssrf.resolution_failed', 0, 'policy', `${url}: could not resolve ${v.host} (${errorMessage(e)})`);
     }
     const v2 = checkResolvedAddresses(v, addresses, this.ssrfPolicy);
     // (A loopback name here passed the port check but resolves elsewhere: no port would help.)
-    if (!v2.allowed) return block([v2.rule ?? 'ssrf'], `${url}: ${v2.reason}${v2.rule === 'ssrf.range.loopback' ? loopbackHint(v2.rule) : ''}`);
+    if (!v2.allowed) return reasonOf(v2.rule ?? 'ssrf', 0, 'policy', `${url}: ${v2.reason}${v2.rule === 'ssrf.range.loopback' ? loopbackHint(v2.rule) : ''}`);
     return undefined;
   }
 }
@@ -365,8 +364,38 @@ export const UNKNOWN_TYPE_RULE = 'action_type.unknown';
 
 const clip = (s: string): string => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
 
-function block(rules: string[], why: string): Decision {
-  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules, reason: `Blocked: ${why}.` };
+/** A decision before it is put into words (reasons.ts renders and redacts it in Engine.check). */
+type Draft = DecisionDraft<CheckResult>;
+
+/** A Tier 0 block stated by its first reason; `carried` are the other rules that applied. */
+function block(stated: readonly Reason[], carried: readonly Reason[] = []): Omit<Draft, 'id' | 'sessionId'> {
+  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', reasons: [...stated, ...carried], text: { lead: 'Blocked: ', stated: stated.slice(0, 1) } };
+}
+
+const NO_PROTECTION_RULE_APPLIES = 'No protection rule applies';
+
+/**
+ * The protection check's rules as reasons, in its order, each with what its first finding of the
+ * deciding kind says (a block's, a raised tier's, or a protected read's).
+ */
+function protectionReasons(p: ProtectionResult): Reason[] {
+  const deciding = (f: PathFinding) => (!p.allowed ? f.effect.kind === 'block' : p.minTier > 0 ? f.effect.kind === 'min_tier' : f.level !== 'unprotected');
+  const raises = (f: PathFinding) => (f.effect.kind === 'min_tier' ? f.effect.tier : 0);
+  return p.rules.map((rule) => {
+    // The first of the rule's findings that decided, the highest raise first (as the check orders them).
+    const f = p.findings.filter((x) => x.ruleId === rule && deciding(x)).reduce<PathFinding | undefined>((best, x) => (!best || raises(x) > raises(best) ? x : best), undefined);
+    const tier: Tier = f?.effect.kind === 'min_tier' ? f.effect.tier : 0;
+    return reasonOf(rule, tier, 'protection', !f ? rule : p.allowed && p.minTier === 0 ? `${f.message}; this action only reads it` : f.message);
+  });
+}
+
+/**
+ * A check that states its reason as a whole sentence (`Blocked: …`: content and memory rules) as
+ * reasons: every one of its rules says that sentence, without the lead the decision's text adds.
+ */
+function sentenceReasons(rules: readonly string[], tier: Tier, sentence: string): Reason[] {
+  const message = sentence.replace(/^Blocked: /, '');
+  return rules.map((rule) => reasonOf(rule, tier, 'policy', message));
 }
 
 /** Bad input is refused with a clear error before any rule runs. */

@@ -2,7 +2,8 @@
 // engine's decision; from the command palette it asks for the action as JSON and shows the decision.
 // It never executes the action.
 import * as vscode from 'vscode';
-import type { ActionRequest, CheckResult } from '../engine';
+import type { ActionRequest, CheckResult, Reason } from '../engine';
+import { hostBlock } from '../engine/reasons';
 import type { EngineHost } from './engine-host';
 import type { AuditHost } from './audit-host';
 import { errorMessage } from '../engine/error-message';
@@ -21,6 +22,8 @@ export interface CheckActionResult {
   readonly level: CheckResult['level'];
   readonly rules: readonly string[];
   readonly reason: string;
+  /** The structured reasons `reason` was rendered from. */
+  readonly reasons: readonly Reason[];
   readonly confidence?: number;
   /** Protected files the allow rests on the OS sandbox hiding (only for a sandboxed command). */
   readonly sandboxHides?: CheckResult['sandboxHides'];
@@ -96,7 +99,7 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
   return {
     raw: r,
     result: {
-      decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason,
+      decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason, reasons: r.reasons,
       ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
       ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}),
     },
@@ -104,7 +107,7 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
 }
 
 function failed(rule: string, why: string): CheckActionResult {
-  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason: `Blocked: ${why}.` };
+  return hostBlock(rule, rule === 'action.invalid' ? 'policy' : 'error', why);
 }
 
 async function checkFromPalette(host: EngineHost, audit: AuditHost): Promise<CheckActionResult | undefined> {

@@ -13,8 +13,8 @@ import { SqliteStateStore, StateDb, STATE_DB_SCHEMA_VERSION } from '../../src/no
 import { makeTempDir, repoRoot } from './helpers/repo';
 
 const KEY = Buffer.from('0123456789abcdef0123456789abcdef');
-const blocked: CheckResult = { id: 'a1', sessionId: 's1', decision: 'block', tier: 0, minTier: 0, level: 'full_block', rules: ['deny.home.ssh'], reason: 'ssh keys' };
-const allowed: CheckResult = { id: 'a2', sessionId: 's2', decision: 'allow', tier: 2, minTier: 1, level: 'unprotected', rules: ['tier2.allow'], reason: 'fine', confidence: 0.9,
+const blocked: CheckResult = { id: 'a1', sessionId: 's1', decision: 'block', tier: 0, minTier: 0, level: 'full_block', rules: ['deny.home.ssh'], reason: 'ssh keys', reasons: [{ rule: 'deny.home.ssh', tier: 0, kind: 'protection', message: 'ssh keys' }] };
+const allowed: CheckResult = { id: 'a2', sessionId: 's2', decision: 'allow', tier: 2, minTier: 1, level: 'unprotected', rules: ['tier2.allow'], reason: 'fine', reasons: [{ rule: 'tier2.allow', tier: 2, kind: 'policy', message: 'fine' }], confidence: 0.9,
   trail: [{ decision: 'escalate', tier: 1, confidence: 1, rules: ['tier1.none'], reason: 'r' }, { decision: 'allow', tier: 2, confidence: 0.9, rules: ['tier2.allow'], reason: 'ok' }] };
 
 describe('audit log', () => {
@@ -59,7 +59,7 @@ describe('audit log', () => {
   });
 
   it('eventsForDecision derives IFC, canary, budget, rate-limit and self-protection events', () => {
-    const r: CheckResult = { decision: 'block', tier: 2, minTier: 2, level: 'unprotected', rules: ['tier2.canary_missing', 'tier3.rate_limited'], reason: 'x', sessionId: 's',
+    const r: CheckResult = { decision: 'block', tier: 2, minTier: 2, level: 'unprotected', rules: ['tier2.canary_missing', 'tier3.rate_limited'], reason: 'x', reasons: [], sessionId: 's',
       trail: [{ decision: 'block', tier: 2, confidence: 1, rules: ['tier2.canary_missing'], reason: 'c' }, { decision: 'block', tier: 2, confidence: 1, rules: ['tier2.budget_exhausted'], reason: 'b' }],
       ifc: { decision: 'allow', enforced: false, wouldBlock: true, sensitivity: 'critical', sink: 'network', rule: 'ifc.critical.network', reason: 'r', classified: [], taint: 'critical', readTaint: {} as never } };
     const ev = eventsForDecision(r, { actionType: 'http_request', payload: {} }).map((e) => e.event);

@@ -212,29 +212,38 @@ describe('Shield pipeline', () => {
       const e = engine({ policy: bad });
       const w = await e.check(act('write_file', { path: `${ws}/src/b.ts`, content: 'x' }));
       assert.equal(w.decision, 'block');
-      assert.match(w.reason, /bad-policy\.yaml:3:\d+/);
+      const invalid = w.reasons.find((r) => r.rule === 'policy.invalid');
+      assert.deepEqual(invalid && [invalid.tier, invalid.kind], [0, 'error'], JSON.stringify(w.reasons));
+      assert.match(invalid!.message, /bad-policy\.yaml:3:\d+/);
       const r = await e.check(act('read_file', { path: `${ws}/src/a.ts` }));
       assert.deepEqual(pick(r), ['allow', 1]);
     });
     it('no Tier 2 evaluator configured blocks (enforce) and says so', async () => {
       const d = await engine({ tier2: 'none' }).check(act('execute_command', { command: 'make build' }));
       assert.deepEqual(pick(d), ['block', 2]);
-      assert.match(d.reason, /none is configured/);
+      assert.deepEqual(d.reasons.filter((r) => r.kind === 'error').map((r) => [r.rule, r.tier]), [['tier2.not_configured', 2]]);
     });
     it('a garbage Tier 2 answer blocks', async () => {
-      assert.deepEqual(pick(await engine({ tier2: model('garbage') }).check(act('execute_command', { command: 'make build' }))), ['block', 2]);
+      const d = await engine({ tier2: model('garbage') }).check(act('execute_command', { command: 'make build' }));
+      assert.deepEqual(pick(d), ['block', 2]);
+      assert.deepEqual(d.reasons.filter((r) => r.kind === 'error').map((r) => [r.rule, r.tier]), [['tier2.malformed', 2]]);
     });
     it('no approval surface blocks at Tier 3', async () => {
       const d = await engine({ tier2: model('ESCALATE'), tier3: 'none' }).check(act('execute_command', { command: 'make build' }));
       assert.deepEqual(pick(d), ['block', 3]);
+      assert.deepEqual(d.reasons.filter((r) => r.kind === 'error').map((r) => [r.rule, r.tier]), [['tier3.no_surface', 3]]);
     });
     it('a classifier failure blocks at Tier 1; an invalid score blocks', async () => {
       const broken: InjectionClassifier = { id: 'broken', injectionScore: async () => { throw new Error('model file corrupt'); } };
       const d = await engine({ classifier: broken }).check(act('mcp_weather', { city: 'Oslo' }));
       assert.deepEqual(pick(d), ['block', 1]);
-      assert.match(d.reason, /model file corrupt/);
+      const failed = d.reasons.filter((r) => r.kind === 'error');
+      assert.deepEqual(failed.map((r) => [r.rule, r.tier]), [['tier1.classifier_error', 1]]);
+      assert.match(failed[0]!.message, /model file corrupt/);
       const nan: InjectionClassifier = { id: 'nan', injectionScore: async () => Number.NaN };
-      assert.deepEqual(pick(await engine({ classifier: nan }).check(act('mcp_weather', { city: 'Oslo' }))), ['block', 1]);
+      const invalid = await engine({ classifier: nan }).check(act('mcp_weather', { city: 'Oslo' }));
+      assert.deepEqual(pick(invalid), ['block', 1]);
+      assert.deepEqual(invalid.reasons.filter((r) => r.kind === 'error').map((r) => r.rule), ['tier1.classifier_error']);
     });
     it('the classifier threshold from settings is used: at or above blocks, below escalates', async () => {
       const score = (s: number): InjectionClassifier => ({ id: `fixed-${s}`, injectionScore: async () => s });
@@ -248,12 +257,16 @@ describe('Shield pipeline', () => {
       const d = await engine({ policy: 'permissive', classifier: c, tier2: model('ALLOW') }).check(act('send_message', { to: 'team', message: 'build is green' }));
       assert.equal(called, false);
       assert.deepEqual(pick(d), ['allow', 2]);
+      const skipped = d.reasons.find((r) => r.rule === 'tier1.classifier_skipped');
+      assert.deepEqual(skipped && [skipped.tier, skipped.kind], [2, 'policy'], JSON.stringify(d.reasons));
     });
     it('an IFC store error blocks', async () => {
       const broken: StateStore = { get: () => { throw new Error('database is locked'); }, set: () => undefined, delete: () => undefined };
       const d = await engine({ store: broken, tier2: 'none' }).check(act('read_file', { path: `${ws}/src/a.ts` }));
       assert.equal(d.decision, 'block');
-      assert.match(d.reason, /database is locked/);
+      const failed = d.reasons.filter((r) => r.kind === 'error');
+      assert.deepEqual(failed.map((r) => r.rule), ['ifc.store_error']);
+      assert.match(failed[0]!.message, /database is locked/);
     });
   });
 });

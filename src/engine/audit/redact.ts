@@ -1,9 +1,9 @@
 // Secrets out of everything Bulwark says or records. Two places cannot be bypassed: Engine.check
-// redacts every text of its result (the reason, each tier's reason, the IFC reason) before any
-// caller sees it, and the audit log redacts every string of every entry before it is hashed (a
-// secret in a hash-chained entry can never be removed again). Surfaces that build texts of their
-// own (CLI errors, hook answers, approval dialogs) use redactText. Pure.
-import type { TierVerdict } from '../shield/types';
+// redacts every text of its result (renderDecision in ../reasons.ts: the reason, each structured
+// reason, each tier's reason, the IFC reason) before any caller sees it, and the audit log redacts
+// every string of every entry before it is hashed (a secret in a hash-chained entry can never be
+// removed again). Surfaces that build texts of their own (CLI errors, hook answers, approval
+// dialogs) use redactText. Pure.
 import { loadSecretRules, redactSecrets, type SecretRuleSet } from '../secrets';
 import { errorMessage } from '../error-message';
 
@@ -40,26 +40,4 @@ export function redactArgs(v: unknown, rules: SecretRuleSet = loadSecretRules(),
   if (typeof v === 'number' && !Number.isFinite(v)) return String(v); // JCS has no NaN/Infinity
   if (typeof v === 'bigint' || typeof v === 'function' || typeof v === 'symbol') return String(v);
   return v;
-}
-
-/** The texts a decision carries (the shape of CheckResult, without importing the engine). */
-export interface RedactableDecision {
-  readonly reason: string;
-  readonly trail?: readonly TierVerdict[];
-  readonly ifc?: { readonly reason: string };
-}
-
-/**
- * The decision with secrets replaced in every text it carries: its reason, each tier's reason and
- * the IFC reason. Rule ids, tiers and verdicts are Bulwark's own and stay. Throws if the secret
- * rules are broken (Engine.check turns that into a block). Reasons are short: cheap once the rules
- * are compiled, and the payload itself is never scanned here.
- */
-export function redactDecision<T extends RedactableDecision>(d: T, rules: SecretRuleSet = loadSecretRules()): T {
-  return {
-    ...d,
-    reason: redactText(d.reason, rules),
-    ...(d.trail ? { trail: d.trail.map((t) => ({ ...t, reason: redactText(t.reason, rules) })) } : {}),
-    ...(d.ifc ? { ifc: { ...d.ifc, reason: redactText(d.ifc.reason, rules) } } : {}),
-  };
 }

@@ -4,7 +4,8 @@
 // error or timeout blocks — or, in `report` mode (the CLI, which never calls a model or a human),
 // stops with `escalate` naming the tier that would decide next.
 import type { EffectJudgement } from '../effects';
-import type { Tier, Verdict } from '../types';
+import type { Reason, ReasonKind, Tier, Verdict } from '../types';
+import { contextClause, reasonOf, type ReasonText } from '../reasons';
 import type { CompiledRuleSet, HeuristicResult } from '../heuristics';
 import { evaluateHeuristics } from '../heuristics';
 import type { IfcDecision, IfcEngine } from '../ifc';
@@ -62,12 +63,12 @@ export interface ShieldInput {
   readonly publicMaterial?: readonly string[];
   /** What the action does, judged (effects.ts): Tier 0 rules with `effects:` match on its class. */
   readonly effects?: EffectJudgement;
-  /** Minimum tier from protection, the action-type floor and opaque commands, with the rules behind it. */
+  /** Minimum tier from protection, the action-type floor and opaque commands. */
   readonly floor: Tier;
-  readonly floorRules: readonly string[];
-  readonly floorReasons: readonly string[];
-  /** Protection rules that applied without blocking (shown with the decision). */
-  readonly protectionRules: readonly string[];
+  /** What the engine found before the Shield (protection, floors), in rule order; every decision carries them. */
+  readonly reasons: readonly Reason[];
+  /** Those of `reasons` that explain the floor: quoted in brackets when a higher tier is needed. */
+  readonly floorReasons: readonly Reason[];
   /**
    * Tier 1's heuristic evaluation of this action (all rules, with `parts.heuristics`), when the
    * engine already ran it (for a memory write's content inspection): not computed twice.
@@ -79,8 +80,9 @@ export interface ShieldDecision {
   readonly decision: Verdict;
   readonly tier: Tier;
   readonly minTier: Tier;
-  readonly rules: readonly string[];
-  readonly reason: string;
+  /** Every rule behind the decision, in order; `text` says how they read (reasons.ts renders it). */
+  readonly reasons: readonly Reason[];
+  readonly text: ReasonText;
   readonly confidence: number;
   /** Every tier's verdict, in order, for the audit log. */
   readonly trail: readonly TierVerdict[];
@@ -91,14 +93,15 @@ const VERDICT_RANK: Record<Verdict, number> = { allow: 0, escalate: 1, block: 2 
 
 export async function runShield(parts: ShieldParts, input: ShieldInput): Promise<ShieldDecision> {
   const trail: TierVerdict[] = [];
-  const rules = new Set<string>([...input.protectionRules, ...input.floorRules]);
+  const reasons: Reason[] = [...input.reasons];
   let minTier: Tier = input.floor;
-  const reasons: string[] = [...input.floorReasons];
-  const finish = (decision: Verdict, tier: Tier, reason: string, confidence = 1, extra: readonly string[] = []): ShieldDecision => {
-    for (const r of extra) rules.add(r);
-    const note = ifc && !ifc.enforced && ifc.wouldBlock ? ` (IFC audit mode: ${ifc.reason})` : '';
-    if (note) rules.add('ifc.would_block');
-    return { decision, tier, minTier, rules: [...rules], reason: reason + note, confidence, trail, ifc };
+  /** What raised the minimum tier on the way: said in brackets when a higher tier is needed. */
+  const raised: Reason[] = [...input.floorReasons];
+  const finish = (decision: Verdict, tier: Tier, text: ReasonText, confidence = 1, extra: readonly Reason[] = []): ShieldDecision => {
+    reasons.push(...extra);
+    const auditNote = ifc && !ifc.enforced && ifc.wouldBlock ? reasonOf('ifc.would_block', 0, 'policy', ifc.reason) : undefined;
+    if (auditNote) reasons.push(auditNote);
+    return { decision, tier, minTier, reasons, text: auditNote ? { ...text, auditNote } : text, confidence, trail, ifc };
   };
 
   // IFC classification: escalate raises the minimum tier before any tier runs; a block is applied
@@ -106,22 +109,31 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   let ifc: IfcDecision | undefined;
   if (parts.ifc) {
     ifc = parts.ifc.evaluate(input.sessionId, input.action.type, { reads: input.reads, writes: input.writes, network: input.network, ...(input.publicMaterial?.length ? { publicMaterial: input.publicMaterial } : {}) });
-    if (ifc.decision === 'escalate') { minTier = maxTier(minTier, 2); rules.add(ifc.rule); reasons.push(ifc.reason); }
+    if (ifc.decision === 'escalate') {
+      minTier = maxTier(minTier, 2);
+      const r = reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason);
+      reasons.push(r);
+      raised.push(r);
+    }
   }
 
   // Tier 0: policy.
   const t0 = tier0(parts.policy, input);
   trail.push({ decision: t0.decision, tier: 0, confidence: 1, rules: [t0.rule], reason: t0.reason });
-  rules.add(t0.rule);
-  if (t0.decision === 'block') return finish('block', 0, `Blocked at Tier 0: ${t0.reason}.`);
+  const policy = reasonOf(t0.rule, 0, t0.rule === INVALID_POLICY_RULE ? 'error' : 'policy', t0.reason);
+  reasons.push(policy);
+  if (t0.decision === 'block') return finish('block', 0, { lead: 'Blocked at Tier 0: ', stated: [policy] });
   minTier = maxTier(minTier, t0.minTier);
-  if (ifc?.decision === 'block') return finish('block', 0, ifc.reason.endsWith('.') ? ifc.reason : `${ifc.reason}.`, 1, [ifc.rule]);
+  if (ifc?.decision === 'block') {
+    const r = reasonOf(ifc.rule, 0, ifcKind(ifc.rule), ifc.reason);
+    return finish('block', 0, { stated: [r] }, 1, [r]);
+  }
 
   if (t0.decision === 'allow' && minTier === 0) {
-    // A policy allow never skips the always-block heuristics (the original did).
+    // A policy allow never skips the always-block heuristics.
     const hard = evaluateHeuristics(parts.heuristics, input.action.type, input.action.payload, { alwaysBlockOnly: true });
     if (hard.verdict === 'block') return heuristicBlock(hard, finish, trail);
-    return finish('allow', 0, `Allowed at Tier 0: ${t0.reason}.`);
+    return finish('allow', 0, { lead: 'Allowed at Tier 0: ', stated: [policy] });
   }
 
   // Tier 1: heuristics and the classifier. They run also when Tier 2+ is required anyway: their
@@ -132,62 +144,108 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
     trail.push(heuristicVerdict(h));
     if (h.verdict === 'block') return heuristicBlock(h, finish, trail, false);
     let t1: Verdict = h.verdict;
-    let t1Reason = h.verdict === 'escalate' ? heuristicReason(h) : 'no heuristic rule matched';
+    let t1Reason = h.verdict === 'escalate' ? heuristicReason(h) : NO_HEURISTIC_MATCHED;
     let confidence = h.confidence;
     const skip = (parts.classifierSkipTypes ?? DEFAULT_CLASSIFIER_SKIP_TYPES).has(input.action.type);
     if (parts.classifier && !skip) {
       const threshold = parts.classifierThreshold ?? 0.85;
+      const failed = (message: string) => {
+        const r = reasonOf(CLASSIFIER_ERROR_RULE, 1, 'error', message);
+        return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: [r] }, 1, [r]);
+      };
       let score: number;
       try {
         score = await parts.classifier.injectionScore(classifierText(input.action));
       } catch (e) {
-        return finish('block', 1, `Blocked at Tier 1: the injection classifier failed (${errorMessage(e)}), and Tier 1 fails closed.`, 1, ['tier1.classifier_error']);
+        return failed(`the injection classifier failed (${errorMessage(e)}), and Tier 1 fails closed`);
       }
-      if (!Number.isFinite(score) || score < 0 || score > 1) return finish('block', 1, `Blocked at Tier 1: the injection classifier returned an invalid score (${score}).`, 1, ['tier1.classifier_error']);
+      if (!Number.isFinite(score) || score < 0 || score > 1) return failed(`the injection classifier returned an invalid score (${score})`);
       const label = score >= 0.5 ? 'INJECTION' : 'SAFE';
       trail.push({ decision: label === 'INJECTION' ? (score >= threshold ? 'block' : 'escalate') : 'allow', tier: 1, confidence: label === 'INJECTION' ? score : 1 - score, rules: [`tier1.classifier.${label.toLowerCase()}`], reason: `classifier ${parts.classifier.id}: ${label} ${score.toFixed(3)} (threshold ${threshold})` });
-      if (label === 'INJECTION' && score >= threshold) return finish('block', 1, `Blocked at Tier 1: the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold}).`, score, ['tier1.classifier.injection']);
-      if (label === 'INJECTION') { t1 = 'escalate'; t1Reason = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`; rules.add('tier1.classifier.injection'); confidence = score; }
+      if (label === 'INJECTION' && score >= threshold) {
+        const r = reasonOf('tier1.classifier.injection', 1, 'policy', `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`);
+        return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: [r] }, score, [r]);
+      }
+      if (label === 'INJECTION') {
+        t1 = 'escalate'; t1Reason = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`; confidence = score;
+        reasons.push(reasonOf('tier1.classifier.injection', 1, 'policy', t1Reason));
+      }
     } else if (parts.classifier && skip && t1 === 'allow') {
       // The classifier over-fires on these types: the LLM evaluator judges their content instead.
       minTier = maxTier(minTier, 2);
-      reasons.push(`${input.action.type} skips the classifier and goes to Tier 2`);
+      const r = reasonOf(CLASSIFIER_SKIPPED_RULE, 2, 'policy', `${input.action.type} skips the classifier and goes to Tier 2`);
+      reasons.push(r);
+      raised.push(r);
     }
-    if (t1 === 'allow' && minTier <= 1) return finish('allow', 1, `Allowed at Tier 1: ${t1Reason}; ${t0.reason}.`, confidence);
-    if (t1 === 'escalate') { rules.add('tier1.escalate'); reasons.push(t1Reason); }
+    // (t1 is allow only when no heuristic matched: Tier 1's own words, no rule's.)
+    if (t1 === 'allow' && minTier <= 1) return finish('allow', 1, { lead: `Allowed at Tier 1: ${NO_HEURISTIC_MATCHED}; `, stated: [policy] }, confidence);
+    if (t1 === 'escalate') {
+      const r = reasonOf('tier1.escalate', 2, 'policy', t1Reason);
+      reasons.push(r);
+      raised.push(r);
+    }
   }
   minTier = maxTier(minTier, 2);
-  const why = reasons.length ? ` (${[...new Set(reasons)].join('; ')})` : '';
 
   // Tier 2: the LLM evaluator.
-  let t2Reason: string;
+  let t2Reason: Reason;
   if (!parts.tier2) {
-    if (parts.mode === 'report') return finish('escalate', 2, `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: ${t0.reason}${why}.`, 1);
-    if (parts.tier2Unavailable !== 'escalate') return finish('block', 2, `Blocked: this action needs the Tier 2 evaluator${why}, but none is configured.`, 1, ['tier2.not_configured']);
-    rules.add('tier2.not_configured');
-    t2Reason = 'no Tier 2 evaluator is configured, and you chose to be asked instead';
-    trail.push({ decision: 'escalate', tier: 2, confidence: 1, rules: ['tier2.not_configured'], reason: t2Reason });
+    if (parts.mode === 'report') return finish('escalate', 2, { lead: `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: `, stated: [policy], context: raised }, 1);
+    if (parts.tier2Unavailable !== 'escalate') {
+      const r = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'this action needs the Tier 2 evaluator, but none is configured');
+      return finish('block', 2, { lead: 'Blocked: ', stated: [r], context: raised }, 1, [r]);
+    }
+    t2Reason = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'no Tier 2 evaluator is configured, and you chose to be asked instead');
+    reasons.push(t2Reason);
+    trail.push({ decision: 'escalate', tier: 2, confidence: 1, rules: [TIER2_NOT_CONFIGURED_RULE], reason: t2Reason.message });
   } else {
     const t2 = await parts.tier2.evaluate(input.action);
     trail.push(t2);
-    for (const r of t2.rules) rules.add(r);
-    if (t2.decision === 'block') return finish('block', 2, `Blocked at Tier 2: ${t2.reason}.`, t2.confidence);
-    if (t2.decision === 'allow' && minTier <= 2) return finish('allow', 2, `Allowed at Tier 2: ${t2.reason}.`, t2.confidence);
-    t2Reason = t2.reason;
+    const said = verdictReasons(t2, 'tier2.verdict');
+    reasons.push(...said);
+    const stated = said.slice(0, 1);
+    if (t2.decision === 'block') return finish('block', 2, { lead: 'Blocked at Tier 2: ', stated }, t2.confidence);
+    if (t2.decision === 'allow' && minTier <= 2) return finish('allow', 2, { lead: 'Allowed at Tier 2: ', stated }, t2.confidence);
+    t2Reason = said[0]!;
   }
   minTier = 3;
 
   // Tier 3: a human.
   if (!parts.tier3) {
-    if (parts.mode === 'report') return finish('escalate', 3, `Needs your approval (Tier 3): ${t2Reason}${why}.`, 1);
-    return finish('block', 3, 'Blocked: this action needs your approval (Tier 3), but no approval surface is available.', 1, ['tier3.no_surface']);
+    if (parts.mode === 'report') return finish('escalate', 3, { lead: 'Needs your approval (Tier 3): ', stated: [t2Reason], context: raised }, 1);
+    const r = reasonOf('tier3.no_surface', 3, 'error', 'this action needs your approval (Tier 3), but no approval surface is available');
+    return finish('block', 3, { lead: 'Blocked: ', stated: [r] }, 1, [r]);
   }
-  const t3 = await parts.tier3.decide({ id: input.id, sessionId: input.sessionId, actionType: input.action.type, payload: input.action.payload, reasons: [...[...new Set(reasons)].map((reason) => ({ tier: 0, reason })), ...trail.map((t) => ({ tier: t.tier, reason: t.reason }))] });
+  const t3 = await parts.tier3.decide({ id: input.id, sessionId: input.sessionId, actionType: input.action.type, payload: input.action.payload, reasons: [...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })), ...trail.map((t) => ({ tier: t.tier, reason: t.reason }))] });
   trail.push(t3);
-  for (const r of t3.rules) rules.add(r);
-  if (t3.decision === 'allow') return finish('allow', 3, `Allowed at Tier 3: ${t3.reason}.`);
-  return finish('block', 3, `Blocked at Tier 3: ${t3.reason}.`);
+  const answered = verdictReasons(t3, 'tier3.verdict');
+  reasons.push(...answered);
+  const stated = answered.slice(0, 1);
+  if (t3.decision === 'allow') return finish('allow', 3, { lead: 'Allowed at Tier 3: ', stated });
+  return finish('block', 3, { lead: 'Blocked at Tier 3: ', stated });
 }
+
+const INVALID_POLICY_RULE = 'policy.invalid';
+const TIER2_NOT_CONFIGURED_RULE = 'tier2.not_configured';
+const CLASSIFIER_ERROR_RULE = 'tier1.classifier_error';
+/** The action type skips the classifier (classifierSkipTypes), which raises its minimum tier to 2. */
+export const CLASSIFIER_SKIPPED_RULE = 'tier1.classifier_skipped';
+const NO_HEURISTIC_MATCHED = 'no heuristic rule matched';
+
+/** Rules of Tier 2 and Tier 3 that say a part failed or is missing rather than judging the action. */
+const TIER_ERROR_RULES: ReadonlySet<string> = new Set([
+  'tier2.internal_error', 'tier2.store_error', 'tier2.misconfigured', 'tier2.action_invalid', 'tier2.not_configured',
+  'tier2.unreachable', 'tier2.budget_exhausted', 'tier2.malformed', 'tier2.unknown_decision',
+  'tier3.store_error', 'tier3.surface_error', 'tier3.no_surface',
+]);
+const tierRuleKind = (rule: string): ReasonKind => (TIER_ERROR_RULES.has(rule) ? 'error' : 'policy');
+
+/** A Tier 2 or Tier 3 verdict as reasons: each of its rules says its reason (`fallback` names a verdict that gave no rule). */
+function verdictReasons(v: TierVerdict, fallback: string): Reason[] {
+  const rules = v.rules.length ? v.rules : [fallback];
+  return rules.map((rule) => reasonOf(rule, v.tier, tierRuleKind(rule), v.reason));
+}
+const ifcKind = (rule: string): ReasonKind => (rule === 'ifc.error' || rule === 'ifc.store_error' ? 'error' : 'policy');
 
 /** Every policy is asked; the strictest answer wins, so a workspace policy can tighten but never loosen. */
 function tier0(state: PolicyState, input: ShieldInput): Tier0Result {
@@ -208,15 +266,20 @@ function heuristicVerdict(h: HeuristicResult): TierVerdict {
 }
 
 function heuristicReason(h: HeuristicResult): string {
-  const f = h.findings[0]!;
   const more = h.findings.length > 1 ? ` (+${h.findings.length - 1} more)` : '';
-  return `heuristic ${f.ruleId} (${f.category}, ${f.severity}): ${f.description} — matched \`${f.match}\` in ${f.field}${more}`;
+  return `${findingReason(h.findings[0]!)}${more}`;
 }
 
-function heuristicBlock(h: HeuristicResult, finish: (d: Verdict, t: Tier, r: string, c?: number, extra?: readonly string[]) => ShieldDecision, trail: TierVerdict[], record = true): ShieldDecision {
+function findingReason(f: HeuristicResult['findings'][number]): string {
+  return `heuristic ${f.ruleId} (${f.category}, ${f.severity}): ${f.description} — matched \`${f.match}\` in ${f.field}`;
+}
+
+function heuristicBlock(h: HeuristicResult, finish: (d: Verdict, t: Tier, text: ReasonText, c?: number, extra?: readonly Reason[]) => ShieldDecision, trail: TierVerdict[], record = true): ShieldDecision {
   if (record) trail.push(heuristicVerdict(h));
   const always = h.findings[0]?.alwaysBlock ? ' (an always-block rule: no policy can allow it)' : '';
-  return finish('block', 1, `Blocked at Tier 1: ${heuristicReason(h)}${always}.`, h.confidence, h.findings.map((f) => `heuristic.${f.ruleId}`));
+  // The first finding speaks for the block (naming how many more matched); each other finding says what it is.
+  const found = h.findings.map((f, i) => reasonOf(`heuristic.${f.ruleId}`, 1, 'policy', i === 0 ? `${heuristicReason(h)}${always}` : findingReason(f)));
+  return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: found.slice(0, 1) }, h.confidence, found);
 }
 
 function classifierText(action: ActionView): string {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import type { BridgeDecision, BridgeRequest, BridgeResponse } from './bridge-protocol';
+import type { Reason } from '../../engine/types';
 import { BRIDGE_FILE, type BridgeInfo } from './state-dir';
 import { isProcessAlive, livePeers, readInfoFile } from './bridge-files';
 import { errorMessage } from '../../engine/error-message';
@@ -121,6 +122,8 @@ function exchange(info: BridgeInfo, request: BridgeRequestBody, timeoutMs: numbe
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isReason = (r: unknown): r is Reason => isObject(r) && typeof r.rule === 'string' && [0, 1, 2, 3].includes(r.tier as number)
+  && (r.kind === 'policy' || r.kind === 'protection' || r.kind === 'error') && typeof r.message === 'string';
 
 /** The answer, or why it is not one. A decide answer that is `ok` must carry a well-formed decision. */
 export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeResponse | string {
@@ -141,11 +144,14 @@ export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeRe
   const d = v.decision;
   if (!isObject(d) || !['allow', 'block', 'escalate'].includes(d.decision as string) || typeof d.tier !== 'number' || typeof d.minTier !== 'number'
     || typeof d.level !== 'string' || !Array.isArray(d.rules) || !d.rules.every((r) => typeof r === 'string') || typeof d.reason !== 'string') return 'a malformed decision';
+  const reasons = d.reasons;
+  if (reasons !== undefined && (!Array.isArray(reasons) || !reasons.every(isReason))) return 'a decision with malformed reasons';
   const hides = d.sandboxHides;
   // A malformed list is refused whole: the allow it came with rests on hiding exactly these files.
   if (hides !== undefined && (!Array.isArray(hides) || !hides.every((h) => isObject(h) && typeof h.path === 'string' && h.path.startsWith('/') && !h.path.includes('\0') && typeof h.ruleId === 'string'))) return 'a decision with malformed sandboxHides';
   const decision: BridgeDecision = {
     decision: d.decision as BridgeDecision['decision'], tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules as string[], reason: d.reason,
+    ...(Array.isArray(reasons) ? { reasons: reasons.map((r: Reason) => ({ rule: r.rule, tier: r.tier, kind: r.kind, message: r.message })) } : {}),
     ...(Array.isArray(hides) && hides.length ? { sandboxHides: hides.map((h) => ({ path: (h as { path: string }).path, ruleId: (h as { ruleId: string }).ruleId })) } : {}),
   };
   return { v: 1, ok: true, decision };

@@ -2,6 +2,7 @@
 // one request per connection. Every request carries the per-start token from bridge.json; a request
 // without it (or with a wrong one) gets an error answer and nothing is decided or recorded.
 import type { AgentId } from '../../engine/agents/types';
+import type { Reason } from '../../engine/types';
 
 /** Largest request line the server reads (a tool input with a big file in it); longer is refused. */
 export const MAX_BRIDGE_LINE = 16 * 1024 * 1024;
@@ -52,6 +53,8 @@ export interface BridgeDecision {
   readonly level: string;
   readonly rules: readonly string[];
   readonly reason: string;
+  /** The structured reasons `reason` was rendered from (absent from an extension that predates them). */
+  readonly reasons?: readonly Reason[];
   /**
    * Protected files the allow rests on the sandbox hiding (a search over a folder that holds a .env): the
    * hook passes them to `bulwark exec --hide`. Only ever on an allow of a sandboxed shell command.

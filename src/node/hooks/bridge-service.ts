@@ -12,6 +12,7 @@ import { loadSecretRules, redactSecrets } from '../../engine/secrets';
 import type { BridgeDecision, BridgeFinding } from './bridge-protocol';
 import { BridgeAbort, type BridgeServerOptions, type DecideRequest, type InspectRequest, type RecordRequest } from './bridge-server';
 import { errorMessage } from '../../engine/error-message';
+import { hostBlock } from '../../engine/reasons';
 
 /** The action as the extension's check API takes it (src/vscode/check-action.ts). */
 export interface BridgedAction {
@@ -83,7 +84,8 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
       try {
         const { result: raw, executed } = await d.check(action);
         // The reason goes to another program and on to a model: no secret leaves in it.
-        const result = { ...raw, reason: redactSecrets(loadSecretRules(), raw.reason).text };
+        const secretRules = loadSecretRules();
+        const result = { ...raw, reason: redactSecrets(secretRules, raw.reason).text, ...(raw.reasons ? { reasons: raw.reasons.map((r) => ({ ...r, message: redactSecrets(secretRules, r.message).text })) } : {}) };
         if (signal.aborted) {
           // The hook already got its block; only an engine verdict other than block needs correcting.
           if (result.decision !== 'block') await recordUnanswered(action, signal, result.decision);
@@ -119,7 +121,7 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
 }
 
 function blocked(rule: string, why: string): BridgeDecision {
-  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason: `Blocked: ${why}.` };
+  return hostBlock(rule, 'error', why);
 }
 
 
