@@ -43,7 +43,10 @@ describe('bulwark CLI (dist/cli.js)', () => {
     assert.equal(r.code, 0, r.stderr);
     const out = lines(r.stdout);
     assert.deepEqual(out.map((o) => o.id), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
-    for (const o of out) assert.deepEqual(Object.keys(o).sort(), ['decision', 'id', 'level', 'min_tier', 'reason', 'rules', 'tier']);
+    for (const o of out) assert.deepEqual(Object.keys(o).sort(), ['decision', 'id', 'level', 'min_tier', 'reason', 'reasons', 'rules', 'tier']);
+    // Each line's reasons name its rules, in order, with their tier and kind.
+    for (const o of out) assert.deepEqual([...new Set((o.reasons as { rule: string }[]).map((x) => x.rule))], o.rules);
+    assert.deepEqual((out[2]!.reasons as unknown[])[0], { rule: 'deny.home.ssh', tier: 0, kind: 'protection', message: (out[2]!.reasons as { message: string }[])[0]!.message });
     assert.deepEqual(out.map((o) => o.decision), ['allow', 'block', 'block', 'block', 'allow', 'block', 'escalate']);
     assert.equal(out[1]!.level, 'read_only');
     assert.deepEqual(out[2]!.rules, ['deny.home.ssh']);

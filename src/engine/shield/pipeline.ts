@@ -103,18 +103,17 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
     if (auditNote) reasons.push(auditNote);
     return { decision, tier, minTier, reasons, text: auditNote ? { ...text, auditNote } : text, confidence, trail, ifc };
   };
+  /** A decision stated by one reason found here. */
+  const stop = (decision: Verdict, tier: Tier, lead: string | undefined, r: Reason, confidence = 1, context?: readonly Reason[]): ShieldDecision =>
+    finish(decision, tier, { ...(lead ? { lead } : {}), stated: [r], ...(context ? { context } : {}) }, confidence, [r]);
+  const raise = (r: Reason): void => { reasons.push(r); raised.push(r); };
 
   // IFC classification: escalate raises the minimum tier before any tier runs; a block is applied
   // at the IFC decision step, but before anyone is asked (no point approving what IFC will block).
   let ifc: IfcDecision | undefined;
   if (parts.ifc) {
     ifc = parts.ifc.evaluate(input.sessionId, input.action.type, { reads: input.reads, writes: input.writes, network: input.network, ...(input.publicMaterial?.length ? { publicMaterial: input.publicMaterial } : {}) });
-    if (ifc.decision === 'escalate') {
-      minTier = maxTier(minTier, 2);
-      const r = reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason);
-      reasons.push(r);
-      raised.push(r);
-    }
+    if (ifc.decision === 'escalate') { minTier = maxTier(minTier, 2); raise(reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason)); }
   }
 
   // Tier 0: policy.
@@ -124,10 +123,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   reasons.push(policy);
   if (t0.decision === 'block') return finish('block', 0, { lead: 'Blocked at Tier 0: ', stated: [policy] });
   minTier = maxTier(minTier, t0.minTier);
-  if (ifc?.decision === 'block') {
-    const r = reasonOf(ifc.rule, 0, ifcKind(ifc.rule), ifc.reason);
-    return finish('block', 0, { stated: [r] }, 1, [r]);
-  }
+  if (ifc?.decision === 'block') return stop('block', 0, undefined, reasonOf(ifc.rule, 0, ifcKind(ifc.rule), ifc.reason));
 
   if (t0.decision === 'allow' && minTier === 0) {
     // A policy allow never skips the always-block heuristics.
@@ -149,10 +145,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
     const skip = (parts.classifierSkipTypes ?? DEFAULT_CLASSIFIER_SKIP_TYPES).has(input.action.type);
     if (parts.classifier && !skip) {
       const threshold = parts.classifierThreshold ?? 0.85;
-      const failed = (message: string) => {
-        const r = reasonOf(CLASSIFIER_ERROR_RULE, 1, 'error', message);
-        return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: [r] }, 1, [r]);
-      };
+      const failed = (message: string) => stop('block', 1, 'Blocked at Tier 1: ', reasonOf(CLASSIFIER_ERROR_RULE, 1, 'error', message));
       let score: number;
       try {
         score = await parts.classifier.injectionScore(classifierText(input.action));
@@ -162,10 +155,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
       if (!Number.isFinite(score) || score < 0 || score > 1) return failed(`the injection classifier returned an invalid score (${score})`);
       const label = score >= 0.5 ? 'INJECTION' : 'SAFE';
       trail.push({ decision: label === 'INJECTION' ? (score >= threshold ? 'block' : 'escalate') : 'allow', tier: 1, confidence: label === 'INJECTION' ? score : 1 - score, rules: [`tier1.classifier.${label.toLowerCase()}`], reason: `classifier ${parts.classifier.id}: ${label} ${score.toFixed(3)} (threshold ${threshold})` });
-      if (label === 'INJECTION' && score >= threshold) {
-        const r = reasonOf('tier1.classifier.injection', 1, 'policy', `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`);
-        return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: [r] }, score, [r]);
-      }
+      if (label === 'INJECTION' && score >= threshold) return stop('block', 1, 'Blocked at Tier 1: ', reasonOf('tier1.classifier.injection', 1, 'policy', `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`), score);
       if (label === 'INJECTION') {
         t1 = 'escalate'; t1Reason = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`; confidence = score;
         reasons.push(reasonOf('tier1.classifier.injection', 1, 'policy', t1Reason));
@@ -173,17 +163,11 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
     } else if (parts.classifier && skip && t1 === 'allow') {
       // The classifier over-fires on these types: the LLM evaluator judges their content instead.
       minTier = maxTier(minTier, 2);
-      const r = reasonOf(CLASSIFIER_SKIPPED_RULE, 2, 'policy', `${input.action.type} skips the classifier and goes to Tier 2`);
-      reasons.push(r);
-      raised.push(r);
+      raise(reasonOf(CLASSIFIER_SKIPPED_RULE, 2, 'policy', `${input.action.type} skips the classifier and goes to Tier 2`));
     }
     // (t1 is allow only when no heuristic matched: Tier 1's own words, no rule's.)
     if (t1 === 'allow' && minTier <= 1) return finish('allow', 1, { lead: `Allowed at Tier 1: ${NO_HEURISTIC_MATCHED}; `, stated: [policy] }, confidence);
-    if (t1 === 'escalate') {
-      const r = reasonOf('tier1.escalate', 2, 'policy', t1Reason);
-      reasons.push(r);
-      raised.push(r);
-    }
+    if (t1 === 'escalate') raise(reasonOf('tier1.escalate', 2, 'policy', t1Reason));
   }
   minTier = maxTier(minTier, 2);
 
@@ -191,10 +175,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   let t2Reason: Reason;
   if (!parts.tier2) {
     if (parts.mode === 'report') return finish('escalate', 2, { lead: `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: `, stated: [policy], context: raised }, 1);
-    if (parts.tier2Unavailable !== 'escalate') {
-      const r = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'this action needs the Tier 2 evaluator, but none is configured');
-      return finish('block', 2, { lead: 'Blocked: ', stated: [r], context: raised }, 1, [r]);
-    }
+    if (parts.tier2Unavailable !== 'escalate') return stop('block', 2, 'Blocked: ', reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'this action needs the Tier 2 evaluator, but none is configured'), 1, raised);
     t2Reason = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'no Tier 2 evaluator is configured, and you chose to be asked instead');
     reasons.push(t2Reason);
     trail.push({ decision: 'escalate', tier: 2, confidence: 1, rules: [TIER2_NOT_CONFIGURED_RULE], reason: t2Reason.message });
@@ -213,8 +194,7 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   // Tier 3: a human.
   if (!parts.tier3) {
     if (parts.mode === 'report') return finish('escalate', 3, { lead: 'Needs your approval (Tier 3): ', stated: [t2Reason], context: raised }, 1);
-    const r = reasonOf('tier3.no_surface', 3, 'error', 'this action needs your approval (Tier 3), but no approval surface is available');
-    return finish('block', 3, { lead: 'Blocked: ', stated: [r] }, 1, [r]);
+    return stop('block', 3, 'Blocked: ', reasonOf('tier3.no_surface', 3, 'error', 'this action needs your approval (Tier 3), but no approval surface is available'));
   }
   const t3 = await parts.tier3.decide({ id: input.id, sessionId: input.sessionId, actionType: input.action.type, payload: input.action.payload, reasons: [...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })), ...trail.map((t) => ({ tier: t.tier, reason: t.reason }))] });
   trail.push(t3);
