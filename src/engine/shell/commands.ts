@@ -5,8 +5,11 @@ import type { Analyzer } from './analyze';
 import { same, type Io, type Outcome, type Scope } from './state';
 import type { WordValue } from './words';
 import { clip, genericReads, register, type Entry, type Inv, type Registry } from './helpers';
+import { ARCHIVE_COMMANDS } from './commands/archives';
 import { BUILTINS } from './commands/builtins';
 import { FILE_COMMANDS } from './commands/files';
+import { FIND_COMMANDS } from './commands/find';
+import { GIT_COMMANDS } from './commands/git';
 import { NET_COMMANDS } from './commands/network';
 import { SHELL_COMMANDS } from './commands/shells';
 import { PS_CMDLETS, WIN_COMMANDS, psAliasFor } from './commands/windows';
@@ -18,7 +21,7 @@ import { OperandTableError, operandEntries } from './operands';
 const DATA_COMMANDS: Registry = new Map();
 
 /** Every registry of POSIX command names: a name is in one of them only (checked at load). */
-const POSIX_REGISTRIES: readonly Registry[] = [DATA_COMMANDS, WRAPPERS, SHELL_COMMANDS, BUILTINS, FILE_COMMANDS, NET_COMMANDS];
+const POSIX_REGISTRIES: readonly Registry[] = [DATA_COMMANDS, WRAPPERS, SHELL_COMMANDS, BUILTINS, FILE_COMMANDS, FIND_COMMANDS, ARCHIVE_COMMANDS, NET_COMMANDS, GIT_COMMANDS];
 
 function posixEntry(key: string): Entry | undefined {
   for (const r of POSIX_REGISTRIES) {
@@ -121,7 +124,8 @@ export function registeredCommandNames(): ReadonlyMap<CommandRegistry, readonly 
 export function commandModules(): ReadonlyMap<string, string> {
   const modules: [string, Registry, CommandRegistry][] = [
     ['data', DATA_COMMANDS, 'posix'], ['wrappers', WRAPPERS, 'posix'], ['shells', SHELL_COMMANDS, 'posix'], ['builtins', BUILTINS, 'posix'],
-    ['files', FILE_COMMANDS, 'posix'], ['network', NET_COMMANDS, 'posix'], ['windows', WIN_COMMANDS, 'cmd'], ['windows', PS_CMDLETS, 'powershell'],
+    ['files', FILE_COMMANDS, 'posix'], ['find', FIND_COMMANDS, 'posix'], ['archives', ARCHIVE_COMMANDS, 'posix'],
+    ['network', NET_COMMANDS, 'posix'], ['git', GIT_COMMANDS, 'posix'], ['windows', WIN_COMMANDS, 'cmd'], ['windows', PS_CMDLETS, 'powershell'],
   ];
   return new Map(modules.flatMap(([m, r, registry]) => [...r.keys()].map((n): [string, string] => [`${registry} ${n}`, m])));
 }

@@ -8,7 +8,7 @@ import { loadShellParser } from '../../../src/node/shell-grammar';
 import { loadYaml, yamlFilesUnder } from './repo';
 
 /** The modules whose test files run the examples: `data` (the interpreter) and each code module under commands/. */
-export const OPERAND_EXAMPLE_MODULES = ['data', 'wrappers', 'shells', 'builtins', 'files', 'network', 'windows'] as const;
+export const OPERAND_EXAMPLE_MODULES = ['data', 'wrappers', 'shells', 'builtins', 'files', 'find', 'archives', 'network', 'git', 'windows'] as const;
 
 /** Where the examples run; the expectations are relative to these. */
 const LINUX = { cwd: '/w', home: '/home/u', platform: 'linux' as const, outCwd: '/w', outHome: '/home/u' };

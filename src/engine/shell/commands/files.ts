@@ -1,11 +1,10 @@
-// Handlers for commands that read, write or delete files: coreutils, editors, archivers, readers.
+// Handlers for commands that read, write or delete files: coreutils, editors, searchers, checksums, binary
+// inspectors, developer tools (archives: archives.ts; find and fd: find.ts; simple readers: the operand table).
 import { has, lastValue, parseOpts, values, type OptSpec, type Parsed } from '../options';
 import { literalWord, sliceWord, type WordValue } from '../words';
-import { DOT, baseName, childOf, clip, dirWord, genericReads, isRemoteSpec, joinWord, register, type Inv, type Registry } from '../helpers';
+import { DOT, baseName, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from '../helpers';
 import type { Scope } from '../state';
 import { filesOfPatch, stripped } from '../patch-text';
-import { MAX_FIND_SELECTED, evaluateFind, parseFindExpression, removesEachEntry, type FindEnv, type FindRun, type PrintedName } from '../find-expr';
-import { isAbsolute } from '../../paths';
 
 export const FILE_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(FILE_COMMANDS, names, fn);
@@ -375,276 +374,6 @@ reg(['vi', 'vim', 'nvim', 'nano', 'pico', 'emacs', 'ed', 'ex', 'micro', 'joe', '
 });
 
 // ------------------------------------------------------------------------------------------
-// Archives and compression.
-
-reg(['tar', 'bsdtar', 'gtar'], (inv) => {
-  const { an } = inv;
-  let args = inv.args;
-  // Old style: `tar xzf a.tgz` -> -x -z -f a.tgz (values taken in order by the letters that need them).
-  const VALUED = 'fCTXbgLVIFKNH';
-  const first = args[0];
-  if (first && !first.dynamic && /^[A-Za-z]+$/.test(first.text) && /[cxtruAd]/.test(first.text)) {
-    const expanded: WordValue[] = [];
-    let k = 1;
-    for (const c of first.text) {
-      expanded.push(literalWord('-' + c));
-      if (VALUED.includes(c) && k < args.length) expanded.push(args[k++]!);
-    }
-    args = [...expanded, ...args.slice(k)];
-  }
-  type Mode = 'create' | 'extract' | 'list' | 'append' | 'diff' | 'delete' | null;
-  let mode = null as Mode;
-  let archive: WordValue | undefined;
-  let dir: WordValue = DOT;
-  let extractDir: WordValue = DOT;
-  let toStdout = false;
-  let absolute = false;
-  let removeFiles = false;
-  let recursive = true;
-  let filesFrom = false;
-  const members: Array<{ w: WordValue; dir: WordValue }> = [];
-  const longValued = ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'listed-incremental', 'use-compress-program', 'to-command', 'checkpoint-action', 'info-script', 'new-volume-script', 'index-file', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'format', 'strip-components', 'blocking-factor', 'label', 'newer', 'after-date', 'newer-mtime', 'tape-length', 'starting-file', 'suffix', 'rsh-command', 'volno-file', 'record-size', 'occurrence', 'exclude-tag', 'exclude-tag-all', 'exclude-tag-under', 'xattrs-include', 'xattrs-exclude', 'sort', 'quoting-style', 'pax-option', 'backup', 'hole-detection', 'level', 'warning', 'checkpoint', 'atime-preserve', 'one-top-level', 'add-file'];
-  const setMode = (m: Mode) => {
-    if (mode === null || mode === 'list') mode = m;
-  };
-  const onOpt = (name: string, value: WordValue | undefined) => {
-    switch (name) {
-      case 'c': case 'create': setMode('create'); break;
-      case 'x': case 'extract': case 'get': setMode('extract'); break;
-      case 't': case 'list': setMode('list'); break;
-      case 'r': case 'u': case 'A': case 'append': case 'update': case 'catenate': case 'concatenate': setMode('append'); break;
-      case 'd': case 'diff': case 'compare': setMode('diff'); break;
-      case 'delete': setMode('delete'); break;
-      case 'f': case 'file': archive = value; break;
-      case 'C': case 'directory': if (value) { dir = value; extractDir = value; } break;
-      case 'T': case 'files-from':
-        if (value && value.text !== '-') an.read(value, inv.scope);
-        filesFrom = true;
-        break;
-      case 'X': case 'exclude-from': if (value && value.text !== '-') an.read(value, inv.scope); break;
-      case 'no-recursion': recursive = false; break;
-      case 'g': case 'listed-incremental': case 'index-file': case 'volno-file': if (value) an.write(value, inv.scope); break;
-      case 'O': case 'to-stdout': toStdout = true; break;
-      case 'P': case 'absolute-names': absolute = true; break;
-      case 'remove-files': removeFiles = true; break;
-      case 'I': case 'use-compress-program': case 'to-command': case 'F': case 'info-script': case 'new-volume-script': case 'rsh-command':
-        an.opaque(`tar --${name.length === 1 ? name : name} runs another program`);
-        break;
-      case 'checkpoint-action':
-        if (value && /exec/.test(value.text)) an.opaque('tar --checkpoint-action runs a command');
-        break;
-      case 'add-file': if (value) members.push({ w: value, dir }); break;
-    }
-  };
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i]!;
-    const t = w.dynamic && w.stop === 'dyn' && w.prefix === '' ? '' : w.text;
-    if (t === '--') {
-      for (const m of args.slice(i + 1)) members.push({ w: m, dir });
-      break;
-    }
-    if (t.startsWith('--')) {
-      const eq = t.indexOf('=');
-      const name = eq < 0 ? t.slice(2) : t.slice(2, eq);
-      let value: WordValue | undefined;
-      if (eq >= 0) value = sliceWord(w, eq + 1);
-      else if (longValued.includes(name)) value = args[++i];
-      onOpt(name, value);
-      continue;
-    }
-    if (t.startsWith('-') && t.length > 1) {
-      for (let j = 1; j < t.length; j++) {
-        const c = t[j]!;
-        if (VALUED.includes(c)) {
-          const value = j + 1 < t.length ? sliceWord(w, j + 1) : args[++i];
-          onOpt(c, value);
-          break;
-        }
-        onOpt(c, undefined);
-      }
-      continue;
-    }
-    members.push({ w, dir });
-  }
-  const arch = archive && archive.text !== '-' ? archive : undefined;
-  // `-f host:file` is an archive on another machine, reached through rsh/ssh (unless --force-local).
-  if (arch && !arch.dynamic && isRemoteSpec(arch.text, an.platform) && !args.some((w) => w.text === '--force-local')) an.opaque('tar reaches a remote archive through a remote shell');
-  switch (mode) {
-    case 'create':
-    case 'append':
-    case 'delete':
-      if (arch) {
-        an.write(arch, inv.scope);
-        if (mode !== 'create') an.read(arch, inv.scope);
-      }
-      // A directory member is archived with everything below it (`tar czf x -C ~ .`).
-      for (const m of members) {
-        const w = m.dir === DOT || /^[\\/]/.test(m.w.text) ? m.w : joinWord(m.dir, m.w.text, an.platform);
-        if (mode !== 'delete') {
-          if (recursive) an.readBelow(m.w.dynamic ? m.w : w, inv.scope, 'contents');
-          else an.read(m.w.dynamic ? m.w : w, inv.scope);
-        }
-        if (removeFiles) an.del(m.w.dynamic ? m.w : w, inv.scope);
-      }
-      if (filesFrom && mode !== 'delete') an.opaque('tar -T archives the files its list names, which are not known here');
-      break;
-    case 'extract':
-      if (arch) an.read(arch, inv.scope);
-      if (toStdout) break;
-      if (absolute) an.opaque('tar -P extracts to the absolute paths stored in the archive');
-      else an.opaque(`tar extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(extractDir.dynamic ? extractDir.raw : extractDir.text)}\``);
-      an.write(extractDir, inv.scope);
-      break;
-    case 'list':
-    case 'diff':
-      if (arch) an.read(arch, inv.scope);
-      if (mode === 'diff') an.read(extractDir, inv.scope);
-      break;
-    default:
-      if (arch) an.read(arch, inv.scope);
-  }
-});
-
-reg('unzip', (inv) => {
-  const { an } = inv;
-  const args = inv.args;
-  let archive: WordValue | undefined;
-  let dest: WordValue = DOT;
-  let noWrite = false;
-  let excluding = false;
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i]!;
-    const t = w.text;
-    if (t === '-d') {
-      const v = args[++i];
-      if (v) dest = v;
-      excluding = false;
-      continue;
-    }
-    if (t.startsWith('-d') && t.length > 2 && !t.startsWith('--')) {
-      dest = sliceWord(w, 2);
-      continue;
-    }
-    if (t === '-x') {
-      excluding = true;
-      continue;
-    }
-    if (t === '-P' || t === '-O' || t === '-I') {
-      i++;
-      continue;
-    }
-    if (t.startsWith('-') && t.length > 1) {
-      if (/[lptvzZ]/.test(t.slice(1)) && !t.startsWith('--')) noWrite = true;
-      if (t.includes(':')) an.opaque('unzip -: extracts paths outside the destination directory');
-      continue;
-    }
-    if (!archive) archive = w;
-    else if (excluding) continue;
-  }
-  if (archive) an.read(archive, inv.scope);
-  if (noWrite) return;
-  an.opaque(`unzip extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``);
-  an.write(dest, inv.scope);
-});
-
-reg('zip', (inv) => {
-  const { an } = inv;
-  const args = inv.args;
-  const listValued = new Set(['-x', '-i', '--exclude', '--include']);
-  const valued = new Set(['-b', '-n', '-P', '-t', '-tt', '-s', '-sp', '-Z', '-O', '--output-file', '-lf', '--logfile-path', '-la', '-li', '-sc', '-sb']);
-  const operands: WordValue[] = [];
-  let move = false;
-  let recursive = false;
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i]!;
-    const t = w.text;
-    if (listValued.has(t)) {
-      // Patterns follow until the next option.
-      while (i + 1 < args.length && !args[i + 1]!.text.startsWith('-')) i++;
-      continue;
-    }
-    if (t === '-TT' || t === '--unzip-command' || t === '-T' && args[i + 1]?.text === '-TT') {
-      an.opaque('zip -TT runs a command');
-      i++;
-      continue;
-    }
-    if (t === '-O' || t === '--output-file' || t === '-lf' || t === '--logfile-path') {
-      const v = args[++i];
-      if (v) an.write(v, inv.scope);
-      continue;
-    }
-    if (valued.has(t)) {
-      i++;
-      continue;
-    }
-    if (t === '-@') an.opaque('zip reads the names of the files to add from stdin');
-    if (t === '-m' || t === '--move') move = true;
-    if (t === '--recurse-paths' || (/^-[a-zA-Z0-9]+$/.test(t) && /[rR]/.test(t))) recursive = true;
-    if (t.startsWith('-') && t.length > 1) continue;
-    operands.push(w);
-  }
-  const [out, ...files] = operands;
-  if (!out) return;
-  an.write(out, inv.scope);
-  if (!out.dynamic && !/\.[^/\\]*$/.test(baseName(out.text, an.platform))) an.write(literalWord(out.text + '.zip'), inv.scope);
-  for (const f of files) {
-    if (recursive) an.readBelow(f, inv.scope, 'contents');
-    else an.read(f, inv.scope);
-    if (move) an.del(f, inv.scope);
-  }
-});
-
-reg(['7z', '7za', '7zr'], (inv) => {
-  const [sub, ...rest] = inv.args;
-  if (!sub) return;
-  const ops = rest.filter((w) => !w.text.startsWith('-'));
-  const outDir = rest.find((w) => w.text.startsWith('-o'));
-  const [archive, ...files] = ops;
-  if (/^[xe]$/.test(sub.text)) {
-    if (archive) inv.an.read(archive, inv.scope);
-    const dest = outDir ? sliceWord(outDir, 2) : DOT;
-    inv.an.opaque(`7z extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``);
-    inv.an.write(dest, inv.scope);
-  } else if (/^[aud]$/.test(sub.text)) {
-    if (archive) inv.an.write(archive, inv.scope);
-    // 7z adds directories with everything below them.
-    for (const f of files) inv.an.readBelow(f, inv.scope, 'contents');
-  } else if (archive) inv.an.read(archive, inv.scope);
-});
-
-const COMPRESSORS: Record<string, string> = {
-  gzip: '.gz', gunzip: '.gz', pigz: '.gz', unpigz: '.gz', bzip2: '.bz2', bunzip2: '.bz2', pbzip2: '.bz2', xz: '.xz', unxz: '.xz',
-  lzma: '.lzma', unlzma: '.lzma', zstd: '.zst', unzstd: '.zst', lz4: '.lz4', unlz4: '.lz4', compress: '.Z', uncompress: '.Z', lzip: '.lz',
-};
-
-reg(Object.keys(COMPRESSORS), (inv) => {
-  const { an } = inv;
-  const p = parseOpts(inv.args, { short: 'SoTM', long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'rm', 'quiet', 'verbose', 'recursive', 'best', 'fast'] });
-  const name = inv.cmd.toLowerCase();
-  let suffix = COMPRESSORS[name] ?? '.gz';
-  const s = lastValue(p, '-S', '--suffix');
-  if (s && !s.dynamic) suffix = s.text.startsWith('.') ? s.text : '.' + s.text;
-  const decompress = name.startsWith('un') || name === 'gunzip' || has(p, '-d', '--decompress', '--uncompress');
-  const toStdout = has(p, '-c', '--stdout', '--to-stdout', '-t', '--test', '-l', '--list');
-  const isZstd = name === 'zstd' || name === 'unzstd' || name === 'lz4' || name === 'unlz4';
-  const keep = has(p, '-k', '--keep') || (isZstd && !has(p, '--rm'));
-  const out = lastValue(p, '-o', '--output');
-  if (out && isZstd) an.write(out, inv.scope);
-  for (const f of p.pos) {
-    if (f.text === '-' && !f.dynamic) continue;
-    an.read(f, inv.scope);
-    if (toStdout) continue;
-    if (!(out && isZstd)) {
-      if (decompress) {
-        if (f.dynamic || f.glob) an.write(f, inv.scope);
-        else an.write(literalWord(f.text.endsWith(suffix) ? f.text.slice(0, -suffix.length) : f.text.replace(/\.tgz$/, '.tar')), inv.scope);
-      } else an.write(f.dynamic || f.glob ? f : literalWord(f.text + suffix), inv.scope);
-    }
-    if (!keep) an.del(f, inv.scope);
-  }
-});
-
-// ------------------------------------------------------------------------------------------
 // Readers: every file operand is read.
 
 /** A reader whose operands (after options with the given values) are all files. */
@@ -996,229 +725,6 @@ reg(['dos2unix', 'unix2dos', 'mac2unix', 'unix2mac'], (inv) => {
 });
 
 // ------------------------------------------------------------------------------------------
-// find: lists its starting points; -delete removes, -exec runs a command on files under them.
-
-/** Operators that make the files reaching an action more than "the entries that pass every test". */
-const FIND_OR = new Set(['-o', '-or', ',', '(', ')']);
-
-/**
- * The pattern of the only -name/-iname test before the action at `end`, when everything before it
- * is a plain conjunction; else undefined. The other tests (-type, -path, -mtime, `! -path X`…)
- * only narrow the set further, so ignoring them gives a superset; tests after the action do not
- * filter what it acts on (`find . -delete -name x` deletes everything).
- */
-function nameTestBefore(expr: readonly WordValue[], end: number): string | undefined {
-  let name: string | undefined;
-  for (let k = 0; k < end; k++) {
-    const w = expr[k]!;
-    if (w.dynamic || FIND_OR.has(w.text)) return undefined;
-    if (w.text === '!' || w.text === '-not') {
-      // A negated name test selects everything but that name.
-      const next = expr[k + 1];
-      if (!next || next.dynamic || next.text === '-name' || next.text === '-iname' || FIND_OR.has(next.text)) return undefined;
-      continue;
-    }
-    if (w.text === '-name' || w.text === '-iname') {
-      const v = expr[k + 1];
-      if (name !== undefined || !v || v.dynamic || v.text === '' || v.text.includes('/')) return undefined;
-      name = v.text;
-      k++;
-    } else if (w.text === '-exec' || w.text === '-execdir' || w.text === '-ok' || w.text === '-okdir') {
-      // An earlier -exec is a test on its command's exit status: it narrows too. Its words are not tests.
-      while (k + 1 < end && expr[k + 1]!.text !== ';' && expr[k + 1]!.text !== '+') k++;
-      k++;
-    } else if (FIND_VALUED.has(w.text)) k++;
-  }
-  return name;
-}
-
-/** find actions that run a command on each entry, and those that print entry names (to stdout or a file). */
-const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
-const FIND_PRINTS = new Set(['-print', '-print0', '-printf', '-ls', '-fprint', '-fprint0', '-fprintf', '-fls']);
-
-const FIND_VALUED = new Set([
-  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname', '-type', '-xtype',
-  '-size', '-perm', '-user', '-group', '-uid', '-gid', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-used',
-  '-samefile', '-inum', '-links', '-maxdepth', '-mindepth', '-printf', '-fstype', '-context', '-regextype', '-anewer', '-cnewer',
-]);
-
-reg('find', (inv) => {
-  const { an, scope } = inv;
-  const args = inv.args;
-  let i = 0;
-  while (i < args.length) {
-    const t = args[i]!.text;
-    if (t === '-H' || t === '-L' || t === '-P' || /^-O\d*$/.test(t)) i++;
-    else if (t === '-D') i += 2;
-    else break;
-  }
-  const roots: WordValue[] = [];
-  for (; i < args.length; i++) {
-    const w = args[i]!;
-    const t = w.text;
-    if (!w.dynamic && ((t.startsWith('-') && t.length > 1) || t === '(' || t === '!' || t === ')' || t === ',')) break;
-    roots.push(w);
-  }
-  if (roots.length === 0) roots.push(DOT);
-  // Following symbolic links (-L, -H, -follow) reaches entries a listing of the roots does not show.
-  const follows = args.slice(0, i).some((w) => w.text === '-L' || w.text === '-H') || args.slice(i).some((w) => w.text === '-follow');
-  const exprStart = i;
-  const nameAt = (at: number) => (follows ? undefined : nameTestBefore(args.slice(exprStart), at - exprStart));
-  const walk = follows ? undefined : findWalk(inv, roots, exprStart);
-  // What find reveals below its roots: a command run on each entry reads its contents; a printing
-  // action (or none, which means -print) lists the names that pass the tests; -delete and
-  // `-exec rm {} +` alone show nothing. A lone -name test before the action narrows the entries.
-  const runsAt = args.findIndex((w, j) => j >= i && FIND_RUNS.has(w.text) && !removesEachEntry(args, j + 1));
-  const printsAt = args.findIndex((w, j) => j >= i && FIND_PRINTS.has(w.text));
-  const anyAction = args.some((w, j) => j >= i && (FIND_PRINTS.has(w.text) || FIND_RUNS.has(w.text) || w.text === '-delete'));
-  const filter = (at: number) => { const n = nameAt(at); return n === undefined ? undefined : [n]; };
-  for (const r of roots) {
-    if (runsAt >= 0) an.readBelow(r, scope, 'contents', filter(runsAt));
-    if (printsAt >= 0 || !anyAction) {
-      // The names it prints, when tests beyond a name select them and the walk knows them all: only those are listed.
-      const printed = walk?.expression.beyondNames ? walk.printedNames(r) : undefined;
-      if (printed === undefined) an.readBelow(r, scope, 'names', filter(printsAt >= 0 ? printsAt : args.length));
-      else if (printed.length) an.readBelow(r, scope, 'names', printed.map(escapeGlob));
-      else an.read(r, scope);
-    }
-    if (runsAt < 0 && printsAt < 0 && anyAction) an.read(r, scope);
-  }
-  // What it prints are names below its roots (for `find … | xargs CMD`): their exact text when
-  // the walk knows it, else only where they are.
-  if (runsAt < 0 && (printsAt >= 0 || !anyAction)) {
-    const text = walk?.printedText();
-    an.produce(text !== undefined ? { kind: 'text', text, by: 'find' } : { kind: 'below', roots, names: filter(printsAt >= 0 ? printsAt : args.length), scope, by: 'find' });
-  }
-  // What -delete or `-exec rm {} +` removes: the entries the expression selects on disk (find-expr.ts);
-  // with one -name test that decides alone, the entries with that name below each root, including
-  // protected names not on disk yet; otherwise the whole root.
-  const removeAt = (at: number) => {
-    const name = nameAt(at);
-    for (const r of roots) {
-      const exact = name !== undefined && !walk?.expression.beyondNames ? undefined : walk?.actedOn(r, at);
-      if (exact) for (const p of exact) an.del(literalWord(p), scope);
-      else if (name === undefined || !an.deleteMatchingBelow(r, name, scope)) an.del(r, scope);
-    }
-  };
-  for (; i < args.length; i++) {
-    const t = args[i]!.text;
-    if (t === '-delete') {
-      removeAt(i);
-    } else if ((t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') && removesEachEntry(args, i + 1)) {
-      // `-exec rm -rf {} +`: as -delete, and everything below each match goes with it.
-      an.pushCommand(args[i + 1]!.text.replace(/^.*\//, ''));
-      removeAt(i);
-      while (i + 1 < args.length && args[i + 1]!.text !== ';' && args[i + 1]!.text !== '+') i++;
-      i++;
-    } else if (t === '-exec' || t === '-execdir' || t === '-ok' || t === '-okdir') {
-      const cmd: WordValue[] = [];
-      let j = i + 1;
-      for (; j < args.length; j++) {
-        const a = args[j]!;
-        if (!a.dynamic && (a.text === ';' || (a.text === '+' && j > i + 1 && args[j - 1]!.text.includes('{}')))) break;
-        cmd.push(a);
-      }
-      i = j;
-      const inDir = t === '-execdir' || t === '-okdir';
-      // `{}` stands for files under each starting point; -execdir runs inside their directories.
-      for (const r of roots) {
-        const s = inDir ? an.chdir(scope, r) : scope;
-        const argv = cmd.map((w) => (!w.dynamic && w.text.includes('{}') ? (inDir ? DOT : r) : w));
-        if (argv.length) an.runArgv(argv, s, { stdin: 'tty' }, { noFunctions: true });
-      }
-    } else if (t === '-fprint' || t === '-fprint0' || t === '-fls') {
-      const f = args[++i];
-      if (f) an.write(f, scope);
-    } else if (t === '-fprintf') {
-      const f = args[++i];
-      if (f) an.write(f, scope);
-      i++;
-    } else if (t === '-files0-from' || t === '-newer') {
-      const f = args[++i];
-      if (f) an.read(f, scope);
-    } else if (FIND_VALUED.has(t) || /^-newer[amctB]{2}$/.test(t)) i++;
-  }
-});
-
-/** A name as a glob that matches only itself. */
-const escapeGlob = (name: string): string => name.replace(/[\\*?[\]{}()!+@,]/g, '\\$&');
-
-/** Most names find's exact output is passed on with (xargs models up to 256 items: commands.ts). */
-const MAX_PRINTED_FEED = 200;
-
-/**
- * find's expression evaluated on the trees below its roots (find-expr.ts), each root walked once
- * when first asked: what an action acts on below a root, and the exact text it prints. Undefined
- * when the expression cannot be modelled; the questions answer undefined for a root that cannot be walked.
- */
-function findWalk(inv: Inv, roots: readonly WordValue[], exprStart: number) {
-  const { an, scope } = inv;
-  const fs = an.ctx.fs;
-  if (!fs || an.platform === 'win32') return undefined;
-  const env: FindEnv = { fs, clock: an.ctx.clock, resolve: (text) => an.resolveText(text, scope).filter((p) => isAbsolute(p, an.platform)) };
-  const expression = parseFindExpression(inv.args, exprStart, env);
-  if (!expression) return undefined;
-  const runs = new Map<WordValue, FindRun[] | undefined>();
-  const runsOf = (r: WordValue): FindRun[] | undefined => {
-    if (!runs.has(r)) {
-      let out: FindRun[] | undefined;
-      if (!r.dynamic && !r.glob && r.text !== '') {
-        const paths = an.resolveText(r.text, scope);
-        if (paths.length > 0 && paths.every((p) => isAbsolute(p, an.platform))) {
-          out = [];
-          for (const p of paths) {
-            const run = evaluateFind(expression, r.text, p, env);
-            if (!run) { out = undefined; break; }
-            out.push(run);
-          }
-        }
-      }
-      runs.set(r, out);
-    }
-    return runs.get(r);
-  };
-  /** Every name find writes to standard output below `root`, when -print and -print0 are all that write names there. */
-  const printedBelow = (root: WordValue): PrintedName[] | undefined => {
-    if ([...expression.actions.values()].some((k) => k === 'other')) return undefined;
-    const rs = runsOf(root);
-    if (!rs || rs.some((run) => run.printed.length > MAX_FIND_SELECTED)) return undefined;
-    return rs.flatMap((run) => run.printed);
-  };
-  return {
-    expression,
-    /** The base names find prints below `root` (possibly, whatever the clock says), or undefined when they are not all known. */
-    printedNames(root: WordValue): string[] | undefined {
-      const printed = printedBelow(root);
-      return printed && [...new Set(printed.map((p) => p.shown.replace(/\/+$/, '').replace(/^.*\//, '')))];
-    },
-    /** The entries below `root` the action at args[at] acts on (absolute), or undefined when they are not all known. */
-    actedOn(root: WordValue, at: number): string[] | undefined {
-      const acted = runsOf(root)?.map((run) => run.actedOn.get(at));
-      if (!acted || acted.some((a) => !a || a.truncated)) return undefined;
-      return acted.flatMap((a) => a!.paths);
-    },
-    /**
-     * What find writes to standard output, when nothing else than -print or -print0 writes there, each
-     * root has one known directory, and every name is printed whatever the clock says and splits as
-     * xargs would split it (-print: no blanks, quotes or backslashes in it).
-     */
-    printedText(): string | undefined {
-      if ([...expression.actions.values()].some((k) => k === 'other' || k === 'remove')) return undefined;
-      const printed: PrintedName[] = [];
-      for (const r of roots) {
-        if (runsOf(r)?.length !== 1) return undefined;
-        const names = printedBelow(r);
-        if (!names) return undefined;
-        printed.push(...names);
-      }
-      // A start directory printed as `.` would reach `xargs rm` as the whole directory (which rm refuses to remove).
-      if (printed.length > MAX_PRINTED_FEED || printed.some((p) => !p.certain || /(^|\/)\.\.?\/*$/.test(p.shown) || (p.terminator === '\n' && /[\s'"\\]/.test(p.shown)))) return undefined;
-      return printed.map((p) => p.shown + p.terminator).join('');
-    },
-  };
-}
-
-// ------------------------------------------------------------------------------------------
 // Checksum lists: `sha256sum -c LIST` hashes the files LIST names (printing only OK/FAILED).
 
 const CHECKSUM_LIST_MAX = 500;
@@ -1301,86 +807,6 @@ binutils('readelf', { short: 'xpR', shortOpt: 'w', long: ['hex-dump', 'string-du
 binutils('objdump', { short: 'bjmMIP', long: ['target', 'section', 'architecture', 'disassembler-options', 'include', 'start-address', 'stop-address', 'adjust-vma', 'prefix', 'prefix-strip', 'insn-width', 'dwarf-depth', 'dwarf-start', 'ctf-parent', 'sframe', 'visualize-jumps', 'disassembler-color', 'private'] });
 
 // ------------------------------------------------------------------------------------------
-// fd: lists the names below its search paths, skipping hidden entries unless -H/-u (or an ignore
-// file given with --ignore-file, whose `!` lines may re-include some). -x/-X run a command per match
-// (opaque: the command table leaves them unjudged). --base-directory changes the directory.
-
-reg(['fd', 'fdfind'], (inv) => {
-  const { an } = inv;
-  const p = parseOpts(inv.args, {
-    short: 'edtESjcoxX',
-    long: ['extension', 'max-depth', 'min-depth', 'exact-depth', 'type', 'exclude', 'size', 'changed-within', 'changed-before', 'newer', 'older', 'owner', 'threads', 'color', 'max-results', 'base-directory', 'path-separator', 'search-path', 'ignore-file', 'format', 'batch-size', 'max-buffer-time', 'and', 'exec', 'exec-batch', 'hyperlink', 'strip-cwd-prefix'],
-    flags: ['hidden', 'no-hidden', 'no-ignore', 'no-ignore-vcs', 'no-ignore-parent', 'unrestricted', 'case-sensitive', 'ignore-case', 'glob', 'regex', 'fixed-strings', 'absolute-path', 'list-details', 'follow', 'full-path', 'print0', 'prune', 'one-file-system', 'quiet', 'show-errors', 'help', 'version'],
-  });
-  if (has(p, '-x', '--exec', '-X', '--exec-batch')) an.opaque(`${inv.cmd} -x/-X runs a command on what it finds`);
-  let scope = inv.scope;
-  const base = lastValue(p, '--base-directory');
-  if (base) scope = an.chdir(scope, base);
-  for (const f of values(p, '--ignore-file')) an.read(f, scope);
-  // The pattern comes first (unless it follows --and only); the rest are the directories searched.
-  const roots = [...p.pos.slice(1), ...values(p, '--search-path')];
-  const skipsHidden = !has(p, '-H', '--hidden', '-u', '--unrestricted', '--ignore-file');
-  for (const r of roots.length ? roots : [DOT]) an.readBelow(r, scope, 'names', undefined, skipsHidden);
-});
-
-// gofmt: formats the Go files it is given and the *.go files below directories it is given;
-// -w writes them back (below a directory: files the analysis cannot list).
-reg('gofmt', (inv) => {
-  const { an, scope } = inv;
-  // Go's flag package: -flag, --flag, -flag=value; -r and -cpuprofile take a value.
-  let write = false;
-  const files: WordValue[] = [];
-  for (let i = 0; i < inv.args.length; i++) {
-    const w = inv.args[i]!;
-    const m = w.dynamic ? null : /^--?([a-z]+)(=.*)?$/.exec(w.text);
-    if (!m) { files.push(w); continue; }
-    if (m[1] === 'w') write = m[2] === undefined || m[2] === '=true' || m[2] === '=1';
-    else if (m[1] === 'cpuprofile') {
-      const v = m[2] !== undefined ? sliceWord(w, w.text.indexOf('=') + 1) : inv.args[++i];
-      if (v) an.write(v, scope);
-    } else if (m[1] === 'r' && m[2] === undefined) i++;
-  }
-  for (const f of files) {
-    if (!f.dynamic && f.text === '-') continue;
-    const file = !f.dynamic && !f.glob && /\.go$/.test(f.text);
-    if (file) an.read(f, scope);
-    else an.readBelow(f, scope, 'contents', ['*.go']);
-    if (!write) continue;
-    if (file) an.write(f, scope);
-    else {
-      an.opaque('gofmt -w rewrites the Go files below a directory, which are not listed here');
-      an.write(f, scope);
-    }
-  }
-});
-
-// shellcheck reads the scripts it is given; -x (or a .shellcheckrc's external-sources) parses the
-// files they source too, which it reports on only with -a (the command table leaves -a and -x unjudged).
-
-// ack takes options from a project .ackrc (the working directory or one above it): since ack 2.12
-// not --pager, --output or --regex, but --files-from and -x (file names from a file or stdin) are
-// still taken there. One that exists is opaque; the user's own ~/.ackrc is not the project's.
-const ackSearch = FILE_COMMANDS.get('ack')!.fn;
-reg(['ack', 'ack-grep'], (inv) => {
-  const { an, scope } = inv;
-  const fs = an.ctx.fs;
-  if (!inv.args.some((w) => w.text === '--noenv')) {
-    const home = scope.home?.replace(/\/+$/, '');
-    for (const cwd of an.resolveText('.', scope)) {
-      // Without a file system (lexical analysis) or a working directory there is nothing to look at.
-      if (!fs || (!cwd.startsWith('/') && an.platform !== 'win32')) break;
-      if (an.platform === 'win32') { an.opaque('ack may take options from a project _ackrc, which is not looked for on Windows'); break; }
-      if (!fs.statFile) { an.opaque('ack may take options from a project .ackrc, which cannot be checked'); break; }
-      for (let d = cwd.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) {
-        if (d !== home && (fs.statFile(`${d}/.ackrc`) || fs.statFile(`${d}/_ackrc`))) an.opaque(`ack takes options from the project's ${d}/.ackrc`);
-        if (d === '') break;
-      }
-    }
-  }
-  return ackSearch(inv);
-});
-
-// ------------------------------------------------------------------------------------------
 // ruff (a linter and formatter that loads no plugins and runs no project code): `check` and
 // `format --check|--diff` read the Python files below the paths they are given (and pyproject.toml
 // files) unless a configuration widens `include`; they write their cache (.ruff_cache) in the
@@ -1455,6 +881,60 @@ reg('ruff', (inv) => {
     else {
       an.opaque(`ruff ${sub.text} rewrites the Python files below a directory, which are not listed here`);
       an.write(r, scope);
+    }
+  }
+});
+
+// ack takes options from a project .ackrc (the working directory or one above it): since ack 2.12
+// not --pager, --output or --regex, but --files-from and -x (file names from a file or stdin) are
+// still taken there. One that exists is opaque; the user's own ~/.ackrc is not the project's.
+const ackSearch = FILE_COMMANDS.get('ack')!.fn;
+reg(['ack', 'ack-grep'], (inv) => {
+  const { an, scope } = inv;
+  const fs = an.ctx.fs;
+  if (!inv.args.some((w) => w.text === '--noenv')) {
+    const home = scope.home?.replace(/\/+$/, '');
+    for (const cwd of an.resolveText('.', scope)) {
+      // Without a file system (lexical analysis) or a working directory there is nothing to look at.
+      if (!fs || (!cwd.startsWith('/') && an.platform !== 'win32')) break;
+      if (an.platform === 'win32') { an.opaque('ack may take options from a project _ackrc, which is not looked for on Windows'); break; }
+      if (!fs.statFile) { an.opaque('ack may take options from a project .ackrc, which cannot be checked'); break; }
+      for (let d = cwd.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) {
+        if (d !== home && (fs.statFile(`${d}/.ackrc`) || fs.statFile(`${d}/_ackrc`))) an.opaque(`ack takes options from the project's ${d}/.ackrc`);
+        if (d === '') break;
+      }
+    }
+  }
+  return ackSearch(inv);
+});
+
+// gofmt: formats the Go files it is given and the *.go files below directories it is given;
+// -w writes them back (below a directory: files the analysis cannot list).
+reg('gofmt', (inv) => {
+  const { an, scope } = inv;
+  // Go's flag package: -flag, --flag, -flag=value; -r and -cpuprofile take a value.
+  let write = false;
+  const files: WordValue[] = [];
+  for (let i = 0; i < inv.args.length; i++) {
+    const w = inv.args[i]!;
+    const m = w.dynamic ? null : /^--?([a-z]+)(=.*)?$/.exec(w.text);
+    if (!m) { files.push(w); continue; }
+    if (m[1] === 'w') write = m[2] === undefined || m[2] === '=true' || m[2] === '=1';
+    else if (m[1] === 'cpuprofile') {
+      const v = m[2] !== undefined ? sliceWord(w, w.text.indexOf('=') + 1) : inv.args[++i];
+      if (v) an.write(v, scope);
+    } else if (m[1] === 'r' && m[2] === undefined) i++;
+  }
+  for (const f of files) {
+    if (!f.dynamic && f.text === '-') continue;
+    const file = !f.dynamic && !f.glob && /\.go$/.test(f.text);
+    if (file) an.read(f, scope);
+    else an.readBelow(f, scope, 'contents', ['*.go']);
+    if (!write) continue;
+    if (file) an.write(f, scope);
+    else {
+      an.opaque('gofmt -w rewrites the Go files below a directory, which are not listed here');
+      an.write(f, scope);
     }
   }
 });
