@@ -658,7 +658,7 @@ function placeholderFormCase(g: Gen, id: string): Omit<SecretCase, 'split'> {
 
 /** Every case, by kind; each case from its own PRNG seeded by its id, so adding cases changes no other. */
 export function buildSecretCases(counts: Partial<Record<CaseKind | 'context-form' | 'placeholder-form', number>> = {}): SecretCase[] {
-  const n = { 'second-copy': 44, 'known-value': 30, context: 52, placeholder: 20, 'context-form': 264, 'placeholder-form': 48, ...counts };
+  const n = { 'second-copy': 44, 'known-value': 30, context: 52, placeholder: 20, 'context-form': 660, 'placeholder-form': 96, ...counts };
   const genFor = (id: string) => new Gen(prng(createHash('sha256').update(`bulwark-issue16:${id}`).digest().readUInt32LE(0)));
   const out: SecretCase[] = [];
   const add = (c: Omit<SecretCase, 'split'>) => out.push({ ...c, split: splitOf(c.id) });

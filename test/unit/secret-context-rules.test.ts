@@ -102,6 +102,31 @@ describe('secret context rules: contexts', () => {
     ['amqp-url-password', `amqp://app:${v}@mq:5672/`],
     ['url-credentials', `https://deploy:${v}@git.internal/app.git`],
   ];
+  // Issue 16 §3 widened: the forms real files have (XML name/value pairs, glued password keys, k8s env lists,
+  // .pgpass, properties keys, upper-case log names), with the value each form holds.
+  const azureKey = join(body(86), '==');
+  const forms: [string, string, string][] = [
+    ['generic-xml-add-key-secret', `<property name="hibernate.connection.password" value="${v}"/>`, v],
+    ['generic-xml-add-key-secret', `<entry key="db.password">${v}</entry>`, v],
+    ['generic-xml-add-key-secret', `<add key="PartnerKey" value="${v}" />`, v],
+    ['generic-password-glued', `ROOTPASS='${v}'`, v],
+    ['generic-password-glued', `const dbPass = '${v}';`, v],
+    ['generic-password-glued', `message.billingPwd:${v}`, v],
+    ['generic-env-list-value', `        - name: RABBITMQ_PASS\n          value: "${v}"`, v],
+    ['azure-storage-account-key', `  storageKey: "${azureKey}"`, azureKey],
+    ['pgpass-password', `db-1.app.internal:5432:app:app_svc:${v}`, v],
+    ['generic-properties-key-token', `gpr.key=${v}`, v],
+    ['generic-properties-key-token', `policy.webhook-key: ${v}`, v],
+    ['generic-token-quoted', '{"mailgun.auth.token":"copper.juniper.velvet.lantern42"}', 'copper.juniper.velvet.lantern42'],
+    ['generic-log-secret', `AUTHTOKEN /${v}`, `/${v}`],
+  ];
+  for (const [id, text, value] of forms) {
+    it(`${id}: ${text.replace(value, '…')}`, () => {
+      const r = masked(text, value);
+      assert.ok(r.ids.includes(id), `${id} not among [${r.ids.join(', ')}]`);
+      assert.ok(r.gone);
+    });
+  }
   for (const [id, text] of cases) {
     it(`${id}: ${text.replace(v, '…')}`, () => {
       const r = masked(text, v);
@@ -128,6 +153,15 @@ describe('secret context rules: placeholders stay in clear', () => {
     join('SG.', rep('x', 22), '.', rep('x', 43)),
     'jdbc:oracle:thin:app/${DB_PASSWORD}@db:1521/app',
     'gpg: key 4AEE18F83AFDEB23: public key "Archive Signing Key" imported',
+    'git clone https://USERNAME:TOKEN@git.example.com/app.git',
+    '<add key="ClearTextPassword" value="TODO" />',
+    '<property name="password" value="${jdbc.password}"/>',
+    'ROOTPASS=${ROOT_PASS}',
+    'localhost:5432:app:app:<password>',
+    '  - name: DB_PASSWORD\n    value: "${DB_PASSWORD}"',
+    join('SLACK_WEBHOOK_URL=https://hooks.slack.com/services/', 'T00000000/B00000000/', rep('X', 24)),
+    '  storageKey: "<storage-account-key>"',
+    'gpr.key=your_github_token_here',
   ];
   for (const text of texts) {
     it(text, () => assert.deepEqual(findSecrets(rules, text).map((f) => `${f.ruleId}: ${text.slice(f.start, f.end)}`), []));
