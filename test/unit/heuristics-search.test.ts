@@ -12,6 +12,7 @@ import { execRule } from '../../src/engine/heuristics/evaluate';
 import { findBlobs, isPlainText, prepareField, type Blob } from '../../src/engine/heuristics/normalize';
 import { MAX_POSITIONS, WASM_WALK_FROM, isAscii, type KeywordIndex } from '../../src/engine/heuristics/prefilter';
 import { prng } from './helpers/prng';
+import { itSeeded } from './helpers/seeds';
 import { repoRoot } from './helpers/repo';
 
 const set = loadHeuristicRules();
@@ -50,8 +51,8 @@ function denseText(rnd: () => number, length: number): string {
 }
 
 describe('heuristics: keyword index', () => {
-  it('finds every keyword occurrence a naive search finds, and no other, in JavaScript and in WebAssembly', () => {
-    const rnd = prng(0xbeef);
+  itSeeded('finds every keyword occurrence a naive search finds, and no other, in JavaScript and in WebAssembly', 0xbeef, (seed) => {
+    const rnd = prng(seed);
     for (const length of [300, 1500, WASM_WALK_FROM + 1, 20_000, 140_000]) {
       const text = denseText(rnd, length);
       const hits = set.keywords.scan(text);
@@ -77,8 +78,8 @@ describe('heuristics: keyword index', () => {
 });
 
 describe('heuristics: rule search on long texts', () => {
-  it('finds the whole-text match (same offset, same text) of every rule, on texts dense with the rules\' own words', () => {
-    const rnd = prng(20261126);
+  itSeeded('finds the whole-text match (same offset, same text) of every rule, on texts dense with the rules\' own words', 20261126, (seed) => {
+    const rnd = prng(seed);
     let matched = 0;
     let compared = 0;
     for (let i = 0; i < 12; i++) {
@@ -118,9 +119,9 @@ describe('heuristics: rule search on long texts', () => {
 });
 
 describe('heuristics: normalisation shortcuts', () => {
-  it('the plain check agrees with the pattern it stands for', () => {
+  itSeeded('the plain check agrees with the pattern it stands for', 5, (seed) => {
     const NOT_PLAIN = /[^\x09\x0a\x0d\x20-\x7e]/;
-    const rnd = prng(5);
+    const rnd = prng(seed);
     const odd = ['\u0000', '\u0007', '\u000b', '\u001f', '\u007f', '\u0080', 'é', '\ud83d\ude00', '\ud800', '\u200b', '\t', '\r', '\n'];
     for (let i = 0; i < 400; i++) {
       const base = 'plain text, code() and {braces} '.repeat(1 + Math.floor(rnd() * 40));
@@ -131,7 +132,7 @@ describe('heuristics: normalisation shortcuts', () => {
     }
   });
 
-  it('the blob finder, reading every sixteenth character first, finds what a full walk finds', () => {
+  itSeeded('the blob finder, reading every sixteenth character first, finds what a full walk finds', 99, (seed) => {
     const full = (text: string): Blob[] => {
       const out: Blob[] = [];
       for (const m of text.matchAll(/[A-Za-z0-9+/_-]+/g)) {
@@ -142,7 +143,7 @@ describe('heuristics: normalisation shortcuts', () => {
       }
       return out;
     };
-    const rnd = prng(99);
+    const rnd = prng(seed);
     const pieces = ['QUJDREVGR0hJSktMTU5PUFFSU1RVVldY', '0123456789abcdef0', 'deadbeef', 'aGVsbG8', 'x', ' ', '\n', '.', '==', 'é', '-_/+', 'Zm9vYmFy'];
     for (let i = 0; i < 2000; i++) {
       let text = '';
@@ -153,8 +154,8 @@ describe('heuristics: normalisation shortcuts', () => {
     }
   });
 
-  it('a plain text skips only the cue searches that cannot match (the same variants either way)', () => {
-    const rnd = prng(17);
+  itSeeded('a plain text skips only the cue searches that cannot match (the same variants either way)', 17, (seed) => {
+    const rnd = prng(seed);
     const cues = ['read it in reverse', 'spelled\tin  reverse', 'write\nin reverse', 'backwards', 'BACKWARD', 'rot13', 'ROT-13', 'rot_13', 'rot 13', 'reversed  text', 'reverse the\tmessage', 'al revés', 'ruckwarts'];
     for (let i = 0; i < 300; i++) {
       let text = '';

@@ -1,7 +1,7 @@
 // The seeds of the randomized tests (helpers/seeds.ts): the fixed seed always runs, the fresh one can
 // be forced to reproduce a failure, and a failure names its seed and how to rerun it.
 import assert from 'node:assert/strict';
-import { PROPERTY_SEED_ENV, freshSeed, runSeeds, withSeed } from './helpers/seeds';
+import { PROPERTY_SEED_ENV, freshSeed, runSeeds, withSeed, withSeedAsync } from './helpers/seeds';
 
 describe('randomized tests: seeds', () => {
   it('runs the fixed seed first, then this run\'s fresh one', () => {
@@ -25,5 +25,15 @@ describe('randomized tests: seeds', () => {
       e.message.startsWith(`failed with fresh seed 987 (rerun with ${PROPERTY_SEED_ENV}=987 to reproduce)`) && e.message.includes('output differs') && e.cause === original);
     assert.throws(() => withSeed({ seed: 1, label: 'fixed seed 1', fresh: false }, () => { throw new Error('x'); }), /failed with fixed seed 1 \(it fails on every run\)/);
     assert.equal(withSeed(fresh, (seed) => seed + 1), 988);
+  });
+
+  it('an async body: a rejection names the seed the same way (once), and every test file of a run shares the fresh seed', async () => {
+    const fresh = { seed: 55, label: 'fresh seed 55', fresh: true };
+    const original = new Error('chain verified after tampering');
+    await assert.rejects(withSeedAsync(fresh, async () => { throw original; }), (e: Error) =>
+      e.message.startsWith(`failed with fresh seed 55 (rerun with ${PROPERTY_SEED_ENV}=55 to reproduce)`) && e.message.split('failed with').length === 2 && e.cause === original);
+    assert.equal(await withSeedAsync(fresh, async (seed) => seed * 2), 110);
+    const shared = (globalThis as Record<symbol, { seed: number } | undefined>)[Symbol.for('bulwark.test.freshSeed')];
+    assert.equal(shared?.seed, runSeeds(1)[1]!.seed);
   });
 });

@@ -22,7 +22,11 @@ export function freshSeed(env: NodeJS.ProcessEnv = process.env): { seed: number;
   return { seed, forced: true };
 }
 
-const thisRun = freshSeed();
+// Every test file is bundled with its own copy of this module: the run's one fresh seed lives on globalThis,
+// so all files of a mocha run share it (and one BULWARK_PROPERTY_SEED reproduces any of them).
+const RUN_SEED = Symbol.for('bulwark.test.freshSeed');
+const holder = globalThis as { [RUN_SEED]?: { seed: number; forced: boolean } };
+const thisRun = (holder[RUN_SEED] ??= freshSeed());
 
 /** The fixed seed, then this run's fresh one. */
 export function runSeeds(fixed: number): readonly RunSeed[] {
@@ -45,4 +49,19 @@ export function withSeed<T>(s: RunSeed, body: (seed: number) => T): T {
     const original = e instanceof Error ? e.message : String(e);
     throw new Error(`failed with ${s.label} (${how}):\n${original}`, { cause: e });
   }
+}
+
+/** withSeed for an async body: a rejection is rethrown the same way. */
+export async function withSeedAsync<T>(s: RunSeed, body: (seed: number) => Promise<T>): Promise<T> {
+  return withSeed(s, body).catch((e: unknown) => {
+    // withSeed only sees the promise; the rejection gets the same seed message here.
+    if (e instanceof Error && e.message.startsWith(`failed with ${s.label}`)) throw e;
+    const how = s.fresh ? `rerun with ${PROPERTY_SEED_ENV}=${s.seed} to reproduce` : 'it fails on every run';
+    throw new Error(`failed with ${s.label} (${how}):\n${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  });
+}
+
+/** One mocha test per seed of runSeeds(fixed); the title names the seed, a failure says how to reproduce it. */
+export function itSeeded(title: string, fixed: number, body: (seed: number, s: RunSeed) => void | Promise<void>): void {
+  for (const s of runSeeds(fixed)) it(`${title} (${s.label})`, () => withSeedAsync(s, async (seed) => body(seed, s)));
 }
