@@ -3,7 +3,7 @@
 import { has, lastValue, parseOpts, values } from '../options';
 import { literalWord, sliceWord, unknownWord, type WordValue } from '../words';
 import { DOT, childOf, clip, genericReads, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from '../helpers';
-import { serveFiles } from './shells';
+import { LOOPBACK, serveFiles } from './shared';
 
 export const NET_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(NET_COMMANDS, names, fn);
@@ -285,8 +285,6 @@ reg('socat', (inv) => {
   }
 });
 
-/** Addresses only this machine can reach. */
-export const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|::1|\[::1\]|ip6-localhost)$/i;
 
 const SSH_VALUED = 'BbcDEeFIiJLlmOoPpQRSWw';
 

@@ -2,10 +2,10 @@
 import { has, lastValue, parseOpts, values } from '../options';
 import type { Outcome, Scope } from '../state';
 import { literalWord, sliceWord, type WordValue } from '../words';
-import { DOT, allLiteral, clip, genericReads, register, type Inv, type Registry } from '../helpers';
-import { LOOPBACK, NET_COMMANDS } from './network';
+import { DOT, allLiteral, genericReads, register, type Inv, type Registry } from '../helpers';
+import { NET_COMMANDS } from './network';
+import { ASSIGNMENT, serveFiles, shellFromStdin } from './shared';
 import { powershell } from './windows';
-import { ASSIGNMENT } from './wrappers';
 
 export const SHELL_COMMANDS: Registry = new Map();
 
@@ -17,12 +17,6 @@ const SHELLS = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yas
 /** Script paths that are really standard input. */
 const STDIN_FILES = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 
-export function shellFromStdin(inv: Inv, label: string): void {
-  if (inv.io.stdin === 'pipe' || inv.io.stdin === 'heredoc') {
-    inv.an.opaque(`${label} reads its script from stdin`);
-    if (inv.io.script !== undefined) inv.an.runScript(inv.io.script, inv.scope, `${label} script from a heredoc`);
-  }
-}
 
 register(SHELL_COMMANDS, SHELLS, (inv) => {
   const args = inv.args;
@@ -223,20 +217,6 @@ register(SHELL_COMMANDS, ['perl', 'ruby'], (inv) => {
   }
 });
 
-/**
- * A program that serves the files below `dir` over HTTP (`python -m http.server`, `php -S`,
- * `npx http-server`): whoever can connect reads every one of them, so they count as read; bound to
- * anything but a loopback address (the default of most of them is every interface) it is also a
- * way data leaves the machine (a sink for IFC).
- */
-export function serveFiles(inv: Inv, what: string, dir: WordValue, bind: WordValue | undefined, port: string): void {
-  inv.an.readBelow(dir, inv.scope, 'contents');
-  inv.an.net();
-  if (bind?.dynamic) return void inv.an.opaque(`${what} binds to an address that is not literal`);
-  const host = bind?.text ?? '';
-  if (LOOPBACK.test(host)) return;
-  inv.an.sink(`${what} serves \`${clip(dir.raw)}\` on ${host === '' ? 'every interface' : host}${port ? ` port ${port}` : ''}`);
-}
 
 register(SHELL_COMMANDS, 'php', (inv) => {
   const p = parseOpts(inv.args, { short: 'rBRFEfcdSzt', long: ['run', 'process-begin', 'process-code', 'process-file', 'process-end', 'file', 'php-ini', 'define', 'server', 'zend-extension', 'docroot'] });

@@ -4,14 +4,13 @@ import { has, lastValue, parseOpts, values } from '../options';
 import type { Io, Scope } from '../state';
 import { literalWord, unknownWord, sliceWord, type WordValue } from '../words';
 import { DOT, allLiteral, genericReads, proxyAddress, register, type Inv, type Registry } from '../helpers';
-import { serveFiles, shellFromStdin } from './shells';
+import { ASSIGNMENT, serveFiles, shellFromStdin } from './shared';
 
 export const WRAPPERS: Registry = new Map();
 
 // ------------------------------------------------------------------------------------------
 // Wrappers: they run another command with (mostly) the same arguments.
 
-export const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /** Environment variables that make programs load or run other code. */
 /** Variables that name code a program runs (preloads, editors, pagers, helpers, `*_COMMAND`). */
@@ -428,7 +427,8 @@ register(WRAPPERS, ['chrt', 'taskset'], (inv) => {
 
 register(WRAPPERS, 'flock', (inv) => {
   const p = parseOpts(inv.args, { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], posix: true });
-  let [lock, ...rest] = p.rest;
+  const [lock, ...afterLock] = p.rest;
+  let rest = afterLock;
   if (lock && !/^\d+$/.test(lock.text)) inv.an.write(lock, inv.scope);
   let c = lastValue(p, '-c', '--command');
   // `flock FILE -c 'command'`: -c comes after the lock file.
