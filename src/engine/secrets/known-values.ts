@@ -5,7 +5,7 @@
 // the hash of its first WINDOW characters (to find candidates in one rolling pass over a text) and the
 // SHA-256 of the whole value (to confirm one). Nothing here is logged or written anywhere.
 import { sha256Hex } from '../shield/tier2/sha256';
-import { shannonEntropy } from './scan';
+import { shannonEntropy } from './entropy';
 
 /** Characters hashed to find candidates: every kept value is at least this long. */
 const WINDOW = 8;

@@ -22,6 +22,7 @@
 import type { SecretRule, SecretRuleSet } from './rules';
 import { type KnownValues, knownValueSkipReason, processKnownValues } from './known-values';
 import { keywordWalker } from './keyword-walk';
+import { shannonEntropy } from './entropy';
 import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
 
 export interface SecretFinding {
@@ -52,39 +53,6 @@ export function lowerAscii(s: string): string {
   const l = s.toLowerCase();
   // Only U+0130 lower-cases to two code units; fall back to an ASCII-only mapping when offsets would shift.
   return l.length === s.length ? l : s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
-}
-
-const byteCounts = new Int32Array(256);
-
-/** Shannon entropy in bits per character. */
-export function shannonEntropy(s: string): number {
-  const n = s.length;
-  if (n === 0) return 0;
-  let wide: Map<number, number> | undefined;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 256) byteCounts[c]!++;
-    else (wide ??= new Map()).set(c, (wide.get(c) ?? 0) + 1);
-  }
-  let h = 0;
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 256) {
-      const k = byteCounts[c]!;
-      if (k > 0) {
-        const p = k / n;
-        h -= p * Math.log2(p);
-        byteCounts[c] = 0;
-      }
-    }
-  }
-  if (wide) {
-    for (const k of wide.values()) {
-      const p = k / n;
-      h -= p * Math.log2(p);
-    }
-  }
-  return h;
 }
 
 /** Texts at least this long are walked in WebAssembly by default (the decision reasons and short fields are not). */
