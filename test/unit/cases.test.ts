@@ -24,10 +24,6 @@ const WORKSPACE_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'HEARTBEAT.md', 
   'src/app.ts', '.env', '.env.example', '.vscode/settings.json', '.bulwark/audit.jsonl', '.bulwark/canary.token', '.git/hooks/pre-commit.sample', 'docs/guide.md'];
 const HOME_FILES = ['.ssh/id_rsa', '.ssh/config', '.aws/credentials', '.bashrc', '.gitconfig', 'notes/todo.md'];
 
-// Cases whose deciding rule the engine does not name (issue 15): the Tier 1 command floor decides
-// them, but the decision's rules list only the read-only rule of the path read. They stay without
-// `rule` until the engine names the floor; this list may only shrink.
-const RULE_NOT_NAMED_BY_ENGINE = new Set(['ShellCatHomeSshPublicKey_OnlyCommandFloor', 'ShellCatSOUL_Allowed', 'ShellGrepSOUL_Allowed']);
 
 function fill(value: unknown, vars: Record<string, string>): unknown {
   if (typeof value === 'string') return value.replace(/\{(tmp|workspace|home|state)\}/g, (_, k: string) => vars[k]!);
@@ -56,10 +52,6 @@ describe('decision corpus (test/cases/protection)', () => {
     const missing: string[] = [];
     for (const f of files) {
       for (const c of loadYaml<Case[]>(f)) {
-        if (RULE_NOT_NAMED_BY_ENGINE.has(c.name)) {
-          assert.ok(!('rule' in c.expect), `${c.name} names a rule now: take it off RULE_NOT_NAMED_BY_ENGINE`);
-          continue;
-        }
         if (c.expect.rule === null) assert.ok(typeof c.expect.why === 'string' && c.expect.why.length > 0, `${c.name}: \`rule: null\` needs a \`why\``);
         else if (typeof c.expect.rule !== 'string' || c.expect.rule.length === 0) missing.push(`${path.basename(f)}: ${c.name}`);
       }
@@ -71,7 +63,7 @@ describe('decision corpus (test/cases/protection)', () => {
     describe(path.basename(file), () => {
       for (const c of loadYaml<Case[]>(file)) {
         it(c.name, async () => {
-          if (!('rule' in c.expect) && !RULE_NOT_NAMED_BY_ENGINE.has(c.name)) assert.fail(`case ${c.name} names no rule: add \`expect.rule\` (or \`rule: null\` with \`why\` where no rule can decide)`);
+          if (!('rule' in c.expect)) assert.fail(`case ${c.name} names no rule: add \`expect.rule\` (or \`rule: null\` with \`why\` where no rule can decide)`);
           const tmp = makeTempDir();
           try {
             const platform = c.platform ?? 'linux';
