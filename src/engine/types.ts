@@ -26,7 +26,8 @@ export interface ActionRequest {
 export type Platform = 'linux' | 'darwin' | 'win32';
 
 /**
- * Hard-coded protection levels, lowest to highest. The seed's four plus `approval_required`,
+ * Hard-coded protection levels, lowest to highest: OpenParallax's four (full_block, read_only, escalate_tier2,
+ * write_tier1_min) plus `approval_required`,
  * Bulwark's level for files that configure code execution or agent permissions: writing them
  * always needs a human (Tier 3).
  */

@@ -5,7 +5,7 @@ import canonicalize from 'canonicalize';
 
 /** Every event Bulwark writes. Each one has a producer in src/ (a unit test checks it). */
 export const AUDIT_EVENT_TYPES = [
-  // The seed's action lifecycle.
+  // An action's lifecycle: proposed, evaluated, then approved or blocked, then executed or failed.
   'ACTION_PROPOSED', 'ACTION_EVALUATED', 'ACTION_APPROVED', 'ACTION_BLOCKED', 'ACTION_EXECUTED', 'ACTION_FAILED',
   // Derived from a decision's rules and tier trail.
   'SHIELD_ERROR', 'CANARY_VERIFIED', 'CANARY_MISSING', 'RATE_LIMIT_HIT', 'BUDGET_EXHAUSTED', 'SELF_PROTECTION',

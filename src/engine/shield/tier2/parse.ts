@@ -1,6 +1,6 @@
 // Strict reading of the evaluator's answer. Anything other than one well-formed JSON object with a
 // known decision, a confidence in [0,1], a reasoning string and the exact workspace canary is
-// rejected; the caller blocks. (The original mapped an unknown decision to ALLOW.)
+// rejected; the caller blocks. (Mapping an unknown decision to ALLOW, as OpenParallax's evaluator did, would fail open.)
 import { constantTimeEqual } from './canary';
 
 export type Tier2Event = 'budget_exhausted' | 'evaluator_unreachable' | 'canary_missing' | 'malformed_answer' | 'unknown_decision';

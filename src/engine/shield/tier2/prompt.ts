@@ -1,7 +1,7 @@
 // The Tier 2 evaluator prompt, compiled into the bundles (never read from disk, so an agent that
 // edits files cannot rewrite it), and the user message that carries one action as data.
 //
-// Unlike the original, the canary appears only in the system prompt. The user message carries the
+// Unlike OpenParallax's evaluator, which also put it in the user message, the canary appears only in the system prompt. The user message carries the
 // action type and payload as canonical JSON between boundary lines that the payload cannot forge,
 // and never the canary: an injection in the payload cannot echo a value it never sees.
 import type { ActionView } from '../types';
