@@ -34,12 +34,32 @@ export function contextClause(r: Reason): string {
 /**
  * The human text of a decision, with every secret in it replaced by `[REDACTED:<rule-id>]`: the one
  * place where reasons are put into words on their way out of the engine. Each message is redacted,
- * then the sentence as a whole (joining texts could complete a secret). Throws if the secret rules are
- * broken.
+ * then the sentence as a whole when it joins several (joining texts could complete a secret). Throws if
+ * the secret rules are broken.
  */
 export function renderReasons(text: ReasonText, secretRules?: SecretRuleSet): string {
-  const clear = (r: Reason): Reason => ({ ...r, message: redactText(r.message, secretRules) });
-  return redactText(sentenceOf(clearedText(text, clear)), secretRules);
+  return renderWith(text, redactor(secretRules), secretRules);
+}
+
+/** redactText with each distinct message redacted once: a decision repeats its messages (reasons, text, trail). */
+function redactor(rules: SecretRuleSet | undefined): (message: string) => string {
+  const done = new Map<string, string>();
+  return (message) => {
+    let clear = done.get(message);
+    if (clear === undefined) {
+      clear = redactText(message, rules);
+      done.set(message, clear);
+    }
+    return clear;
+  };
+}
+
+function renderWith(text: ReasonText, clear: (message: string) => string, rules: SecretRuleSet | undefined): string {
+  const sentence = sentenceOf(clearedText(text, (r) => ({ ...r, message: clear(r.message) })));
+  // One message after Bulwark's own lead words and before a full stop: nothing joined that a secret could
+  // continue into, so the message's own redaction is the sentence's (most decisions; each pass costs ~3 µs).
+  const parts = text.stated.length + (text.context?.length ?? 0) + (text.auditNote ? 1 : 0);
+  return parts <= 1 ? sentence : redactText(sentence, rules);
 }
 
 /** The words of renderReasons without the redaction: for texts that hold only Bulwark's own words (a host's block). */
@@ -67,13 +87,14 @@ export type DecisionDraft<T extends Decision> = Omit<T, 'rules' | 'reason' | 're
  */
 export function renderDecision<T extends Decision>(draft: DecisionDraft<T>, rules?: SecretRuleSet): T {
   const { text, reasons, ...rest } = draft;
+  const clear = redactor(rules);
   const out = {
     ...rest,
     rules: [...new Set(reasons.map((r) => r.rule))],
-    reason: renderReasons(text, rules),
-    reasons: reasons.map((r) => ({ ...r, message: redactText(r.message, rules) })),
-    ...(draft.trail ? { trail: draft.trail.map((t) => ({ ...t, reason: redactText(t.reason, rules) })) } : {}),
-    ...(draft.ifc ? { ifc: { ...draft.ifc, reason: redactText(draft.ifc.reason, rules) } } : {}),
+    reason: renderWith(text, clear, rules),
+    reasons: reasons.map((r) => ({ ...r, message: clear(r.message) })),
+    ...(draft.trail ? { trail: draft.trail.map((t) => ({ ...t, reason: clear(t.reason) })) } : {}),
+    ...(draft.ifc ? { ifc: { ...draft.ifc, reason: clear(draft.ifc.reason) } } : {}),
   };
   return out as unknown as T;
 }
