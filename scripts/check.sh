@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run check`: the fast gate — build, type check, lint, unit tests (and the case corpus), stopping at the first
+# `npm run check`: the fast gate — build, type check, lint, formatting, unit tests (and the case corpus), stopping at the first
 # failure. scripts/test.sh runs it first and skips the slow stages (the agent CLIs, code-server) when it fails.
 # Set BULWARK_CHECK_BOOTSTRAPPED=1 when the caller has already sourced scripts/bootstrap.sh.
 set -uo pipefail
@@ -23,5 +23,6 @@ rm -rf dist out   # no stale bundles: every later step checks what this run buil
 step build node esbuild.mjs
 step "type check" npx --no-install tsc --noEmit -p .
 step lint npx --no-install eslint --max-warnings 0 .
+step format npx --no-install prettier --check --log-level warn .   # npm run format fixes it
 step "unit tests" bash -c 'node esbuild.mjs --tests && npx --no-install mocha --config .mocharc.json --forbid-only'
 say "all steps passed"
