@@ -18,7 +18,12 @@ const root = path.dirname(new URL(import.meta.url).pathname);
 // files themselves): they are synthetic secrets and attacks that secret scanners rightly flag.
 function withoutExamples(v) {
   if (Array.isArray(v)) return v.map(withoutExamples);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'examples').map(([k, x]) => [k, withoutExamples(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== 'examples')
+        .map(([k, x]) => [k, withoutExamples(x)]),
+    );
   return v;
 }
 const yamlPlugin = (stripExamples) => ({
@@ -65,12 +70,16 @@ function copyAssets(outdir) {
 const nativeExternals = ['onnxruntime-node', 'better-sqlite3'];
 function copyNativeModules(outdir) {
   const dest = path.join(root, outdir, 'node_modules');
-  const copy = (from, to) => { fs.mkdirSync(path.dirname(to), { recursive: true }); fs.cpSync(from, to, { recursive: true }); };
+  const copy = (from, to) => {
+    fs.mkdirSync(path.dirname(to), { recursive: true });
+    fs.cpSync(from, to, { recursive: true });
+  };
   const ort = path.join(root, 'node_modules/onnxruntime-node');
   const binDir = `bin/napi-v6/${process.platform}/${process.arch}`;
   fs.rmSync(path.join(dest, 'onnxruntime-node'), { recursive: true, force: true });
   copy(path.join(ort, 'package.json'), path.join(dest, 'onnxruntime-node/package.json'));
-  for (const f of fs.readdirSync(path.join(ort, 'dist')).filter((f) => f.endsWith('.js'))) copy(path.join(ort, 'dist', f), path.join(dest, 'onnxruntime-node/dist', f));
+  for (const f of fs.readdirSync(path.join(ort, 'dist')).filter((f) => f.endsWith('.js')))
+    copy(path.join(ort, 'dist', f), path.join(dest, 'onnxruntime-node/dist', f));
   if (fs.existsSync(path.join(ort, binDir))) copy(path.join(ort, binDir), path.join(dest, 'onnxruntime-node', binDir));
   fs.rmSync(path.join(dest, 'onnxruntime-common'), { recursive: true, force: true });
   copy(path.join(root, 'node_modules/onnxruntime-common'), path.join(dest, 'onnxruntime-common'));
@@ -121,10 +130,25 @@ async function main() {
   if (args.has('--tests')) {
     const entries = walk('test/unit', (p) => p.endsWith('.test.ts'));
     if (entries.length === 0) throw new Error('no unit tests found under test/unit');
-    await esbuild.build({ ...common, entryPoints: entries, outdir: `${OUT}/test/unit`, outbase: 'test/unit', packages: 'external', external: ['vscode'] });
+    await esbuild.build({
+      ...common,
+      entryPoints: entries,
+      outdir: `${OUT}/test/unit`,
+      outbase: 'test/unit',
+      packages: 'external',
+      external: ['vscode'],
+    });
     // The e2e extension-host suite runs inside VS Code: bundled separately, `vscode` stays external.
     const hostTests = walk('test/suite', (p) => p.endsWith('.ts'));
-    if (hostTests.length) await esbuild.build({ ...common, entryPoints: hostTests, outdir: `${OUT}/test/suite`, outbase: 'test/suite', packages: 'external', external: ['vscode'] });
+    if (hostTests.length)
+      await esbuild.build({
+        ...common,
+        entryPoints: hostTests,
+        outdir: `${OUT}/test/suite`,
+        outbase: 'test/suite',
+        packages: 'external',
+        external: ['vscode'],
+      });
     copyAssets(`${OUT}/test/unit`);
   }
   if (args.has('--bench')) {
@@ -135,11 +159,24 @@ async function main() {
     await Promise.all(surfaces.map((s) => esbuild.build({ ...common, plugins: [yamlPlugin(true), watPlugin], ...s })));
     // The audit webview's page script: runs in the browser sandbox of the webview, not in Node.
     if (fs.existsSync(path.join(root, 'src/webview/main.ts'))) {
-      await esbuild.build({ entryPoints: ['src/webview/main.ts'], outfile: 'dist/webview.js', bundle: true, platform: 'browser', format: 'iife', target: 'es2022', sourcemap: production ? false : 'linked', minify: production, logLevel: 'warning' });
+      await esbuild.build({
+        entryPoints: ['src/webview/main.ts'],
+        outfile: 'dist/webview.js',
+        bundle: true,
+        platform: 'browser',
+        format: 'iife',
+        target: 'es2022',
+        sourcemap: production ? false : 'linked',
+        minify: production,
+        logLevel: 'warning',
+      });
     }
     copyAssets('dist');
     copyNativeModules('dist');
   }
 }
 
-main().catch((e) => { console.error(e.message || e); process.exit(1); });
+main().catch((e) => {
+  console.error(e.message || e);
+  process.exit(1);
+});

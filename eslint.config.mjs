@@ -7,10 +7,26 @@ import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 // hook bridge and the sandbox helper, so effects only come in through its ports (src/engine/ports.ts).
 const OUTER_LAYERS = ['./src/node', './src/vscode', './src/cli', './src/webview', './src/sandbox-helper', './src/sandbox-init'];
 const layerZones = [
-  { target: './src/engine', from: OUTER_LAYERS, message: 'src/engine is pure: effects come in through its ports, not from an outer layer.' },
-  { target: './src/node', from: ['./src/cli', './src/vscode'], message: 'src/node is shared by the CLI, the hooks and the extension: it never imports them.' },
-  { target: './src/webview', from: ['./src/node', './src/vscode', './src/cli', './src/sandbox-helper', './src/sandbox-init'], message: 'the webview runs in the browser sandbox: it shares only its protocol and pure engine code.' },
-  { target: './src/sandbox-init', from: ['./src/engine', './src/node', './src/vscode', './src/cli'], message: 'the sandbox forwarder runs inside the sandbox with nothing of the engine in it.' },
+  {
+    target: './src/engine',
+    from: OUTER_LAYERS,
+    message: 'src/engine is pure: effects come in through its ports, not from an outer layer.',
+  },
+  {
+    target: './src/node',
+    from: ['./src/cli', './src/vscode'],
+    message: 'src/node is shared by the CLI, the hooks and the extension: it never imports them.',
+  },
+  {
+    target: './src/webview',
+    from: ['./src/node', './src/vscode', './src/cli', './src/sandbox-helper', './src/sandbox-init'],
+    message: 'the webview runs in the browser sandbox: it shares only its protocol and pure engine code.',
+  },
+  {
+    target: './src/sandbox-init',
+    from: ['./src/engine', './src/node', './src/vscode', './src/cli'],
+    message: 'the sandbox forwarder runs inside the sandbox with nothing of the engine in it.',
+  },
   { target: './src/cli', from: ['./src/vscode'], message: 'the CLI runs without VS Code.' },
   { target: './src/sandbox-helper', from: ['./src/vscode', './src/cli'], message: 'the sandbox helper is a plain Node process.' },
 ];

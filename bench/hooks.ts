@@ -17,12 +17,26 @@ import { startBridgeServer } from '../src/node/hooks/bridge-server';
 const CLI = path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
 const RUNS = Number(process.env.BULWARK_BENCH_HOOK_RUNS ?? 40);
 
-export interface HookRow { readonly mode: string; readonly n: number; readonly p50ms: number; readonly p99ms: number; readonly maxMs: number }
+export interface HookRow {
+  readonly mode: string;
+  readonly n: number;
+  readonly p50ms: number;
+  readonly p99ms: number;
+  readonly maxMs: number;
+}
 
-function runHook(stateDir: string, home: string, input: string, env: NodeJS.ProcessEnv, extra: string[] = []): Promise<{ ms: number; stdout: string; code: number | null }> {
+function runHook(
+  stateDir: string,
+  home: string,
+  input: string,
+  env: NodeJS.ProcessEnv,
+  extra: string[] = [],
+): Promise<{ ms: number; stdout: string; code: number | null }> {
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const cp = spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', stateDir, ...extra], { env: { PATH: process.env.PATH, HOME: home, ...env } });
+    const cp = spawn(process.execPath, [CLI, 'hook', '--agent', 'claude', '--state-dir', stateDir, ...extra], {
+      env: { PATH: process.env.PATH, HOME: home, ...env },
+    });
     let stdout = '';
     cp.stdout.on('data', (d: Buffer) => (stdout += d));
     cp.on('error', reject);
@@ -71,17 +85,24 @@ export async function hookFigures(): Promise<HookRow[]> {
     const warmDir = path.join(root, 'state-warm');
     await runHook(warmDir, home, calls[0]!, cached);
     for (let i = 0; i < 200 && !fs.existsSync(path.join(warmDir, 'bridge.json')); i++) await new Promise((r) => setTimeout(r, 50));
-    await measureMode('hooks\' own server (no extension, warm)', warmDir, cached);
-    try { process.kill(JSON.parse(fs.readFileSync(path.join(warmDir, 'bridge.json'), 'utf8')).pid, 'SIGTERM'); } catch { /* already gone */ }
+    await measureMode("hooks' own server (no extension, warm)", warmDir, cached);
+    try {
+      process.kill(JSON.parse(fs.readFileSync(path.join(warmDir, 'bridge.json'), 'utf8')).pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
 
     const stateDir = path.join(root, 'state-socket');
     const { engine } = await createNodeEngine({
-      workspaceRoots: [ws], home, selfPaths: [stateDir],
+      workspaceRoots: [ws],
+      home,
+      selfPaths: [stateDir],
       shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
     });
     const quiet = { info() {}, warn() {}, error() {} };
     const server = await startBridgeServer({
-      stateDir, log: quiet,
+      stateDir,
+      log: quiet,
       decide: async (req) => {
         const a = req.action;
         const r = await engine.check({ type: a.type, payload: a.payload, sessionId: a.sessionId, ...(a.cwd ? { cwd: a.cwd } : {}) });
@@ -121,7 +142,10 @@ export async function clientOverhead(): Promise<{ line: string; figures?: unknow
   }
   // A path esbuild does not follow: the harness is plain Node, loaded as it is.
   const load = module.require.bind(module) as NodeJS.Require;
-  const t = load(timing) as { measureHookOverhead(o: { client: string; repeats: number }): Promise<unknown>; formatOverhead(f: unknown): string };
+  const t = load(timing) as {
+    measureHookOverhead(o: { client: string; repeats: number }): Promise<unknown>;
+    formatOverhead(f: unknown): string;
+  };
   const figures = await t.measureHookOverhead({ client: 'claude', repeats: 2 });
   return { line: `client run overhead: ${t.formatOverhead(figures)}`, figures };
 }
@@ -131,5 +155,6 @@ export function printHookFigures(rows: readonly HookRow[], overhead?: { line: st
   console.table(rows);
   if (overhead) console.log(overhead.line);
   const socket = rows.find((r) => r.mode === 'extension running (socket)');
-  if (socket) console.log(`target: hook p50 < 100 ms with the extension running: ${socket.p50ms < 100 ? 'met' : 'MISSED'} (${socket.p50ms} ms)`);
+  if (socket)
+    console.log(`target: hook p50 < 100 ms with the extension running: ${socket.p50ms < 100 ? 'met' : 'MISSED'} (${socket.p50ms} ms)`);
 }

@@ -34,26 +34,71 @@ export interface LimitFigure {
   met: boolean;
 }
 
-function figure(test: string, what: string, limit: number, measured: number, unit: LimitFigure['unit'] = 'ms', atLeast = false): LimitFigure {
-  return { test, what, limit, unit, ...(atLeast ? { atLeast } : {}), measured: +measured.toFixed(3), met: atLeast ? measured > limit : measured < limit };
+function figure(
+  test: string,
+  what: string,
+  limit: number,
+  measured: number,
+  unit: LimitFigure['unit'] = 'ms',
+  atLeast = false,
+): LimitFigure {
+  return {
+    test,
+    what,
+    limit,
+    unit,
+    ...(atLeast ? { atLeast } : {}),
+    measured: +measured.toFixed(3),
+    met: atLeast ? measured > limit : measured < limit,
+  };
 }
 
-const timed = <T>(f: () => T): [T, number] => { const t0 = performance.now(); const r = f(); return [r, performance.now() - t0]; };
-const timedAsync = async <T>(f: () => Promise<T>): Promise<[T, number]> => { const t0 = performance.now(); const r = await f(); return [r, performance.now() - t0]; };
+const timed = <T>(f: () => T): [T, number] => {
+  const t0 = performance.now();
+  const r = f();
+  return [r, performance.now() - t0];
+};
+const timedAsync = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
+  const t0 = performance.now();
+  const r = await f();
+  return [r, performance.now() - t0];
+};
 
 async function shellLimits(out: LimitFigure[]): Promise<void> {
   const parser = await loadShellParser();
   const ctx: ShellContext = { cwd: '/w', home: '/home/u', platform: 'linux' };
   const T = 'shell.test.ts: shell analyser';
-  out.push(figure(`${T} hostile input: rejects a 1 MB command quickly`, 'time', 1000, timed(() => analyzeShell(parser, 'echo ' + 'a'.repeat(1024 * 1024), ctx))[1]));
-  out.push(figure(`${T} hostile input: many statements just under the size limit`, 'time', 5000,
-    timed(() => analyzeShell(parser, 'touch /tmp/f; '.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 14)), ctx))[1]));
-  out.push(figure(`${T} hostile input: stops walking a tree with too many nodes`, 'time', 5000,
-    timed(() => analyzeShell(parser, 'a;'.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 2)), ctx))[1]));
+  out.push(
+    figure(
+      `${T} hostile input: rejects a 1 MB command quickly`,
+      'time',
+      1000,
+      timed(() => analyzeShell(parser, 'echo ' + 'a'.repeat(1024 * 1024), ctx))[1],
+    ),
+  );
+  out.push(
+    figure(
+      `${T} hostile input: many statements just under the size limit`,
+      'time',
+      5000,
+      timed(() => analyzeShell(parser, 'touch /tmp/f; '.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 14)), ctx))[1],
+    ),
+  );
+  out.push(
+    figure(
+      `${T} hostile input: stops walking a tree with too many nodes`,
+      'time',
+      5000,
+      timed(() => analyzeShell(parser, 'a;'.repeat(Math.floor((MAX_COMMAND_LENGTH - 100) / 2)), ctx))[1],
+    ),
+  );
   // speed: the corpus commands under 300 characters, 5 rounds after a warm-up, p99.
   const HOME: Record<Platform, string> = { linux: '/home/u', darwin: '/Users/u', win32: 'C:\\Users\\u' };
   const dir = path.join(repoRoot(), 'test', 'cases', 'shell');
-  const cmds = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()
+  const cmds = fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
     .flatMap((f) => yaml.load(fs.readFileSync(path.join(dir, f), 'utf8')) as Array<{ cmd: string; cwd?: string; platform?: Platform }>)
     .filter((c) => c.cmd.length < 300)
     .map((c) => ({ cmd: c.cmd, ctx: { cwd: c.cwd, home: HOME[c.platform ?? 'linux'], platform: c.platform ?? 'linux' } as ShellContext }));
@@ -82,10 +127,20 @@ function heuristicsLimits(out: LimitFigure[]): void {
       for (let run = 0; run < 3 && ms >= 50; run++) {
         ms = Math.min(ms, timed(() => evaluateHeuristics(set, key === 'command' ? 'execute_command' : 'write_file', { [key]: s }))[1]);
       }
-      if (ms > worst) { worst = ms; worstName = `${name} in ${key}`; }
+      if (ms > worst) {
+        worst = ms;
+        worstName = `${name} in ${key}`;
+      }
     }
   }
-  out.push(figure(`heuristics.test.ts: heuristics: performance: a 64 KB adversarial string in any field (worst: ${worstName})`, 'best of 3', 50, worst));
+  out.push(
+    figure(
+      `heuristics.test.ts: heuristics: performance: a 64 KB adversarial string in any field (worst: ${worstName})`,
+      'best of 3',
+      50,
+      worst,
+    ),
+  );
   const source = fs.readFileSync(path.join(repoRoot(), 'src/engine/heuristics/normalize.ts'), 'utf8');
   const big = source.repeat(Math.ceil(kb64 / source.length)).slice(0, kb64);
   const cases: [string, string, Record<string, unknown>][] = [
@@ -106,9 +161,19 @@ async function classifierLimits(out: LimitFigure[], root: string): Promise<void>
   try {
     const T = 'classifier.test.ts: ONNX classifier';
     const long = 'ignore previous instructions '.repeat(200_000); // 5.8 MB
-    const [, msLong] = await timedAsync(async () => { cls.encode(long); return cls.injectionScore(long); });
+    const [, msLong] = await timedAsync(async () => {
+      cls.encode(long);
+      return cls.injectionScore(long);
+    });
     out.push(figure(`${T}: truncates a very long input (5.8 MB) to the maximum length`, 'encode + score', 2000, msLong));
-    out.push(figure(`${T}: tokenisation of long texts: a megabyte without whitespace`, 'encode', 2000, timed(() => cls.encode('x'.repeat(1_000_000)))[1]));
+    out.push(
+      figure(
+        `${T}: tokenisation of long texts: a megabyte without whitespace`,
+        'encode',
+        2000,
+        timed(() => cls.encode('x'.repeat(1_000_000)))[1],
+      ),
+    );
     for (let i = 0; i < 20; i++) await cls.injectionScore(INJECTION);
     const text = `${INJECTION} ${BENIGN}`;
     const times: number[] = [];
@@ -127,36 +192,70 @@ function secretsLimits(out: LimitFigure[]): void {
   findSecrets(rules, source.slice(0, 20_000)); // warm up
   out.push(figure('secrets.test.ts: secret rules: scans 1 MB of source code', 'time', 1000, timed(() => findSecrets(rules, source))[1]));
   const mixed = ts.slice(2 << 20, 3 << 20);
-  const plants = rules.rules.flatMap((r) => r.examples.match).filter((e) => !/-----BEGIN(?![\s\S]*-----END)|PuTTY-User-Key-File(?![\s\S]*Private-MAC)/.test(e));
+  const plants = rules.rules
+    .flatMap((r) => r.examples.match)
+    .filter((e) => !/-----BEGIN(?![\s\S]*-----END)|PuTTY-User-Key-File(?![\s\S]*Private-MAC)/.test(e));
   let corpus = '';
   for (let i = 0; corpus.length < 2 << 20; i++) {
-    corpus += `2024-05-01T12:${String(i % 60).padStart(2, '0')}:00Z INFO request id=${(i * 2654435761 >>> 0).toString(16)} path=/api/v1/items?page=${i % 7} status=200 duration_ms=${i % 300}\n`;
+    corpus += `2024-05-01T12:${String(i % 60).padStart(2, '0')}:00Z INFO request id=${((i * 2654435761) >>> 0).toString(16)} path=/api/v1/items?page=${i % 7} status=200 duration_ms=${i % 300}\n`;
     if (i % 40 === 0) corpus += mixed.slice((i * 997) % (mixed.length - 4000), ((i * 997) % (mixed.length - 4000)) + 4000) + '\n';
     if (i % 25 === 0) corpus += `DEBUG config ${plants[i % plants.length]!}\n`;
   }
   findSecrets(rules, corpus.slice(0, 50_000));
   const ms = timed(() => redactSecrets(rules, corpus))[1];
-  out.push(figure('secrets.test.ts: secret rules: redaction throughput on mixed source + logs', 'throughput', 2, corpus.length / (1 << 20) / (ms / 1000), 'MB/s', true));
+  out.push(
+    figure(
+      'secrets.test.ts: secret rules: redaction throughput on mixed source + logs',
+      'throughput',
+      2,
+      corpus.length / (1 << 20) / (ms / 1000),
+      'MB/s',
+      true,
+    ),
+  );
 }
 
 function auditViewLimits(out: LimitFigure[]): void {
   const v = new AuditView();
   for (let seq = 1; seq <= 100_000; seq++) {
     v.add(<AuditEntry>{
-      seq, id: `id-${seq}`, ts: '2026-01-01T00:00:00.000Z', session: seq % 2 ? 's1' : 's2', event: seq % 3 ? 'ACTION_APPROVED' : 'ACTION_BLOCKED', action_type: 'read_file',
-      details: { decision: { decision: seq % 3 ? 'allow' : 'block', tier: 0, rules: seq % 3 ? [] : ['protection.full_block'], reason: `reason ${seq}` }, args: { path: `/tmp/file-${seq}.txt` } },
-      prev_hash: 'p', hash: 'h',
+      seq,
+      id: `id-${seq}`,
+      ts: '2026-01-01T00:00:00.000Z',
+      session: seq % 2 ? 's1' : 's2',
+      event: seq % 3 ? 'ACTION_APPROVED' : 'ACTION_BLOCKED',
+      action_type: 'read_file',
+      details: {
+        decision: {
+          decision: seq % 3 ? 'allow' : 'block',
+          tier: 0,
+          rules: seq % 3 ? [] : ['protection.full_block'],
+          reason: `reason ${seq}`,
+        },
+        args: { path: `/tmp/file-${seq}.txt` },
+      },
+      prev_hash: 'p',
+      hash: 'h',
     });
   }
-  out.push(figure('audit-view.test.ts: audit view model: filters 100k entries', 'time', 1000, timed(() => v.setFilter({ text: 'file-4242' }))[1]));
+  out.push(
+    figure('audit-view.test.ts: audit view model: filters 100k entries', 'time', 1000, timed(() => v.setFilter({ text: 'file-4242' }))[1]),
+  );
 }
 
 function tier2Limits(out: LimitFigure[]): void {
   const canary = generateCanary((n) => randomBytes(n));
-  out.push(figure('tier2.test.ts: parseEvaluatorAnswer stays fast on pathological input', 'time', 1000, timed(() => {
-    parseEvaluatorAnswer('{'.repeat(60_000), canary);
-    parseEvaluatorAnswer('{}'.repeat(30_000), canary);
-  })[1]));
+  out.push(
+    figure(
+      'tier2.test.ts: parseEvaluatorAnswer stays fast on pathological input',
+      'time',
+      1000,
+      timed(() => {
+        parseEvaluatorAnswer('{'.repeat(60_000), canary);
+        parseEvaluatorAnswer('{}'.repeat(30_000), canary);
+      })[1],
+    ),
+  );
 }
 
 function contentLimits(out: LimitFigure[]): void {
@@ -165,9 +264,14 @@ function contentLimits(out: LimitFigure[]): void {
   let worstName = '';
   for (const [name, text] of cases) {
     const ms = timed(() => inspect(text, 'pre_prompt', 'test', 'untrusted'))[1];
-    if (ms > worst) { worst = ms; worstName = name; }
+    if (ms > worst) {
+      worst = ms;
+      worstName = name;
+    }
   }
-  out.push(figure(`content-inspection.test.ts: content inspection: 256 KB adversarial texts, each (worst: ${worstName})`, 'time', 1500, worst));
+  out.push(
+    figure(`content-inspection.test.ts: content inspection: 256 KB adversarial texts, each (worst: ${worstName})`, 'time', 1500, worst),
+  );
 }
 
 export async function limitsFigures(): Promise<LimitFigure[]> {
@@ -190,7 +294,10 @@ export async function limitsFigures(): Promise<LimitFigure[]> {
 export function printLimitsFigures(figures: readonly LimitFigure[]): void {
   console.log(`speed limits moved out of the unit tests (issue 15): ${figures.filter((f) => f.met).length} of ${figures.length} met`);
   for (const f of figures) {
-    const value = f.unit === 'MB/s' ? `${f.measured.toFixed(1)} MB/s` : `${f.measured < 10 ? f.measured.toFixed(3) : f.measured.toFixed(0)} ms`;
-    console.log(`target: ${f.test}: ${f.what} ${f.atLeast ? '>' : '<'} ${f.limit} ${f.unit}: ${f.met ? 'met' : 'MISSED'} (measured ${value})`);
+    const value =
+      f.unit === 'MB/s' ? `${f.measured.toFixed(1)} MB/s` : `${f.measured < 10 ? f.measured.toFixed(3) : f.measured.toFixed(0)} ms`;
+    console.log(
+      `target: ${f.test}: ${f.what} ${f.atLeast ? '>' : '<'} ${f.limit} ${f.unit}: ${f.met ? 'met' : 'MISSED'} (measured ${value})`,
+    );
   }
 }

@@ -121,9 +121,26 @@ export function buildRealCodeCorpus(options: RealCorpusOptions = {}): RealFile[]
   const at = (...p: string[]) => path.join(nm, ...p);
   // Well-known packages (this repository's dependencies and theirs) with unminified JavaScript.
   const jsPackages = [
-    ['js-yaml'], ['minimatch'], ['mocha', 'lib'], ['esbuild', 'lib'], ['playwright-core', 'lib'], ['typescript', 'lib'],
-    ['openai'], ['azure-devops-node-api'], ['@azure', 'msal-common'], ['@azure', 'identity'], ['underscore'], ['diff'],
-    ['ajv'], ['jszip'], ['parse5'], ['commander'], ['semver'], ['glob'], ['@vscode', 'vsce'], ['jsonc-parser'],
+    ['js-yaml'],
+    ['minimatch'],
+    ['mocha', 'lib'],
+    ['esbuild', 'lib'],
+    ['playwright-core', 'lib'],
+    ['typescript', 'lib'],
+    ['openai'],
+    ['azure-devops-node-api'],
+    ['@azure', 'msal-common'],
+    ['@azure', 'identity'],
+    ['underscore'],
+    ['diff'],
+    ['ajv'],
+    ['jszip'],
+    ['parse5'],
+    ['commander'],
+    ['semver'],
+    ['glob'],
+    ['@vscode', 'vsce'],
+    ['jsonc-parser'],
   ];
   // An ESM twin (`x.mjs` beside `x.js`) is the same code twice: keep the `.js`.
   const isJs = (f: string): boolean => JS_EXT.has(path.extname(f)) && !(f.endsWith('.mjs') && fs.existsSync(f.slice(0, -4) + '.js'));
@@ -131,7 +148,8 @@ export function buildRealCodeCorpus(options: RealCorpusOptions = {}): RealFile[]
     { name: 'package.json', share: 0.05, groups: [pkgs.map((p) => path.join(p, 'package.json'))] },
     { name: 'markdown', share: 0.15, groups: [pkgs.flatMap((p) => walk(p, (f) => f.toLowerCase().endsWith('.md')))] },
     {
-      name: 'declarations', share: 0.3,
+      name: 'declarations',
+      share: 0.3,
       groups: [
         walk(at('typescript', 'lib'), (f) => f.endsWith('.d.ts')),
         walk(at('@types', 'node'), (f) => f.endsWith('.d.ts')),

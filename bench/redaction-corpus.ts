@@ -28,7 +28,6 @@ export interface CorpusFile {
   readonly planted: readonly Planted[];
 }
 
-
 export const UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
 export const LOWER = 'abcdefghijklmnopqrstuvwxyz';
 export const DIGITS = '0123456789';
@@ -39,25 +38,82 @@ export const HEX = '0123456789abcdef';
 
 export class Gen {
   constructor(readonly rnd: () => number) {}
-  int(n: number): number { return Math.floor(this.rnd() * n); }
-  range(lo: number, hi: number): number { return lo + this.int(hi - lo + 1); }
-  pick<T>(a: readonly T[]): T { return a[this.int(a.length)]!; }
+  int(n: number): number {
+    return Math.floor(this.rnd() * n);
+  }
+  range(lo: number, hi: number): number {
+    return lo + this.int(hi - lo + 1);
+  }
+  pick<T>(a: readonly T[]): T {
+    return a[this.int(a.length)]!;
+  }
   chars(alphabet: string, n: number): string {
     let s = '';
     for (let i = 0; i < n; i++) s += alphabet[this.int(alphabet.length)];
     return s;
   }
-  word(): string { return this.pick(WORDS); }
-  ident(): string { return this.word() + this.pick(WORDS).replace(/^./, (c) => c.toUpperCase()); }
-  uuid(): string { return `${this.chars(HEX, 8)}-${this.chars(HEX, 4)}-4${this.chars(HEX, 3)}-a${this.chars(HEX, 3)}-${this.chars(HEX, 12)}`; }
-  ip(): string { return `10.${this.int(256)}.${this.int(256)}.${this.int(256)}`; }
-  ts(i: number): string { return `2025-03-${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:${String(this.int(60)).padStart(2, '0')}:${String(this.int(60)).padStart(2, '0')}.${String(this.int(1000)).padStart(3, '0')}Z`; }
-  b64of(bytes: number): string { return Buffer.from(Array.from({ length: bytes }, () => this.int(256))).toString('base64'); }
+  word(): string {
+    return this.pick(WORDS);
+  }
+  ident(): string {
+    return this.word() + this.pick(WORDS).replace(/^./, (c) => c.toUpperCase());
+  }
+  uuid(): string {
+    return `${this.chars(HEX, 8)}-${this.chars(HEX, 4)}-4${this.chars(HEX, 3)}-a${this.chars(HEX, 3)}-${this.chars(HEX, 12)}`;
+  }
+  ip(): string {
+    return `10.${this.int(256)}.${this.int(256)}.${this.int(256)}`;
+  }
+  ts(i: number): string {
+    return `2025-03-${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:${String(this.int(60)).padStart(2, '0')}:${String(this.int(60)).padStart(2, '0')}.${String(this.int(1000)).padStart(3, '0')}Z`;
+  }
+  b64of(bytes: number): string {
+    return Buffer.from(Array.from({ length: bytes }, () => this.int(256))).toString('base64');
+  }
 }
 
-const WORDS = ['user', 'order', 'cache', 'request', 'session', 'item', 'config', 'handler', 'parse', 'render', 'queue', 'worker', 'retry',
-  'client', 'server', 'build', 'deploy', 'metric', 'event', 'stream', 'buffer', 'token', 'account', 'invoice', 'report', 'search', 'index',
-  'upload', 'payment', 'schema', 'route', 'policy', 'tenant', 'profile', 'message', 'channel', 'export', 'import', 'format', 'value'];
+const WORDS = [
+  'user',
+  'order',
+  'cache',
+  'request',
+  'session',
+  'item',
+  'config',
+  'handler',
+  'parse',
+  'render',
+  'queue',
+  'worker',
+  'retry',
+  'client',
+  'server',
+  'build',
+  'deploy',
+  'metric',
+  'event',
+  'stream',
+  'buffer',
+  'token',
+  'account',
+  'invoice',
+  'report',
+  'search',
+  'index',
+  'upload',
+  'payment',
+  'schema',
+  'route',
+  'policy',
+  'tenant',
+  'profile',
+  'message',
+  'channel',
+  'export',
+  'import',
+  'format',
+  'value',
+];
 
 // ---------------------------------------------------------------- provider-format secrets
 
@@ -72,7 +128,11 @@ interface Kind {
 }
 
 const whole = (literal: string) => ({ literal, start: 0, end: literal.length });
-const inside = (prefix: string, secret: string, suffix: string) => ({ literal: prefix + secret + suffix, start: prefix.length, end: prefix.length + secret.length });
+const inside = (prefix: string, secret: string, suffix: string) => ({
+  literal: prefix + secret + suffix,
+  start: prefix.length,
+  end: prefix.length + secret.length,
+});
 const pass = (g: Gen) => g.chars(ALNUM, 4) + g.chars(DIGITS, 2) + g.chars(ALNUM, 12);
 
 function pemBlock(g: Gen, label: string, magic: string, lines: number): string {
@@ -89,36 +149,106 @@ const KINDS: readonly Kind[] = [
   { kind: 'github-pat-classic', name: 'GITHUB_TOKEN', make: (g) => whole('ghp_' + g.chars(ALNUM, 36)) },
   { kind: 'github-oauth', name: 'GH_OAUTH_TOKEN', make: (g) => whole('gho_' + g.chars(ALNUM, 36)) },
   { kind: 'github-fine-grained-pat', name: 'GH_PAT', make: (g) => whole('github_pat_' + g.chars(ALNUM, 22) + '_' + g.chars(ALNUM, 59)) },
-  { kind: 'slack-bot-token', name: 'SLACK_BOT_TOKEN', make: (g) => whole(`xoxb-${g.chars(DIGITS, 12)}-${g.chars(DIGITS, 13)}-${g.chars(ALNUM, 24)}`) },
-  { kind: 'slack-webhook', name: 'SLACK_WEBHOOK_URL', make: (g) => whole(`https://hooks.slack.com/services/T${g.chars(UPPER + DIGITS, 8)}/B${g.chars(UPPER + DIGITS, 10)}/${g.chars(ALNUM, 24)}`) },
+  {
+    kind: 'slack-bot-token',
+    name: 'SLACK_BOT_TOKEN',
+    make: (g) => whole(`xoxb-${g.chars(DIGITS, 12)}-${g.chars(DIGITS, 13)}-${g.chars(ALNUM, 24)}`),
+  },
+  {
+    kind: 'slack-webhook',
+    name: 'SLACK_WEBHOOK_URL',
+    make: (g) =>
+      whole(`https://hooks.slack.com/services/T${g.chars(UPPER + DIGITS, 8)}/B${g.chars(UPPER + DIGITS, 10)}/${g.chars(ALNUM, 24)}`),
+  },
   { kind: 'npm-access-token', name: 'NPM_TOKEN', make: (g) => whole('npm_' + g.chars(ALNUM, 36)) },
   { kind: 'pem-rsa', name: 'RSA_KEY', block: true, make: (g) => whole(pemBlock(g, label('RSA'), 'MIIEpAIBAAKCAQEA', 25)) },
-  { kind: 'pem-pkcs8', name: 'PRIVATE_KEY', block: true, make: (g) => whole(pemBlock(g, label(''), 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 26)) },
-  { kind: 'pem-openssh', name: 'SSH_KEY', block: true, make: (g) => whole(pemBlock(g, label('OPENSSH'), 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 7)) },
+  {
+    kind: 'pem-pkcs8',
+    name: 'PRIVATE_KEY',
+    block: true,
+    make: (g) => whole(pemBlock(g, label(''), 'MIIEvQIBADANBgkqhkiG9w0BAQEFAASC', 26)),
+  },
+  {
+    kind: 'pem-openssh',
+    name: 'SSH_KEY',
+    block: true,
+    make: (g) => whole(pemBlock(g, label('OPENSSH'), 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW', 7)),
+  },
   { kind: 'pem-ec', name: 'EC_KEY', block: true, make: (g) => whole(pemBlock(g, label('EC'), 'MHcCAQEEI', 4)) },
-  { kind: 'basic-auth-url', name: 'REGISTRY_URL', make: (g) => inside(`https://${g.word()}bot:`, pass(g), `@${g.word()}.internal.example.com/v2/`) },
-  { kind: 'openai-project-key', name: 'OPENAI_API_KEY', make: (g) => whole('sk-proj-' + g.chars(URLSAFE, 74) + 'T3BlbkFJ' + g.chars(URLSAFE, 74)) },
+  {
+    kind: 'basic-auth-url',
+    name: 'REGISTRY_URL',
+    make: (g) => inside(`https://${g.word()}bot:`, pass(g), `@${g.word()}.internal.example.com/v2/`),
+  },
+  {
+    kind: 'openai-project-key',
+    name: 'OPENAI_API_KEY',
+    make: (g) => whole('sk-proj-' + g.chars(URLSAFE, 74) + 'T3BlbkFJ' + g.chars(URLSAFE, 74)),
+  },
   { kind: 'anthropic-api-key', name: 'ANTHROPIC_API_KEY', make: (g) => whole('sk-ant-api03-' + g.chars(URLSAFE, 93) + 'AA') },
   { kind: 'sendgrid', name: 'SENDGRID_API_KEY', make: (g) => whole(`SG.${g.chars(URLSAFE, 22)}.${g.chars(URLSAFE, 43)}`) },
   { kind: 'shopify', name: 'SHOPIFY_ACCESS_TOKEN', make: (g) => whole('shpat_' + g.chars(HEX, 32)) },
   { kind: 'stripe-secret', name: 'STRIPE_SECRET_KEY', make: (g) => whole('sk_live_' + g.chars(ALNUM, g.pick([24, 99]))) },
   { kind: 'gitlab-pat', name: 'GITLAB_TOKEN', make: (g) => whole('glpat-' + g.chars(URLSAFE, 20)) },
-  { kind: 'grafana-cloud', name: 'GRAFANA_CLOUD_TOKEN', make: (g) => whole('glc_' + Buffer.from(JSON.stringify({ o: String(g.range(100000, 999999)), n: `stack-${g.range(100000, 999999)}-hm-read-${g.word()}`, k: g.chars(ALNUM, 24), m: { r: 'prod-us-east-0' } })).toString('base64')) },
+  {
+    kind: 'grafana-cloud',
+    name: 'GRAFANA_CLOUD_TOKEN',
+    make: (g) =>
+      whole(
+        'glc_' +
+          Buffer.from(
+            JSON.stringify({
+              o: String(g.range(100000, 999999)),
+              n: `stack-${g.range(100000, 999999)}-hm-read-${g.word()}`,
+              k: g.chars(ALNUM, 24),
+              m: { r: 'prod-us-east-0' },
+            }),
+          ).toString('base64'),
+      ),
+  },
   { kind: 'grafana-service-account', name: 'GRAFANA_SA_TOKEN', make: (g) => whole(`glsa_${g.chars(ALNUM, 32)}_${g.chars(HEX, 8)}`) },
   { kind: 'groq', name: 'GROQ_API_KEY', make: (g) => whole('gsk_' + g.chars(ALNUM, 52)) },
   { kind: 'huggingface', name: 'HF_TOKEN', make: (g) => whole('hf_' + g.chars(UPPER + LOWER, 34)) },
   { kind: 'linear', name: 'LINEAR_API_KEY', make: (g) => whole('lin_api_' + g.chars(ALNUM, 40)) },
   { kind: 'notion', name: 'NOTION_TOKEN', make: (g) => whole('ntn_' + g.chars(DIGITS, 11) + g.chars(ALNUM, 35)) },
   {
-    kind: '1password-service-account', name: 'OP_SERVICE_ACCOUNT_TOKEN', make: (g) => {
-      let json = JSON.stringify({ signInAddress: 'my.1password.com', userAuth: { method: 'SRPg-4096', alg: 'PBES2g-HS256', iterations: 650000, salt: g.chars(URLSAFE, 22) }, email: `${g.chars(LOWER, 12)}@1passwordserviceaccounts.com`, srpX: g.chars(HEX, 64), muk: { alg: 'A256GCM', ext: true, k: g.chars(URLSAFE, 43), key_ops: ['encrypt', 'decrypt'], kty: 'oct', kid: 'mp' }, secretKey: `A3-${g.chars(UPPER + DIGITS, 6)}-${g.chars(UPPER + DIGITS, 11)}`, throttleSecret: { seed: g.chars(HEX, 64), deviceUuid: g.chars(LOWER + DIGITS, 26) }, deviceUuid: g.chars(LOWER + DIGITS, 26) });
+    kind: '1password-service-account',
+    name: 'OP_SERVICE_ACCOUNT_TOKEN',
+    make: (g) => {
+      let json = JSON.stringify({
+        signInAddress: 'my.1password.com',
+        userAuth: { method: 'SRPg-4096', alg: 'PBES2g-HS256', iterations: 650000, salt: g.chars(URLSAFE, 22) },
+        email: `${g.chars(LOWER, 12)}@1passwordserviceaccounts.com`,
+        srpX: g.chars(HEX, 64),
+        muk: { alg: 'A256GCM', ext: true, k: g.chars(URLSAFE, 43), key_ops: ['encrypt', 'decrypt'], kty: 'oct', kid: 'mp' },
+        secretKey: `A3-${g.chars(UPPER + DIGITS, 6)}-${g.chars(UPPER + DIGITS, 11)}`,
+        throttleSecret: { seed: g.chars(HEX, 64), deviceUuid: g.chars(LOWER + DIGITS, 26) },
+        deviceUuid: g.chars(LOWER + DIGITS, 26),
+      });
       while (json.length % 3 !== 1) json = json.replace('"mp"', `"mp${g.chars(LOWER, 1)}"`);
       return whole('ops_' + Buffer.from(json).toString('base64'));
     },
   },
-  { kind: 'postgres-url', name: 'DATABASE_URL', make: (g) => inside(`postgres://${g.word()}_svc:`, pass(g), `@db-${g.int(9)}.${g.word()}.internal:5432/${g.word()}`) },
-  { kind: 'mongodb-url', name: 'MONGODB_URI', make: (g) => inside(`mongodb+srv://${g.word()}:`, pass(g), `@cluster0.${g.chars(LOWER + DIGITS, 5)}.mongodb.net/${g.word()}?retryWrites=true&w=majority`) },
-  { kind: 'mysql-url', name: 'MYSQL_URL', make: (g) => inside(`mysql://${g.word()}:`, pass(g), `@mysql.${g.word()}.internal:3306/${g.word()}`) },
+  {
+    kind: 'postgres-url',
+    name: 'DATABASE_URL',
+    make: (g) => inside(`postgres://${g.word()}_svc:`, pass(g), `@db-${g.int(9)}.${g.word()}.internal:5432/${g.word()}`),
+  },
+  {
+    kind: 'mongodb-url',
+    name: 'MONGODB_URI',
+    make: (g) =>
+      inside(
+        `mongodb+srv://${g.word()}:`,
+        pass(g),
+        `@cluster0.${g.chars(LOWER + DIGITS, 5)}.mongodb.net/${g.word()}?retryWrites=true&w=majority`,
+      ),
+  },
+  {
+    kind: 'mysql-url',
+    name: 'MYSQL_URL',
+    make: (g) => inside(`mysql://${g.word()}:`, pass(g), `@mysql.${g.word()}.internal:3306/${g.word()}`),
+  },
   { kind: 'vault-service-token', name: 'VAULT_TOKEN', make: (g) => whole('hvs.CAESI' + g.chars(URLSAFE, 86)) },
   { kind: 'vercel', name: 'VERCEL_TOKEN', make: (g) => whole('vcp_' + g.chars(ALNUM, 40)) },
   { kind: 'databricks', name: 'DATABRICKS_TOKEN', make: (g) => whole('dapi' + g.chars(HEX, 32)) },
@@ -134,27 +264,59 @@ function contextFor(g: Gen, ext: string, name: string, block: boolean): [string,
   const snake = name.toLowerCase();
   if (block) {
     switch (ext) {
-      case '.json': return [`  "${camel}": "`, '",']; // (newlines stay raw: a pasted key)
-      case '.log': return [`${g.ts(g.int(1000))} DEBUG loaded key material:\n`, ''];
-      case '.py': return [`${name} = """`, '"""'];
-      case '.ts': return [`const ${camel} = \``, '`;'];
-      case '.yaml': return [`${snake}: |\n`, ''];
-      default: return [`${name}="`, '"'];
+      case '.json':
+        return [`  "${camel}": "`, '",']; // (newlines stay raw: a pasted key)
+      case '.log':
+        return [`${g.ts(g.int(1000))} DEBUG loaded key material:\n`, ''];
+      case '.py':
+        return [`${name} = """`, '"""'];
+      case '.ts':
+        return [`const ${camel} = \``, '`;'];
+      case '.yaml':
+        return [`${snake}: |\n`, ''];
+      default:
+        return [`${name}="`, '"'];
     }
   }
   switch (ext) {
-    case '.ts': return g.pick<[string, string]>([[`const ${camel} = "`, '";'], [`  ${camel}: '`, `',`], [`process.env.${name} ??= "`, '";']]);
-    case '.py': return g.pick<[string, string]>([[`${name} = "`, '"'], [`    ${snake}="`, '",'], [`os.environ.setdefault("${name}", "`, '")']]);
-    case '.go': return g.pick<[string, string]>([[`\t${camel} := "`, '"'], [`const ${camel} = "`, '"']]);
-    case '.yaml': return g.pick<[string, string]>([[`  ${snake}: `, ''], [`  ${snake}: "`, '"'], [`    - name: ${name}\n      value: "`, '"']]);
-    case '.json': return [`  "${camel}": "`, '",'];
-    case '.log': return g.pick<[string, string]>([
-      [`${g.ts(g.int(1000))} DEBUG config ${snake}=`, ` loaded from env`],
-      [`${g.ts(g.int(1000))} WARN retrying with ${name}="`, `" attempt=${g.int(5)}`],
-      [`{"ts":"${g.ts(g.int(1000))}","level":"debug","msg":"env","${name}":"`, '"}'],
-    ]);
-    case '.env': return g.pick<[string, string]>([[`${name}=`, ''], [`export ${name}="`, '"']]);
-    default: return [`${name}=`, ''];
+    case '.ts':
+      return g.pick<[string, string]>([
+        [`const ${camel} = "`, '";'],
+        [`  ${camel}: '`, `',`],
+        [`process.env.${name} ??= "`, '";'],
+      ]);
+    case '.py':
+      return g.pick<[string, string]>([
+        [`${name} = "`, '"'],
+        [`    ${snake}="`, '",'],
+        [`os.environ.setdefault("${name}", "`, '")'],
+      ]);
+    case '.go':
+      return g.pick<[string, string]>([
+        [`\t${camel} := "`, '"'],
+        [`const ${camel} = "`, '"'],
+      ]);
+    case '.yaml':
+      return g.pick<[string, string]>([
+        [`  ${snake}: `, ''],
+        [`  ${snake}: "`, '"'],
+        [`    - name: ${name}\n      value: "`, '"'],
+      ]);
+    case '.json':
+      return [`  "${camel}": "`, '",'];
+    case '.log':
+      return g.pick<[string, string]>([
+        [`${g.ts(g.int(1000))} DEBUG config ${snake}=`, ` loaded from env`],
+        [`${g.ts(g.int(1000))} WARN retrying with ${name}="`, `" attempt=${g.int(5)}`],
+        [`{"ts":"${g.ts(g.int(1000))}","level":"debug","msg":"env","${name}":"`, '"}'],
+      ]);
+    case '.env':
+      return g.pick<[string, string]>([
+        [`${name}=`, ''],
+        [`export ${name}="`, '"'],
+      ]);
+    default:
+      return [`${name}=`, ''];
   }
 }
 
@@ -167,84 +329,107 @@ export function fillerLine(g: Gen, ext: string, i: number): string {
   const w = () => g.word();
   const id = () => g.ident();
   switch (ext) {
-    case '.ts': return g.pick([
-      () => `import { ${id()}, ${id()} } from './${w()}/${w()}';`,
-      () => `export async function ${id()}(${w()}: ${g.pick(['string', 'number', 'Request'])}, opts = {}): Promise<void> {`,
-      () => `  const ${id()} = await this.${w()}.${id()}(${w()}Id, { timeout: ${g.int(10000)} });`,
-      () => `  if (!${w()}) throw new Error(\`${w()} ${w()} not found: \${${w()}Id}\`);`,
-      () => `  // TODO(${w()}): ${w()} the ${w()} before ${w()}ing the ${w()}`,
-      () => `  return ${w()}.map((x) => x.${w()}).filter(Boolean);`,
-      () => `  const apiKey = process.env.${w().toUpperCase()}_API_KEY ?? '';`,
-      () => `  headers: { 'Content-Type': 'application/json', 'X-Request-Id': '${g.uuid()}' },`,
-      () => '}',
-    ])();
-    case '.py': return g.pick([
-      () => `from ${w()}.${w()} import ${id()}`,
-      () => `def ${w()}_${w()}(self, ${w()}, ${w()}=None):`,
-      () => `    logger.info("${w()} %s ${w()} in %.2fs", ${w()}.id, elapsed)`,
-      () => `    ${w()} = self.${w()}.get("${w()}", ${g.int(100)})`,
-      () => `    password = os.environ.get("DB_PASSWORD")`,
-      () => `    return [${w()} for ${w()} in ${w()}s if ${w()}.${w()}]`,
-      () => `    # ${w()} ${w()} ${w()}; see https://docs.example.com/${w()}`,
-    ])();
-    case '.go': return g.pick([
-      () => `func (s *${id()}) ${id()}(ctx context.Context, ${w()} string) error {`,
-      () => `\tif err := s.${w()}.${id()}(ctx, ${w()}); err != nil {\n\t\treturn fmt.Errorf("${w()}: %w", err)\n\t}`,
-      () => `\t${w()} := make(map[string]int, ${g.int(64)})`,
-      () => `\tlog.Printf("${w()} %s took %v", ${w()}, time.Since(start))`,
-      () => '}',
-    ])();
-    case '.yaml': return g.pick([
-      () => `  ${w()}: ${g.int(1000)}`,
-      () => `  image: registry.example.com/${w()}/${w()}:${g.chars(HEX, 7)}`,
-      () => `    - name: ${w().toUpperCase()}_URL\n      value: "https://${w()}.svc.cluster.local"`,
-      () => `  token: \${{ secrets.${w().toUpperCase()}_TOKEN }}`,
-      () => `  api_key: <your-api-key-here>`,
-    ])();
-    case '.json': return g.pick([
-      () => `  "${w()}": "${w()}-${g.int(100)}",`,
-      () => `  "${w()}Id": "${g.uuid()}",`,
-      () => `  "integrity": "sha512-${g.b64of(48)}",`,
-      () => `  "${w()}": ${g.int(10000)},`,
-    ])();
-    case '.env': return g.pick([
-      () => `${w().toUpperCase()}_HOST=${w()}.internal`,
-      () => `${w().toUpperCase()}_PORT=${g.range(1000, 9999)}`,
-      () => `# ${w()} ${w()} settings`,
-      () => `${w().toUpperCase()}_API_KEY=changeme`,
-    ])();
-    case '.log': return g.pick([
-      () => `${g.ts(i)} INFO  [${w()}-worker-${g.int(8)}] ${w()} ${w()} id=${g.uuid()} in ${g.int(900)}ms`,
-      () => `${g.ip()} - - [07/Mar/2025:10:${String(g.int(60)).padStart(2, '0')}:00 +0000] "GET /api/v1/${w()}s/${g.int(99999)}?page=${g.int(9)} HTTP/1.1" 200 ${g.int(99999)} "-" "Mozilla/5.0"`,
-      () => `{"ts":"${g.ts(i)}","level":"info","msg":"${w()} ${w()}","trace_id":"${g.chars(HEX, 32)}","span_id":"${g.chars(HEX, 16)}","duration_ms":${g.int(500)}}`,
-      () => `${g.ts(i)} ERROR ${w()} failed: connection reset by peer (commit ${g.chars(HEX, 40)})`,
-      () => `${g.ts(i)} DEBUG payload=${g.b64of(36)} size=${g.int(4096)}`,
-      () => `${g.ts(i)} INFO  using AWS key ${AWS_DOC_EXAMPLE} from the docs sample`,
-    ])();
-    default: return g.pick([
-      () => `The ${w()} ${w()} keeps a ${w()} of every ${w()} and ${w()}s it when the ${w()} changes.`,
-      () => `- \`${w()}\`: ${w()} ${w()} (default \`${g.int(100)}\`)`,
-      () => `## ${w()} ${w()}`,
-    ])();
+    case '.ts':
+      return g.pick([
+        () => `import { ${id()}, ${id()} } from './${w()}/${w()}';`,
+        () => `export async function ${id()}(${w()}: ${g.pick(['string', 'number', 'Request'])}, opts = {}): Promise<void> {`,
+        () => `  const ${id()} = await this.${w()}.${id()}(${w()}Id, { timeout: ${g.int(10000)} });`,
+        () => `  if (!${w()}) throw new Error(\`${w()} ${w()} not found: \${${w()}Id}\`);`,
+        () => `  // TODO(${w()}): ${w()} the ${w()} before ${w()}ing the ${w()}`,
+        () => `  return ${w()}.map((x) => x.${w()}).filter(Boolean);`,
+        () => `  const apiKey = process.env.${w().toUpperCase()}_API_KEY ?? '';`,
+        () => `  headers: { 'Content-Type': 'application/json', 'X-Request-Id': '${g.uuid()}' },`,
+        () => '}',
+      ])();
+    case '.py':
+      return g.pick([
+        () => `from ${w()}.${w()} import ${id()}`,
+        () => `def ${w()}_${w()}(self, ${w()}, ${w()}=None):`,
+        () => `    logger.info("${w()} %s ${w()} in %.2fs", ${w()}.id, elapsed)`,
+        () => `    ${w()} = self.${w()}.get("${w()}", ${g.int(100)})`,
+        () => `    password = os.environ.get("DB_PASSWORD")`,
+        () => `    return [${w()} for ${w()} in ${w()}s if ${w()}.${w()}]`,
+        () => `    # ${w()} ${w()} ${w()}; see https://docs.example.com/${w()}`,
+      ])();
+    case '.go':
+      return g.pick([
+        () => `func (s *${id()}) ${id()}(ctx context.Context, ${w()} string) error {`,
+        () => `\tif err := s.${w()}.${id()}(ctx, ${w()}); err != nil {\n\t\treturn fmt.Errorf("${w()}: %w", err)\n\t}`,
+        () => `\t${w()} := make(map[string]int, ${g.int(64)})`,
+        () => `\tlog.Printf("${w()} %s took %v", ${w()}, time.Since(start))`,
+        () => '}',
+      ])();
+    case '.yaml':
+      return g.pick([
+        () => `  ${w()}: ${g.int(1000)}`,
+        () => `  image: registry.example.com/${w()}/${w()}:${g.chars(HEX, 7)}`,
+        () => `    - name: ${w().toUpperCase()}_URL\n      value: "https://${w()}.svc.cluster.local"`,
+        () => `  token: \${{ secrets.${w().toUpperCase()}_TOKEN }}`,
+        () => `  api_key: <your-api-key-here>`,
+      ])();
+    case '.json':
+      return g.pick([
+        () => `  "${w()}": "${w()}-${g.int(100)}",`,
+        () => `  "${w()}Id": "${g.uuid()}",`,
+        () => `  "integrity": "sha512-${g.b64of(48)}",`,
+        () => `  "${w()}": ${g.int(10000)},`,
+      ])();
+    case '.env':
+      return g.pick([
+        () => `${w().toUpperCase()}_HOST=${w()}.internal`,
+        () => `${w().toUpperCase()}_PORT=${g.range(1000, 9999)}`,
+        () => `# ${w()} ${w()} settings`,
+        () => `${w().toUpperCase()}_API_KEY=changeme`,
+      ])();
+    case '.log':
+      return g.pick([
+        () => `${g.ts(i)} INFO  [${w()}-worker-${g.int(8)}] ${w()} ${w()} id=${g.uuid()} in ${g.int(900)}ms`,
+        () =>
+          `${g.ip()} - - [07/Mar/2025:10:${String(g.int(60)).padStart(2, '0')}:00 +0000] "GET /api/v1/${w()}s/${g.int(99999)}?page=${g.int(9)} HTTP/1.1" 200 ${g.int(99999)} "-" "Mozilla/5.0"`,
+        () =>
+          `{"ts":"${g.ts(i)}","level":"info","msg":"${w()} ${w()}","trace_id":"${g.chars(HEX, 32)}","span_id":"${g.chars(HEX, 16)}","duration_ms":${g.int(500)}}`,
+        () => `${g.ts(i)} ERROR ${w()} failed: connection reset by peer (commit ${g.chars(HEX, 40)})`,
+        () => `${g.ts(i)} DEBUG payload=${g.b64of(36)} size=${g.int(4096)}`,
+        () => `${g.ts(i)} INFO  using AWS key ${AWS_DOC_EXAMPLE} from the docs sample`,
+      ])();
+    default:
+      return g.pick([
+        () => `The ${w()} ${w()} keeps a ${w()} of every ${w()} and ${w()}s it when the ${w()} changes.`,
+        () => `- \`${w()}\`: ${w()} ${w()} (default \`${g.int(100)}\`)`,
+        () => `## ${w()} ${w()}`,
+      ])();
   }
 }
 
 const FILE_TYPES: readonly [string, string][] = [
-  ['src/services/%.ts', '.ts'], ['app/%.py', '.py'], ['internal/%.go', '.go'], ['deploy/%.yaml', '.yaml'], ['config/%.json', '.json'],
-  ['env/%.env', '.env'], ['logs/%.log', '.log'], ['logs/%-access.log', '.log'], ['docs/%.md', '.md'],
+  ['src/services/%.ts', '.ts'],
+  ['app/%.py', '.py'],
+  ['internal/%.go', '.go'],
+  ['deploy/%.yaml', '.yaml'],
+  ['config/%.json', '.json'],
+  ['env/%.env', '.env'],
+  ['logs/%.log', '.log'],
+  ['logs/%-access.log', '.log'],
+  ['docs/%.md', '.md'],
 ];
 
 class FileBuilder {
   private text = '';
   readonly planted: Planted[] = [];
-  get length(): number { return this.text.length; }
-  line(s: string): void { this.text += s + '\n'; }
+  get length(): number {
+    return this.text.length;
+  }
+  line(s: string): void {
+    this.text += s + '\n';
+  }
   plant(before: string, literal: string, start: number, end: number, after: string, kind: string, source: Planted['source']): void {
     const at = this.text.length + before.length;
     this.planted.push({ start: at + start, end: at + end, kind, source });
     this.line(before + literal + after);
   }
-  done(): string { return this.text; }
+  done(): string {
+    return this.text;
+  }
 }
 
 /** The positive examples of every rule, with the spans that rule alone finds in each. */
@@ -260,7 +445,10 @@ function ruleExamples(rules: SecretRuleSet): { text: string; spans: [number, num
   return out;
 }
 
-export function buildCorpus(rules: SecretRuleSet, opts: { seed?: number; targetBytes?: number; perKind?: number; plant?: boolean } = {}): CorpusFile[] {
+export function buildCorpus(
+  rules: SecretRuleSet,
+  opts: { seed?: number; targetBytes?: number; perKind?: number; plant?: boolean } = {},
+): CorpusFile[] {
   const g = new Gen(prng(opts.seed ?? 20250307));
   const target = opts.targetBytes ?? 3_000_000;
   const plant = opts.plant ?? true;

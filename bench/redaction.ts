@@ -111,7 +111,15 @@ interface StreamFigures {
  * so a chunk held until the next one waits for it). With `pauseEachChunk`, the flush timer fires
  * after every chunk (a producer that pauses longer than 50 ms) and the bytes it releases are counted.
  */
-function streamRun(rules: SecretRuleSet, files: readonly CorpusFile[], mode: string, size: () => number, cadenceMs: number, pauseEachChunk: boolean, expected: readonly string[]): StreamFigures {
+function streamRun(
+  rules: SecretRuleSet,
+  files: readonly CorpusFile[],
+  mode: string,
+  size: () => number,
+  cadenceMs: number,
+  pauseEachChunk: boolean,
+  expected: readonly string[],
+): StreamFigures {
   const writeNs: number[] = [];
   const held: number[] = [];
   const heldAfterNewline: number[] = [];
@@ -183,17 +191,29 @@ function streamRun(rules: SecretRuleSet, files: readonly CorpusFile[], mode: str
     if (out.join('') !== expected[fi]) equal = false;
   });
   const sort = (a: number[]) => a.sort((x, y) => x - y);
-  sort(writeNs); sort(held); sort(heldAfterNewline); sort(latencyNs); sort(pacedMs); sort(secretFreePacedMs);
+  sort(writeNs);
+  sort(held);
+  sort(heldAfterNewline);
+  sort(latencyNs);
+  sort(pacedMs);
+  sort(secretFreePacedMs);
   return {
-    mode, chunks,
-    writeP50us: +(pct(writeNs, 50) / 1e3).toFixed(1), writeP99us: +(pct(writeNs, 99) / 1e3).toFixed(1),
+    mode,
+    chunks,
+    writeP50us: +(pct(writeNs, 50) / 1e3).toFixed(1),
+    writeP99us: +(pct(writeNs, 99) / 1e3).toFixed(1),
     releasedByOwnWritePct: +((100 * ownWrite) / chunks).toFixed(2),
-    heldBytesP50: pct(held, 50), heldBytesP99: pct(held, 99), heldBytesMax: held[held.length - 1] ?? 0,
+    heldBytesP50: pct(held, 50),
+    heldBytesP99: pct(held, 99),
+    heldBytesMax: held[held.length - 1] ?? 0,
     heldAfterNewlineP99: pct(heldAfterNewline, 99),
-    latencyP50us: +(pct(latencyNs, 50) / 1e3).toFixed(1), latencyP99us: +(pct(latencyNs, 99) / 1e3).toFixed(1),
-    pacedLatencyP50ms: +pct(pacedMs, 50).toFixed(3), pacedLatencyP99ms: +pct(pacedMs, 99).toFixed(3),
+    latencyP50us: +(pct(latencyNs, 50) / 1e3).toFixed(1),
+    latencyP99us: +(pct(latencyNs, 99) / 1e3).toFixed(1),
+    pacedLatencyP50ms: +pct(pacedMs, 50).toFixed(3),
+    pacedLatencyP99ms: +pct(pacedMs, 99).toFixed(3),
     secretFreePacedP99ms: +pct(secretFreePacedMs, 99).toFixed(3),
-    releasedByTimerBytes: byTimer, releasedAtEof: atEof,
+    releasedByTimerBytes: byTimer,
+    releasedAtEof: atEof,
     equalsBatch: equal,
   };
 }
@@ -211,7 +231,10 @@ async function loadSecretlint(): Promise<{ lint: Lint; version: string }> {
   secretLintProfiler.setEnabled(false);
   const config = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: creator }] };
   const lint: Lint = async (f) => {
-    const res = await lintSource({ source: { content: f.content, filePath: `/corpus/${f.path}`, ext: f.ext, contentType: 'text' }, options: { config } });
+    const res = await lintSource({
+      source: { content: f.content, filePath: `/corpus/${f.path}`, ext: f.ext, contentType: 'text' },
+      options: { config },
+    });
     return res.messages.map((m) => [m.range[0], m.range[1]] as Range);
   };
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -248,7 +271,9 @@ export interface RealCodeFigures {
 /** Bulwark and secretlint on real files from node_modules (size: BULWARK_BENCH_REAL_MB, default 8). */
 async function realCodeFigures(rules: SecretRuleSet, lint: Lint, version: string): Promise<RealCodeFigures> {
   const targetMB = Number(process.env.BULWARK_BENCH_REAL_MB ?? 8);
-  const real: CorpusFile[] = buildRealCodeCorpus({ targetBytes: (Number.isFinite(targetMB) && targetMB > 0 ? targetMB : 8) * 1e6 }).map((f) => ({ ...f, planted: [] }));
+  const real: CorpusFile[] = buildRealCodeCorpus({ targetBytes: (Number.isFinite(targetMB) && targetMB > 0 ? targetMB : 8) * 1e6 }).map(
+    (f) => ({ ...f, planted: [] }),
+  );
   const MB = real.reduce((n, f) => n + Buffer.byteLength(f.content), 0) / 1e6;
   const byExt: Record<string, { files: number; MB: number }> = {};
   for (const f of real) {
@@ -261,18 +286,34 @@ async function realCodeFigures(rules: SecretRuleSet, lint: Lint, version: string
 
   // Bulwark batch redaction, as above: the first pass warms up and keeps the findings.
   const findings = real.map((f) => redactSecrets(rules, f.content).findings);
-  const b = await timed(() => { for (const f of real) redactSecrets(rules, f.content); }, 3, 2000);
+  const b = await timed(
+    () => {
+      for (const f of real) redactSecrets(rules, f.content);
+    },
+    3,
+    2000,
+  );
   // secretlint, as above: a warm-up pass that keeps the findings, then the timed passes.
   const slRanges: Range[][] = [];
   for (const f of real) slRanges.push(await lint(f));
-  const sl = await timed(async () => { for (const f of real) await lint(f); }, 2, 2000);
+  const sl = await timed(
+    async () => {
+      for (const f of real) await lint(f);
+    },
+    2,
+    2000,
+  );
 
   const byRule: Record<string, number> = {};
   for (const list of findings) for (const x of list) byRule[x.ruleId] = (byRule[x.ruleId] ?? 0) + 1;
   if (process.env.BULWARK_BENCH_DEBUG) {
     real.forEach((f, i) => {
-      for (const x of findings[i]!) console.log(`Bulwark finding in real code ${f.path} (${x.ruleId}): ${JSON.stringify(f.content.slice(Math.max(0, x.start - 40), x.end + 10))}`);
-      for (const [a, e] of slRanges[i]!) console.log(`secretlint finding in real code ${f.path}: ${JSON.stringify(f.content.slice(Math.max(0, a - 40), e + 10))}`);
+      for (const x of findings[i]!)
+        console.log(
+          `Bulwark finding in real code ${f.path} (${x.ruleId}): ${JSON.stringify(f.content.slice(Math.max(0, x.start - 40), x.end + 10))}`,
+        );
+      for (const [a, e] of slRanges[i]!)
+        console.log(`secretlint finding in real code ${f.path}: ${JSON.stringify(f.content.slice(Math.max(0, a - 40), e + 10))}`);
     });
   }
   const bMBps = MB / b.secondsPerPass;
@@ -280,8 +321,18 @@ async function realCodeFigures(rules: SecretRuleSet, lint: Lint, version: string
   return {
     corpus: { files: real.length, MB: +MB.toFixed(2), byExt },
     throughput: [
-      { engine: 'Bulwark redactSecrets (batch, per file), real code', MBps: +bMBps.toFixed(1), passes: b.passes, findings: findings.reduce((n, r) => n + r.length, 0) },
-      { engine: `secretlint preset-recommend ${version} (lintSource per file), real code`, MBps: +slMBps.toFixed(2), passes: sl.passes, findings: slRanges.reduce((n, r) => n + r.length, 0) },
+      {
+        engine: 'Bulwark redactSecrets (batch, per file), real code',
+        MBps: +bMBps.toFixed(1),
+        passes: b.passes,
+        findings: findings.reduce((n, r) => n + r.length, 0),
+      },
+      {
+        engine: `secretlint preset-recommend ${version} (lintSource per file), real code`,
+        MBps: +slMBps.toFixed(2),
+        passes: sl.passes,
+        findings: slRanges.reduce((n, r) => n + r.length, 0),
+      },
     ],
     ratio: +(bMBps / slMBps).toFixed(1),
     bulwarkFindingsByRule: Object.fromEntries(Object.entries(byRule).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))),
@@ -296,36 +347,66 @@ export async function redactionFigures(): Promise<RedactionFigures> {
 
   // Bulwark: batch redaction of each file. The first pass warms up and keeps the findings.
   const bulwark: ToolScan = { ranges: files.map((f) => redactSecrets(rules, f.content).findings.map((x) => [x.start, x.end] as Range)) };
-  const b = await timed(() => { for (const f of files) redactSecrets(rules, f.content); }, 3, 2000);
+  const b = await timed(
+    () => {
+      for (const f of files) redactSecrets(rules, f.content);
+    },
+    3,
+    2000,
+  );
 
   // Bulwark streaming, 4 KB chunks, per file (throughput only; latency below).
-  const s = await timed(() => {
-    for (const f of files) {
-      const r = new StreamingRedactor(rules, () => undefined, { scheduler: { set: () => 0, clear: () => undefined } });
-      for (let i = 0; i < f.content.length; i += 4096) r.write(f.content.slice(i, i + 4096));
-      r.close();
-    }
-  }, 2, 1000);
+  const s = await timed(
+    () => {
+      for (const f of files) {
+        const r = new StreamingRedactor(rules, () => undefined, { scheduler: { set: () => 0, clear: () => undefined } });
+        for (let i = 0; i < f.content.length; i += 4096) r.write(f.content.slice(i, i + 4096));
+        r.close();
+      }
+    },
+    2,
+    1000,
+  );
 
   // secretlint: lintSource per file, awaited one after the other (as its CLI lints files).
   const { lint, version } = await loadSecretlint();
   const secretlint: ToolScan = { ranges: [] };
   for (const f of files) secretlint.ranges.push(await lint(f)); // warm-up pass, keeps the findings
-  const sl = await timed(async () => { for (const f of files) await lint(f); }, 2, 2000);
+  const sl = await timed(
+    async () => {
+      for (const f of files) await lint(f);
+    },
+    2,
+    2000,
+  );
 
   // The same corpus without the planted secrets (filler and decoys only), both tools.
   const plain = buildCorpus(rules, { plant: false });
   const plainMB = plain.reduce((n, f) => n + Buffer.byteLength(f.content), 0) / 1e6;
-  const bp = await timed(() => { for (const f of plain) redactSecrets(rules, f.content); }, 3, 1000);
+  const bp = await timed(
+    () => {
+      for (const f of plain) redactSecrets(rules, f.content);
+    },
+    3,
+    1000,
+  );
   for (const f of plain) await lint(f);
-  const slp = await timed(async () => { for (const f of plain) await lint(f); }, 2, 1000);
+  const slp = await timed(
+    async () => {
+      for (const f of plain) await lint(f);
+    },
+    2,
+    1000,
+  );
 
   const bMBps = MB / b.secondsPerPass;
   const slMBps = MB / sl.secondsPerPass;
   const bAll = recall(files, bulwark);
   const slAll = recall(files, secretlint);
   const pctStr = (r: RecallFigures) => `${r.found}/${r.total} (${((100 * r.found) / Math.max(1, r.total)).toFixed(1)}%)`;
-  const recallRows: Array<{ planted: string; total: number; bulwark: string; secretlint: string }> = (['rule-example', 'provider-format'] as const).map((src) => {
+  const recallRows: Array<{ planted: string; total: number; bulwark: string; secretlint: string }> = (
+    ['rule-example', 'provider-format'] as const
+  ).map((src) => {
     const rb = recall(files, bulwark, src);
     const rs = recall(files, secretlint, src);
     return { planted: src, total: rb.total, bulwark: pctStr(rb), secretlint: pctStr(rs) };
@@ -347,7 +428,8 @@ export async function redactionFigures(): Promise<RedactionFigures> {
   if (process.env.BULWARK_BENCH_DEBUG) {
     files.forEach((f, i) => {
       for (const [a, e] of bulwark.ranges[i]!) {
-        if (!f.planted.some((p) => a < p.end && p.start < e)) console.log(`Bulwark finding on no planted secret in ${f.path}: ${JSON.stringify(f.content.slice(Math.max(0, a - 40), e + 10))}`);
+        if (!f.planted.some((p) => a < p.end && p.start < e))
+          console.log(`Bulwark finding on no planted secret in ${f.path}: ${JSON.stringify(f.content.slice(Math.max(0, a - 40), e + 10))}`);
       }
     });
   }
@@ -369,15 +451,43 @@ export async function redactionFigures(): Promise<RedactionFigures> {
 
   return {
     corpus: {
-      files: files.length, MB: +MB.toFixed(2), planted: bAll.total,
-      ruleExamples: recallRows[0]!.total, providerFormat: recallRows[1]!.total,
+      files: files.length,
+      MB: +MB.toFixed(2),
+      planted: bAll.total,
+      ruleExamples: recallRows[0]!.total,
+      providerFormat: recallRows[1]!.total,
     },
     throughput: [
-      { engine: 'Bulwark redactSecrets (batch, per file)', MBps: +bMBps.toFixed(1), passes: b.passes, findings: bulwark.ranges.reduce((n, r) => n + r.length, 0) },
-      { engine: 'Bulwark StreamingRedactor (4 KB chunks, per file)', MBps: +(MB / s.secondsPerPass).toFixed(1), passes: s.passes, findings: NaN },
-      { engine: `secretlint preset-recommend ${version} (lintSource per file)`, MBps: +slMBps.toFixed(2), passes: sl.passes, findings: secretlint.ranges.reduce((n, r) => n + r.length, 0) },
-      { engine: 'Bulwark redactSecrets, corpus without planted secrets', MBps: +(plainMB / bp.secondsPerPass).toFixed(1), passes: bp.passes, findings: NaN },
-      { engine: 'secretlint, corpus without planted secrets', MBps: +(plainMB / slp.secondsPerPass).toFixed(2), passes: slp.passes, findings: NaN },
+      {
+        engine: 'Bulwark redactSecrets (batch, per file)',
+        MBps: +bMBps.toFixed(1),
+        passes: b.passes,
+        findings: bulwark.ranges.reduce((n, r) => n + r.length, 0),
+      },
+      {
+        engine: 'Bulwark StreamingRedactor (4 KB chunks, per file)',
+        MBps: +(MB / s.secondsPerPass).toFixed(1),
+        passes: s.passes,
+        findings: NaN,
+      },
+      {
+        engine: `secretlint preset-recommend ${version} (lintSource per file)`,
+        MBps: +slMBps.toFixed(2),
+        passes: sl.passes,
+        findings: secretlint.ranges.reduce((n, r) => n + r.length, 0),
+      },
+      {
+        engine: 'Bulwark redactSecrets, corpus without planted secrets',
+        MBps: +(plainMB / bp.secondsPerPass).toFixed(1),
+        passes: bp.passes,
+        findings: NaN,
+      },
+      {
+        engine: 'secretlint, corpus without planted secrets',
+        MBps: +(plainMB / slp.secondsPerPass).toFixed(2),
+        passes: slp.passes,
+        findings: NaN,
+      },
     ],
     ratio: +(bMBps / slMBps).toFixed(1),
     recall: recallRows,
@@ -394,33 +504,67 @@ export async function redactionFigures(): Promise<RedactionFigures> {
 }
 
 export function printRedactionFigures(r: RedactionFigures): void {
-  console.log(`redaction — corpus: ${r.corpus.files} files, ${r.corpus.MB} MB, ${r.corpus.planted} planted secrets (${r.corpus.ruleExamples} rule examples, ${r.corpus.providerFormat} provider-format)`);
+  console.log(
+    `redaction — corpus: ${r.corpus.files} files, ${r.corpus.MB} MB, ${r.corpus.planted} planted secrets (${r.corpus.ruleExamples} rule examples, ${r.corpus.providerFormat} provider-format)`,
+  );
   console.table(r.throughput);
   console.table(r.recall);
-  console.log(`findings overlapping no planted secret (decoys, filler): Bulwark ${r.otherFindings.bulwark}, secretlint ${r.otherFindings.secretlint}`);
+  console.log(
+    `findings overlapping no planted secret (decoys, filler): Bulwark ${r.otherFindings.bulwark}, secretlint ${r.otherFindings.secretlint}`,
+  );
   const missed = Object.entries(r.bulwarkMissed);
   console.log(`Bulwark missed (kind found/planted): ${missed.length ? missed.map(([k, v]) => `${k} ${v}`).join(', ') : 'none'}`);
   const both = Object.entries(r.bulwarkMissedSecretlintFound);
-  console.log(`planted secrets secretlint found and Bulwark missed: ${both.length ? both.map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`);
-  console.log('streaming redactor (latency: from a chunk\'s write() to the emit of its last character; paced: chunks arriving at the stated interval):');
-  console.table(r.streaming.map((m) => ({
-    mode: m.mode, chunks: m.chunks, writeP50us: m.writeP50us, writeP99us: m.writeP99us, ownWritePct: m.releasedByOwnWritePct,
-    heldP99B: m.heldBytesP99, pacedP50ms: m.pacedLatencyP50ms, pacedP99ms: m.pacedLatencyP99ms, secretFreeP99ms: m.secretFreePacedP99ms,
-    timerB: m.releasedByTimerBytes, equalsBatch: m.equalsBatch,
-  })));
+  console.log(
+    `planted secrets secretlint found and Bulwark missed: ${both.length ? both.map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`,
+  );
+  console.log(
+    "streaming redactor (latency: from a chunk's write() to the emit of its last character; paced: chunks arriving at the stated interval):",
+  );
+  console.table(
+    r.streaming.map((m) => ({
+      mode: m.mode,
+      chunks: m.chunks,
+      writeP50us: m.writeP50us,
+      writeP99us: m.writeP99us,
+      ownWritePct: m.releasedByOwnWritePct,
+      heldP99B: m.heldBytesP99,
+      pacedP50ms: m.pacedLatencyP50ms,
+      pacedP99ms: m.pacedLatencyP99ms,
+      secretFreeP99ms: m.secretFreePacedP99ms,
+      timerB: m.releasedByTimerBytes,
+      equalsBatch: m.equalsBatch,
+    })),
+  );
   for (const m of r.streaming) {
-    console.log(`  ${m.mode}: write() p50 ${m.writeP50us} µs, p99 ${m.writeP99us} µs; ${m.releasedByOwnWritePct}% of chunks fully out after their own write; held after a chunk p99 ${m.heldBytesP99} B (max ${m.heldBytesMax}); paced latency p50 ${m.pacedLatencyP50ms} ms, p99 ${m.pacedLatencyP99ms} ms (chunks without secret text: p99 ${m.secretFreePacedP99ms} ms); flush timer released ${m.releasedByTimerBytes} B`);
+    console.log(
+      `  ${m.mode}: write() p50 ${m.writeP50us} µs, p99 ${m.writeP99us} µs; ${m.releasedByOwnWritePct}% of chunks fully out after their own write; held after a chunk p99 ${m.heldBytesP99} B (max ${m.heldBytesMax}); paced latency p50 ${m.pacedLatencyP50ms} ms, p99 ${m.pacedLatencyP99ms} ms (chunks without secret text: p99 ${m.secretFreePacedP99ms} ms); flush timer released ${m.releasedByTimerBytes} B`,
+    );
   }
   console.log(`target: redaction ≥ 10× secretlint: ${r.ratio >= 10 ? 'met' : 'MISSED'} (${r.ratio}×)`);
-  console.log(`target (issue 16): batch redaction not below 1.5× secretlint in the same run: ${r.ratio >= 1.5 ? 'met' : 'MISSED'} (${r.ratio}× on the planted corpus, ${r.realCode.ratio}× on real code)`);
+  console.log(
+    `target (issue 16): batch redaction not below 1.5× secretlint in the same run: ${r.ratio >= 1.5 ? 'met' : 'MISSED'} (${r.ratio}× on the planted corpus, ${r.realCode.ratio}× on real code)`,
+  );
   const fmt = r.recall.find((x) => x.planted === 'provider-format')!;
-  console.log(`target: recall ≥ secretlint's: ${r.bulwarkRecall >= r.secretlintRecall ? 'met' : 'MISSED'} (all planted: ${(100 * r.bulwarkRecall).toFixed(1)}% vs ${(100 * r.secretlintRecall).toFixed(1)}%; provider-format only: ${fmt.bulwark} vs ${fmt.secretlint})`);
+  console.log(
+    `target: recall ≥ secretlint's: ${r.bulwarkRecall >= r.secretlintRecall ? 'met' : 'MISSED'} (all planted: ${(100 * r.bulwarkRecall).toFixed(1)}% vs ${(100 * r.secretlintRecall).toFixed(1)}%; provider-format only: ${fmt.bulwark} vs ${fmt.secretlint})`,
+  );
   console.log(`streaming output equals batch redaction in every mode: ${r.streaming.every((s) => s.equalsBatch) ? 'yes' : 'NO'}`);
   const rc = r.realCode;
-  console.log(`redaction on real code (node_modules, no planted secrets; extra information, not a target) — corpus: ${rc.corpus.files} files, ${rc.corpus.MB} MB (${Object.entries(rc.corpus.byExt).map(([k, v]) => `${k} ${v.files} files ${v.MB} MB`).join(', ')})`);
+  console.log(
+    `redaction on real code (node_modules, no planted secrets; extra information, not a target) — corpus: ${rc.corpus.files} files, ${rc.corpus.MB} MB (${Object.entries(
+      rc.corpus.byExt,
+    )
+      .map(([k, v]) => `${k} ${v.files} files ${v.MB} MB`)
+      .join(', ')})`,
+  );
   console.table(rc.throughput);
-  console.log(`real code (node_modules, no planted secrets): Bulwark ${rc.ratio}× secretlint's throughput; findings (most likely false positives or fixtures): Bulwark ${rc.throughput[0]!.findings}, secretlint ${rc.throughput[1]!.findings}`);
+  console.log(
+    `real code (node_modules, no planted secrets): Bulwark ${rc.ratio}× secretlint's throughput; findings (most likely false positives or fixtures): Bulwark ${rc.throughput[0]!.findings}, secretlint ${rc.throughput[1]!.findings}`,
+  );
   const rules = Object.entries(rc.bulwarkFindingsByRule);
-  console.log(`real code (node_modules, no planted secrets): Bulwark findings by rule: ${rules.length ? rules.map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`);
+  console.log(
+    `real code (node_modules, no planted secrets): Bulwark findings by rule: ${rules.length ? rules.map(([k, v]) => `${k} ×${v}`).join(', ') : 'none'}`,
+  );
   printSecretCaseFigures(r.cases);
 }

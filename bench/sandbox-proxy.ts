@@ -23,13 +23,18 @@ function blobServer(total: number): Promise<{ server: http.Server; port: number 
       while (left > 0) {
         const n = Math.min(left, chunk.length);
         left -= n;
-        if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) { res.once('drain', pump); return; }
+        if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) {
+          res.once('drain', pump);
+          return;
+        }
       }
       res.end();
     };
     pump();
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as net.AddressInfo).port })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, port: (server.address() as net.AddressInfo).port })),
+  );
 }
 
 /** A socket through the proxy's CONNECT tunnel, once the proxy answered 200. */
@@ -42,8 +47,16 @@ function tunnel(socketPath: string, authority: string): Promise<net.Socket> {
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       s.removeListener('data', onData);
-      if (!head.startsWith('HTTP/1.1 200')) { s.destroy(); reject(new Error(`proxy refused: ${head.split('\r\n')[0]}`)); return; }
-      if (end + 4 !== head.length) { s.destroy(); reject(new Error('unexpected bytes after the CONNECT answer')); return; }
+      if (!head.startsWith('HTTP/1.1 200')) {
+        s.destroy();
+        reject(new Error(`proxy refused: ${head.split('\r\n')[0]}`));
+        return;
+      }
+      if (end + 4 !== head.length) {
+        s.destroy();
+        reject(new Error('unexpected bytes after the CONNECT answer'));
+        return;
+      }
       resolve(s);
     };
     s.on('data', onData);
@@ -56,12 +69,17 @@ function tunnel(socketPath: string, authority: string): Promise<net.Socket> {
 function download(port: number, createConnection?: () => net.Socket): Promise<{ seconds: number; bytes: number }> {
   const t0 = process.hrtime.bigint();
   return new Promise((resolve, reject) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/blob', ...(createConnection ? { createConnection } : { agent: false }) }, (res) => {
-      let bytes = 0;
-      res.on('data', (d: Buffer) => { bytes += d.length; });
-      res.on('end', () => resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, bytes }));
-      res.on('error', reject);
-    });
+    const req = http.get(
+      { host: '127.0.0.1', port, path: '/blob', ...(createConnection ? { createConnection } : { agent: false }) },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+        });
+        res.on('end', () => resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, bytes }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
   });
 }
@@ -73,12 +91,16 @@ export async function benchProxyThroughput(mib = DEFAULT_MIB): Promise<{ proxied
   const { server, port } = await blobServer(total);
   const proxy = await startFilteringProxy({ socketPath: path.join(dir, 'proxy.sock'), allowHosts: [`127.0.0.1:${port}`] });
   try {
-    const via = async () => { const s = await tunnel(proxy.socketPath!, `127.0.0.1:${port}`); return download(port, () => s); };
+    const via = async () => {
+      const s = await tunnel(proxy.socketPath!, `127.0.0.1:${port}`);
+      return download(port, () => s);
+    };
     await download(port); // warm both paths once
     await via();
     const direct = await download(port);
     const proxied = await via();
-    if (direct.bytes !== total || proxied.bytes !== total) throw new Error(`short transfer: direct ${direct.bytes}, proxied ${proxied.bytes} of ${total} bytes`);
+    if (direct.bytes !== total || proxied.bytes !== total)
+      throw new Error(`short transfer: direct ${direct.bytes}, proxied ${proxied.bytes} of ${total} bytes`);
     const mbps = (r: { seconds: number; bytes: number }) => +(r.bytes / 1e6 / r.seconds).toFixed(0);
     return { proxiedMBps: mbps(proxied), directMBps: mbps(direct), bytes: total };
   } finally {
@@ -94,12 +116,17 @@ function timeRun(argv: string[]): Promise<number> {
   return new Promise((resolve, reject) => {
     const cp = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
     cp.on('error', reject);
-    cp.on('close', (code) => (code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`${argv.join(' ')} exited ${code}`))));
+    cp.on('close', (code) =>
+      code === 0 ? resolve(Number(process.hrtime.bigint() - t0) / 1e6) : reject(new Error(`${argv.join(' ')} exited ${code}`)),
+    );
   });
 }
 
 /** Wall time of `node sandbox-init.js ... -- true` against `node -e ''` (the floor any Node program pays). */
-export async function benchForwarderStartup(bundle: string, runs = 30): Promise<{ forwarderP50ms: number; nodeP50ms: number; addedP50ms: number }> {
+export async function benchForwarderStartup(
+  bundle: string,
+  runs = 30,
+): Promise<{ forwarderP50ms: number; nodeP50ms: number; addedP50ms: number }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bulwark-bench-init-'));
   fs.chmodSync(dir, 0o700);
   const proxy = await startFilteringProxy({ socketPath: path.join(dir, 'proxy.sock'), allowHosts: [] });
@@ -108,8 +135,14 @@ export async function benchForwarderStartup(bundle: string, runs = 30): Promise<
     const bare = [process.execPath, '-e', ''];
     const f: number[] = [];
     const n: number[] = [];
-    for (let i = 0; i < 3; i++) { await timeRun(forwarder); await timeRun(bare); }
-    for (let i = 0; i < runs; i++) { f.push(await timeRun(forwarder)); n.push(await timeRun(bare)); }
+    for (let i = 0; i < 3; i++) {
+      await timeRun(forwarder);
+      await timeRun(bare);
+    }
+    for (let i = 0; i < runs; i++) {
+      f.push(await timeRun(forwarder));
+      n.push(await timeRun(bare));
+    }
     const p50 = (xs: number[]) => +[...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(1);
     return { forwarderP50ms: p50(f), nodeP50ms: p50(n), addedP50ms: +(p50(f) - p50(n)).toFixed(1) };
   } finally {
@@ -124,5 +157,8 @@ if (/sandbox-proxy\.js$/.test(process.argv[1] ?? '')) {
     console.log('proxy throughput:', await benchProxyThroughput());
     const bundle = process.argv[2];
     if (bundle) console.log('forwarder startup:', await benchForwarderStartup(bundle));
-  })().catch((e: unknown) => { console.error(e); process.exit(1); });
+  })().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
 }

@@ -18,11 +18,17 @@ const RUNS = 60;
 export interface SandboxFigures {
   mechanism: string;
   unavailable?: string;
-  plainP50ms?: number; plainP99ms?: number;
-  sandboxedP50ms?: number; sandboxedP99ms?: number;
-  overheadP50ms?: number; overheadP99ms?: number;
-  planMs?: number; planHidden?: number; planReadOnly?: number;
-  proxiedMBps?: number; directMBps?: number;
+  plainP50ms?: number;
+  plainP99ms?: number;
+  sandboxedP50ms?: number;
+  sandboxedP99ms?: number;
+  overheadP50ms?: number;
+  overheadP99ms?: number;
+  planMs?: number;
+  planHidden?: number;
+  planReadOnly?: number;
+  proxiedMBps?: number;
+  directMBps?: number;
 }
 
 function spawnTrue(): Promise<void> {
@@ -33,7 +39,10 @@ function spawnTrue(): Promise<void> {
   });
 }
 
-const pct = (xs: number[], p: number) => { const s = [...xs].sort((a, b) => a - b); return +s[Math.min(s.length - 1, Math.floor(p * s.length))]!.toFixed(2); };
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return +s[Math.min(s.length - 1, Math.floor(p * s.length))]!.toFixed(2);
+};
 
 export async function sandboxFigures(): Promise<SandboxFigures> {
   const status = await probeSandbox();
@@ -54,7 +63,10 @@ export async function sandboxFigures(): Promise<SandboxFigures> {
     const out = { stdout: () => undefined, stderr: () => undefined };
     const plain: number[] = [];
     const sandboxed: number[] = [];
-    for (let i = 0; i < 5; i++) { await spawnTrue(); await runSandboxed({ command: ['true'], cwd: ws, plan, env, timeoutMs: 10_000 }, out); }
+    for (let i = 0; i < 5; i++) {
+      await spawnTrue();
+      await runSandboxed({ command: ['true'], cwd: ws, plan, env, timeoutMs: 10_000 }, out);
+    }
     for (let i = 0; i < RUNS; i++) {
       let s = process.hrtime.bigint();
       await spawnTrue();
@@ -67,11 +79,17 @@ export async function sandboxFigures(): Promise<SandboxFigures> {
     const proxy = await benchProxyThroughput();
     return {
       mechanism: status.mechanism,
-      plainP50ms: pct(plain, 0.5), plainP99ms: pct(plain, 0.99),
-      sandboxedP50ms: pct(sandboxed, 0.5), sandboxedP99ms: pct(sandboxed, 0.99),
-      overheadP50ms: +(pct(sandboxed, 0.5) - pct(plain, 0.5)).toFixed(2), overheadP99ms: +(pct(sandboxed, 0.99) - pct(plain, 0.99)).toFixed(2),
-      planMs: +planMs.toFixed(1), planHidden: plan.hidden.length, planReadOnly: plan.readOnly.length,
-      proxiedMBps: proxy.proxiedMBps, directMBps: proxy.directMBps,
+      plainP50ms: pct(plain, 0.5),
+      plainP99ms: pct(plain, 0.99),
+      sandboxedP50ms: pct(sandboxed, 0.5),
+      sandboxedP99ms: pct(sandboxed, 0.99),
+      overheadP50ms: +(pct(sandboxed, 0.5) - pct(plain, 0.5)).toFixed(2),
+      overheadP99ms: +(pct(sandboxed, 0.99) - pct(plain, 0.99)).toFixed(2),
+      planMs: +planMs.toFixed(1),
+      planHidden: plan.hidden.length,
+      planReadOnly: plan.readOnly.length,
+      proxiedMBps: proxy.proxiedMBps,
+      directMBps: proxy.directMBps,
     };
   } finally {
     fs.rmSync(base, { recursive: true, force: true });
@@ -81,6 +99,9 @@ export async function sandboxFigures(): Promise<SandboxFigures> {
 export function printSandboxFigures(f: SandboxFigures): void {
   console.log('OS sandbox:');
   console.table([f]);
-  if (f.unavailable) { console.log(`sandbox unavailable here: ${f.unavailable}`); return; }
+  if (f.unavailable) {
+    console.log(`sandbox unavailable here: ${f.unavailable}`);
+    return;
+  }
   console.log(`target: sandbox start overhead p50 < 30 ms: ${f.overheadP50ms! < 30 ? 'met' : 'MISSED'}`);
 }

@@ -5,7 +5,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export const EVERYDAY_CLASSES = ['read_only', 'build_test', 'write_workspace', 'network_fetch'] as const;
-export const DANGEROUS_CLASSES = ['credential_read', 'exfiltration', 'persistence', 'destructive', 'remote_code', 'config_write', 'ssrf', 'privilege'] as const;
+export const DANGEROUS_CLASSES = [
+  'credential_read',
+  'exfiltration',
+  'persistence',
+  'destructive',
+  'remote_code',
+  'config_write',
+  'ssrf',
+  'privilege',
+] as const;
 export type EverydayClass = (typeof EVERYDAY_CLASSES)[number];
 export type DangerousClass = (typeof DANGEROUS_CLASSES)[number];
 

@@ -32,10 +32,17 @@ export interface DeciderFlags {
   readonly noServer?: boolean;
 }
 
-const NO_REVIEWER = 'No one can approve it right now: the Bulwark extension is not running in VS Code, so Bulwark decided without asking anyone.';
+const NO_REVIEWER =
+  'No one can approve it right now: the Bulwark extension is not running in VS Code, so Bulwark decided without asking anyone.';
 
-const blockDecision = (rule: string, reason: string): BridgeDecision => ({ decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: [rule], reason });
-
+const blockDecision = (rule: string, reason: string): BridgeDecision => ({
+  decision: 'block',
+  tier: 0,
+  minTier: 0,
+  level: 'unprotected',
+  rules: [rule],
+  reason,
+});
 
 export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise<HookDecider> {
   if (!isAgentId(flags.agent)) throw new Error(`unknown agent ${flags.agent}`);
@@ -55,7 +62,11 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
     const why = `the Bulwark extension is running but its hook bridge does not answer (${probe.why})`;
     return {
       redact,
-      decide: async () => blockDecision('hook.bridge_unreachable', `Blocked: ${why}, and a hook never decides without it while it runs. Restart VS Code's extension host (Developer: Restart Extension Host) if this persists.`),
+      decide: async () =>
+        blockDecision(
+          'hook.bridge_unreachable',
+          `Blocked: ${why}, and a hook never decides without it while it runs. Restart VS Code's extension host (Developer: Restart Extension Host) if this persists.`,
+        ),
       inspectOutput: (c, text) => inspectLocally(c, text),
     };
   }
@@ -65,22 +76,58 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
       // The extension never answers `escalate` (it asks a human or blocks); the hooks' own server does.
       noReviewer: NO_REVIEWER,
       decide: async (c, action, _via, sandbox, sandboxed) => {
-        const ask = () => askBridge(stateDir, {
-          v: 1, kind: 'decide', agent: c.agent, deadlineMs: deadlineAt - 500, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
-          ...(sandbox ? { sandbox: sandbox.slice(0, 4096) } : {}),
-          action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, sessionId: agentScopedSession(c.agent, c.sessionId), ...cwdOf(c, action), ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}) },
-        }, { timeoutMs: timeoutMs() });
+        const ask = () =>
+          askBridge(
+            stateDir,
+            {
+              v: 1,
+              kind: 'decide',
+              agent: c.agent,
+              deadlineMs: deadlineAt - 500,
+              policy: flags.policy,
+              ifc: flags.ifc,
+              ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
+              ...(sandbox ? { sandbox: sandbox.slice(0, 4096) } : {}),
+              action: {
+                ...(c.toolUseId ? { id: c.toolUseId } : {}),
+                type: action.type,
+                payload: action.payload,
+                sessionId: agentScopedSession(c.agent, c.sessionId),
+                ...cwdOf(c, action),
+                ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}),
+              },
+            },
+            { timeoutMs: timeoutMs() },
+          );
         let r = await ask();
         // The hooks' own server handed over to an extension that just started: ask the extension.
         if (r.kind === 'answer' && r.response.ok && r.response.decision?.rules.includes('hook.handed_over')) r = await ask();
-        if (r.kind !== 'answer') return blockDecision('hook.bridge_unreachable', `Blocked: the Bulwark extension stopped answering (${r.kind === 'unreachable' ? r.why : 'it is no longer running'}).`);
-        if (!r.response.ok) return blockDecision('hook.bridge_error', `Blocked: the Bulwark extension refused the request (${r.response.error}).`);
+        if (r.kind !== 'answer')
+          return blockDecision(
+            'hook.bridge_unreachable',
+            `Blocked: the Bulwark extension stopped answering (${r.kind === 'unreachable' ? r.why : 'it is no longer running'}).`,
+          );
+        if (!r.response.ok)
+          return blockDecision('hook.bridge_error', `Blocked: the Bulwark extension refused the request (${r.response.error}).`);
         return r.response.decision ?? blockDecision('hook.bridge_error', 'Blocked: the Bulwark extension answered without a decision.');
       },
       // The extension inspects with its warm rules and records what it found; the hook compiles nothing.
       inspectOutput: async (c, text) => {
         if (!text) return [];
-        const r = await askBridge(stateDir, { v: 1, kind: 'inspect', agent: c.agent, sessionId: agentScopedSession(c.agent, c.sessionId), tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}) }, { timeoutMs: timeoutMs() });
+        const r = await askBridge(
+          stateDir,
+          {
+            v: 1,
+            kind: 'inspect',
+            agent: c.agent,
+            sessionId: agentScopedSession(c.agent, c.sessionId),
+            tool: c.toolName!,
+            ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}),
+            text,
+            ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
+          },
+          { timeoutMs: timeoutMs() },
+        );
         if (r.kind === 'answer' && r.response.ok && r.response.findings) return r.response.findings;
         process.stderr.write('Bulwark: the extension could not inspect this tool output; it was inspected here and not recorded\n');
         return inspectLocally(c, text);
@@ -96,12 +143,31 @@ export async function deciders(flags: DeciderFlags, deadlineAt: number): Promise
   return {
     redact,
     noReviewer: NO_REVIEWER,
-    decide: async (c, action, via, sandbox, sandboxed) => local.decide({
-      agent: c.agent, sessionId: c.sessionId, policy: flags.policy, ifc: flags.ifc, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
-      action: { ...(c.toolUseId ? { id: c.toolUseId } : {}), type: action.type, payload: action.payload, ...cwdOf(c, action), ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}) },
-      note: { tool: c.toolName, via, ...(sandbox ? { sandbox } : {}) },
-    }),
-    inspectOutput: (c, text) => local.inspect({ agent: c.agent, sessionId: c.sessionId, tool: c.toolName!, ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}), text, ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}) }),
+    decide: async (c, action, via, sandbox, sandboxed) =>
+      local.decide({
+        agent: c.agent,
+        sessionId: c.sessionId,
+        policy: flags.policy,
+        ifc: flags.ifc,
+        ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
+        action: {
+          ...(c.toolUseId ? { id: c.toolUseId } : {}),
+          type: action.type,
+          payload: action.payload,
+          ...cwdOf(c, action),
+          ...(sandboxed && action.type === 'execute_command' ? { sandboxed: true } : {}),
+        },
+        note: { tool: c.toolName, via, ...(sandbox ? { sandbox } : {}) },
+      }),
+    inspectOutput: (c, text) =>
+      local.inspect({
+        agent: c.agent,
+        sessionId: c.sessionId,
+        tool: c.toolName!,
+        ...(c.toolUseId ? { toolUseId: c.toolUseId } : {}),
+        text,
+        ...(c.cwd && path.isAbsolute(c.cwd) ? { workspace: c.cwd } : {}),
+      }),
   };
 }
 
@@ -115,13 +181,20 @@ function startHookServer(stateDir: string): void {
     try {
       if (Date.now() - fs.statSync(marker).mtimeMs < 15_000) return;
       fs.rmSync(marker, { force: true });
-    } catch { /* no marker */ }
+    } catch {
+      /* no marker */
+    }
     fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
     fs.writeFileSync(marker, String(process.pid), { flag: 'wx', mode: 0o600 });
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME ?? os.homedir() };
-    for (const k of ['NODE_COMPILE_CACHE', 'ELECTRON_RUN_AS_NODE', 'USERPROFILE', 'SystemRoot', 'TMPDIR', 'TEMP', 'TMP']) if (process.env[k] !== undefined) env[k] = process.env[k];
+    for (const k of ['NODE_COMPILE_CACHE', 'ELECTRON_RUN_AS_NODE', 'USERPROFILE', 'SystemRoot', 'TMPDIR', 'TEMP', 'TMP'])
+      if (process.env[k] !== undefined) env[k] = process.env[k];
     const idle = process.env.BULWARK_HOOK_SERVER_IDLE_SECONDS;
-    const child = spawn(process.execPath, [process.argv[1]!, 'hook-server', '--state-dir', stateDir, ...(idle && /^\d{1,5}$/.test(idle) ? ['--idle-seconds', idle] : [])], { detached: true, stdio: 'ignore', env, cwd: stateDir });
+    const child = spawn(
+      process.execPath,
+      [process.argv[1]!, 'hook-server', '--state-dir', stateDir, ...(idle && /^\d{1,5}$/.test(idle) ? ['--idle-seconds', idle] : [])],
+      { detached: true, stdio: 'ignore', env, cwd: stateDir },
+    );
     child.on('error', () => undefined);
     child.unref();
   } catch {
@@ -145,4 +218,3 @@ async function inspectLocally(call: HookCall, text: string): Promise<OutputFindi
   const { inspectToolOutput } = await import('../engine/agents/output');
   return inspectToolOutput({ agent: call.agent, sessionId: call.sessionId, tool: call.toolName!, text }).findings;
 }
-

@@ -26,7 +26,13 @@ import { hostBlock } from '../engine/reasons';
 /** One action to decide, as the hook (in-process) or the hook server (for the hooks it serves) has it. */
 export interface LocalDecideRequest {
   readonly agent: AgentId;
-  readonly action: { readonly id?: string; readonly type: string; readonly payload: Record<string, unknown>; readonly cwd?: string; readonly sandboxed?: boolean };
+  readonly action: {
+    readonly id?: string;
+    readonly type: string;
+    readonly payload: Record<string, unknown>;
+    readonly cwd?: string;
+    readonly sandboxed?: boolean;
+  };
   /** The agent's session id as the client gave it (scoped to the agent here). */
   readonly sessionId: string;
   readonly policy: string;
@@ -48,7 +54,10 @@ export class LocalDecider {
    * `mayAppend` runs under the audit lock right before each append and throws HandOver when this
    * process must no longer write the chain (the hook server, once an extension has taken over).
    */
-  constructor(private readonly stateDir: string, private readonly mayAppend: () => void = () => undefined) {
+  constructor(
+    private readonly stateDir: string,
+    private readonly mayAppend: () => void = () => undefined,
+  ) {
     ensureDirSync(stateDir, 0o700);
   }
 
@@ -77,8 +86,17 @@ export class LocalDecider {
     ensureDirSync(path.dirname(audit.logFile), 0o700);
     await withLock(`${audit.logFile}.lock`, async () => {
       this.mayAppend();
-      const log = await AuditLog.open({ logFile: audit.logFile, dbFile: audit.dbFile, hmacKey: audit.keyFile ? readExtensionKey(audit.keyFile) : cliAuditKey(audit.dbFile, true), session: 'bulwark-hook' });
-      try { await fn(log); } finally { await log.close(); }
+      const log = await AuditLog.open({
+        logFile: audit.logFile,
+        dbFile: audit.dbFile,
+        hmacKey: audit.keyFile ? readExtensionKey(audit.keyFile) : cliAuditKey(audit.dbFile, true),
+        session: 'bulwark-hook',
+      });
+      try {
+        await fn(log);
+      } finally {
+        await log.close();
+      }
     });
   }
 
@@ -88,18 +106,42 @@ export class LocalDecider {
     const a = req.action;
     const r: CheckResult = storeError
       ? hostBlock('hook.state_unavailable', 'error', storeError)
-      : await engine.check({ ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: session, ...(a.cwd ? { cwd: a.cwd } : {}), ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}) });
+      : await engine.check({
+          ...(a.id ? { id: a.id } : {}),
+          type: a.type,
+          payload: a.payload,
+          sessionId: session,
+          ...(a.cwd ? { cwd: a.cwd } : {}),
+          ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}),
+        });
     // The agent runs the tool once the hook allows it: its reads taint the session now.
     if (r.decision === 'allow') engine.recordExecuted(r);
     try {
-      await this.append((log) => log.appendDecision(r, { session, actionType: a.type, payload: { ...a.payload, _hook: { agent: req.agent, ...req.note } }, ...(a.cwd ? { cwd: a.cwd } : {}) }));
+      await this.append((log) =>
+        log.appendDecision(r, {
+          session,
+          actionType: a.type,
+          payload: { ...a.payload, _hook: { agent: req.agent, ...req.note } },
+          ...(a.cwd ? { cwd: a.cwd } : {}),
+        }),
+      );
     } catch (e) {
       if (e instanceof HandOver) return hostBlock(HAND_OVER_RULE, 'error', `${e.message}; ask it again`);
-      return hostBlock('audit.write_failed', 'error', `the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed`, r.level);
+      return hostBlock(
+        'audit.write_failed',
+        'error',
+        `the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed`,
+        r.level,
+      );
     }
     const secretRules = loadSecretRules();
     return {
-      decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: redactSecrets(secretRules, r.reason).text,
+      decision: r.decision,
+      tier: r.tier,
+      minTier: r.minTier,
+      level: r.level,
+      rules: [...r.rules],
+      reason: redactSecrets(secretRules, r.reason).text,
       reasons: r.reasons.map((x) => ({ ...x, message: redactSecrets(secretRules, x.message).text })),
       ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}),
     };
@@ -176,8 +218,13 @@ async function withLock<T>(lockDir: string, fn: () => Promise<T>): Promise<T> {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       try {
-        if (Date.now() - fs.statSync(lockDir).mtimeMs > LOCK_STALE_MS) { fs.rmdirSync(lockDir); continue; }
-      } catch { /* released meanwhile */ }
+        if (Date.now() - fs.statSync(lockDir).mtimeMs > LOCK_STALE_MS) {
+          fs.rmdirSync(lockDir);
+          continue;
+        }
+      } catch {
+        /* released meanwhile */
+      }
       if (Date.now() - start > 20_000) throw new Error(`the audit log is locked by another process (${lockDir})`);
       await new Promise((r) => setTimeout(r, 10 + Math.random() * 20));
     }

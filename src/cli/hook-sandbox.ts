@@ -7,7 +7,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { HookAnswer, HookCall, RewriteTarget } from '../engine/agents';
-import { SandboxRewriteError, claudeCommandRules, cliCommandRules, codexOwnSandbox, rewriteAnswer, rewrittenInput, sandboxHosts, sandboxedCommand } from '../engine/agents';
+import {
+  SandboxRewriteError,
+  claudeCommandRules,
+  cliCommandRules,
+  codexOwnSandbox,
+  rewriteAnswer,
+  rewrittenInput,
+  sandboxHosts,
+  sandboxedCommand,
+} from '../engine/agents';
 import { analyzeShell } from '../engine';
 import { currentPlatform } from '../node/create-engine';
 import { nodeFileSystem } from '../node/fs-port';
@@ -21,7 +30,12 @@ export type SandboxOutcome =
    * Allowed → answer with the rewritten input; `answerHiding` when the decision allowed the command on the
    * condition that the sandbox hides some protected files (`bulwark exec --hide`).
    */
-  | { readonly kind: 'wrap'; readonly answer: HookAnswer; readonly answerHiding: (hide: readonly string[]) => HookAnswer; readonly note: string }
+  | {
+      readonly kind: 'wrap';
+      readonly answer: HookAnswer;
+      readonly answerHiding: (hide: readonly string[]) => HookAnswer;
+      readonly note: string;
+    }
   /** Allowed → answer as without the sandbox; `quiet`: the user switched wrapping off, nothing to warn about. */
   | { readonly kind: 'skip'; readonly why: string; readonly note: string; readonly quiet?: boolean }
   /** The rewrite cannot be built for this command (a NUL in it): an allow becomes a deny with `why`. */
@@ -47,7 +61,12 @@ export const sandboxProbeStuck = (): boolean => probeStuck;
 /** The probe's answer, or undefined when it takes longer than PROBE_BUDGET_MS. */
 async function boundedProbe(): Promise<Awaited<ReturnType<typeof probeSandbox>> | undefined> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<undefined>((resolve) => { timer = setTimeout(() => { probeStuck = true; resolve(undefined); }, PROBE_BUDGET_MS); });
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      probeStuck = true;
+      resolve(undefined);
+    }, PROBE_BUDGET_MS);
+  });
   try {
     return await Promise.race([probeSandbox(), late]);
   } finally {
@@ -55,10 +74,20 @@ async function boundedProbe(): Promise<Awaited<ReturnType<typeof probeSandbox>> 
   }
 }
 
-const skip = (why: string, quiet = false): SandboxOutcome => ({ kind: 'skip', why, note: `not sandboxed: ${why}`, ...(quiet ? { quiet } : {}) });
+const skip = (why: string, quiet = false): SandboxOutcome => ({
+  kind: 'skip',
+  why,
+  note: `not sandboxed: ${why}`,
+  ...(quiet ? { quiet } : {}),
+});
 
 /** How this allowed call will run; never throws (an unexpected error is a refusal that says what failed). */
-export async function sandboxOutcome(call: HookCall, target: RewriteTarget, actionCwd: string | undefined, o: HookSandboxOptions): Promise<SandboxOutcome> {
+export async function sandboxOutcome(
+  call: HookCall,
+  target: RewriteTarget,
+  actionCwd: string | undefined,
+  o: HookSandboxOptions,
+): Promise<SandboxOutcome> {
   if (!o.enabled) return skip('wrapping is off (--no-sandbox)', true);
   try {
     return await plan(call, target, actionCwd, o);
@@ -80,11 +109,17 @@ async function plan(call: HookCall, target: RewriteTarget, actionCwd: string | u
     clientCommandRules(call, env, home),
   ]);
   if (call.agent === 'codex') {
-    const own = codexOwnSandbox(clientArgv(['codex']), readOptional(path.join(env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home, '.codex'), 'config.toml')));
+    const own = codexOwnSandbox(
+      clientArgv(['codex']),
+      readOptional(
+        path.join(env.CODEX_HOME && path.isAbsolute(env.CODEX_HOME) ? env.CODEX_HOME : path.join(home, '.codex'), 'config.toml'),
+      ),
+    );
     if (own.on) return skip(own.why);
   }
   if (!status) return skip(`the sandbox probe did not answer within ${PROBE_BUDGET_MS / 1000} s (bwrap started but did not finish)`);
-  if (!status.available) return skip(`no OS sandbox here: ${status.reason ?? 'unavailable'}${status.fix ? ` (to fix: ${status.fix})` : ''}`);
+  if (!status.available)
+    return skip(`no OS sandbox here: ${status.reason ?? 'unavailable'}${status.fix ? ` (to fix: ${status.fix})` : ''}`);
   if (rules) return skip(rules);
   const net = sandboxHosts(facts);
   if ('notSandboxed' in net) return skip(net.notSandboxed);
@@ -92,21 +127,39 @@ async function plan(call: HookCall, target: RewriteTarget, actionCwd: string | u
   if (workspaces.length === 0) return skip('the hook knows no project folder to make writable (the call has no absolute cwd)');
   // `bulwark exec` hides the state directory it finds in its environment; the hook's own is passed on when that differs.
   let execState: string | undefined;
-  try { execState = bulwarkStateDir(undefined, env, home); } catch { execState = undefined; }
+  try {
+    execState = bulwarkStateDir(undefined, env, home);
+  } catch {
+    execState = undefined;
+  }
   const stateDir = o.stateDir && path.resolve(o.stateDir) !== execState ? path.resolve(o.stateDir) : undefined;
   const allowNet = [...new Set([...net.hosts, ...o.allowNet])];
   const ownState = o.stateDir ? path.resolve(o.stateDir) : execState;
   const answerHiding = (hide: readonly string[]) => {
-    const command = sandboxedCommand({
-      node: process.execPath, cli: cliPath(), electron: Boolean(process.versions.electron), ...(stateDir ? { stateDir } : {}),
-      ...(ownState ? { compileCache: path.join(ownState, 'cache', 'node-compile') } : {}),
-      ...(actionCwd !== undefined && path.isAbsolute(actionCwd) ? { cwd: actionCwd } : {}),
-      workspaces, allowNet, ...(target.timeoutS !== undefined ? { timeoutS: target.timeoutS } : {}), ...(hide.length ? { hide } : {}),
-    }, target.command);
+    const command = sandboxedCommand(
+      {
+        node: process.execPath,
+        cli: cliPath(),
+        electron: Boolean(process.versions.electron),
+        ...(stateDir ? { stateDir } : {}),
+        ...(ownState ? { compileCache: path.join(ownState, 'cache', 'node-compile') } : {}),
+        ...(actionCwd !== undefined && path.isAbsolute(actionCwd) ? { cwd: actionCwd } : {}),
+        workspaces,
+        allowNet,
+        ...(target.timeoutS !== undefined ? { timeoutS: target.timeoutS } : {}),
+        ...(hide.length ? { hide } : {}),
+      },
+      target.command,
+    );
     return rewriteAnswer(target.form, call.event, rewrittenInput(call.toolInput, target.field, command));
   };
   const network = allowNet.length ? `network: ${allowNet.join(', ')}` : 'no network';
-  return { kind: 'wrap', answer: answerHiding([]), answerHiding, note: `sandboxed (${status.mechanism}; writable: ${workspaces.join(', ')}; ${network})` };
+  return {
+    kind: 'wrap',
+    answer: answerHiding([]),
+    answerHiding,
+    note: `sandboxed (${status.mechanism}; writable: ${workspaces.join(', ')}; ${network})`,
+  };
 }
 
 /** dist/cli.js, as this process runs it (the hook and `bulwark exec` are the same bundle). */
@@ -120,7 +173,9 @@ function cliPath(): string {
  */
 export function projectFolders(call: HookCall, env: NodeJS.ProcessEnv): string[] {
   const named = ['CLAUDE_PROJECT_DIR', 'GEMINI_PROJECT_DIR', 'COPILOT_PROJECT_DIR'].map((k) => env[k]);
-  const candidates = [...named, call.cwd].filter((d): d is string => typeof d === 'string' && path.isAbsolute(d) && isDir(d)).map((d) => path.resolve(d));
+  const candidates = [...named, call.cwd]
+    .filter((d): d is string => typeof d === 'string' && path.isAbsolute(d) && isDir(d))
+    .map((d) => path.resolve(d));
   const out: string[] = [];
   for (const d of candidates) if (!out.some((w) => d === w || d.startsWith(w + path.sep))) out.push(d);
   return out.filter((d, i) => !out.some((w, j) => j !== i && d.startsWith(w + path.sep)));
@@ -136,14 +191,23 @@ async function clientCommandRules(call: HookCall, env: NodeJS.ProcessEnv, home: 
   if (call.agent === 'claude' || call.agent === 'copilot-cli') {
     const argv = clientArgv(call.agent === 'claude' ? ['claude', 'claude.exe'] : ['copilot']);
     const flags = argv ? cliCommandRules(call.agent, argv) : [];
-    if (flags.length) return `the client's own rules for particular shell commands on its command line (${flags.slice(0, 2).join('; ')}${flags.length > 2 ? '; …' : ''}) are matched against the command it runs, and would no longer match a wrapped one`;
+    if (flags.length)
+      return `the client's own rules for particular shell commands on its command line (${flags.slice(0, 2).join('; ')}${flags.length > 2 ? '; …' : ''}) are matched against the command it runs, and would no longer match a wrapped one`;
   }
   if (call.agent !== 'claude') return undefined;
-  const project = env.CLAUDE_PROJECT_DIR && path.isAbsolute(env.CLAUDE_PROJECT_DIR) ? env.CLAUDE_PROJECT_DIR : call.cwd && path.isAbsolute(call.cwd) ? call.cwd : undefined;
+  const project =
+    env.CLAUDE_PROJECT_DIR && path.isAbsolute(env.CLAUDE_PROJECT_DIR)
+      ? env.CLAUDE_PROJECT_DIR
+      : call.cwd && path.isAbsolute(call.cwd)
+        ? call.cwd
+        : undefined;
   const user = env.CLAUDE_CONFIG_DIR && path.isAbsolute(env.CLAUDE_CONFIG_DIR) ? env.CLAUDE_CONFIG_DIR : path.join(home, '.claude');
   const files = [
-    process.platform === 'darwin' ? '/Library/Application Support/ClaudeCode/managed-settings.json' : '/etc/claude-code/managed-settings.json',
-    path.join(user, 'settings.json'), path.join(user, 'settings.local.json'),
+    process.platform === 'darwin'
+      ? '/Library/Application Support/ClaudeCode/managed-settings.json'
+      : '/etc/claude-code/managed-settings.json',
+    path.join(user, 'settings.json'),
+    path.join(user, 'settings.local.json'),
     ...(project ? [path.join(project, '.claude', 'settings.json'), path.join(project, '.claude', 'settings.local.json')] : []),
   ];
   for (const file of files) {
@@ -160,7 +224,8 @@ async function clientCommandRules(call: HookCall, env: NodeJS.ProcessEnv, home: 
     } catch {
       return `Claude Code's settings ${file} is not valid JSON, and rules for particular Bash commands there would not match a wrapped command`;
     }
-    if (rules.length) return `Claude Code's own rules for particular Bash commands (${file}: ${rules.slice(0, 2).join('; ')}${rules.length > 2 ? '; …' : ''}) are matched against the command it runs, and would no longer match a wrapped one`;
+    if (rules.length)
+      return `Claude Code's own rules for particular Bash commands (${file}: ${rules.slice(0, 2).join('; ')}${rules.length > 2 ? '; …' : ''}) are matched against the command it runs, and would no longer match a wrapped one`;
   }
   return undefined;
 }
@@ -175,7 +240,10 @@ function clientArgv(names: readonly string[]): string[] | undefined {
     let argv: string[];
     let stat: string;
     try {
-      argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a, i, all) => a !== '' || i < all.length - 1);
+      argv = fs
+        .readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+        .split('\0')
+        .filter((a, i, all) => a !== '' || i < all.length - 1);
       stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     } catch {
       return undefined;
@@ -188,9 +256,17 @@ function clientArgv(names: readonly string[]): string[] | undefined {
 }
 
 function readOptional(file: string): string | undefined {
-  try { return fs.readFileSync(file, 'utf8'); } catch { return undefined; }
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function isDir(p: string): boolean {
-  try { return fs.statSync(p).isDirectory(); } catch { return false; }
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -25,7 +25,8 @@ export async function runHookServer(argv: string[]): Promise<number> {
     else if (a === '--idle-seconds') idleSeconds = Number(argv[++i]);
     else throw new Error(`unknown option \`${a}\` (usage: bulwark hook-server [--state-dir DIR] [--idle-seconds N])`);
   }
-  if (!Number.isInteger(idleSeconds) || idleSeconds < 1 || idleSeconds > 86_400) throw new Error('--idle-seconds must be a whole number from 1 to 86400');
+  if (!Number.isInteger(idleSeconds) || idleSeconds < 1 || idleSeconds > 86_400)
+    throw new Error('--idle-seconds must be a whole number from 1 to 86400');
   const stateDir = bulwarkStateDir(stateArg);
   // Someone (an extension, another hook server) already serves: nothing to do.
   const probe = await askBridge(stateDir, { v: 1, kind: 'ping' }, { timeoutMs: 2000 });
@@ -33,7 +34,11 @@ export async function runHookServer(argv: string[]): Promise<number> {
 
   const logFile = path.join(stateDir, 'hook-server.log');
   const log = (level: string) => (message: string) => {
-    try { fs.appendFileSync(logFile, `${new Date().toISOString()} ${level} ${message}\n`, { mode: 0o600 }); } catch { /* logging must not stop serving */ }
+    try {
+      fs.appendFileSync(logFile, `${new Date().toISOString()} ${level} ${message}\n`, { mode: 0o600 });
+    } catch {
+      /* logging must not stop serving */
+    }
   };
   // The extension writes the audit chain itself once it serves: this server stops appending the moment
   // bridge.json names another live process (checked under the audit lock), and the hook asks again.
@@ -41,28 +46,56 @@ export async function runHookServer(argv: string[]): Promise<number> {
     const current = readInfoFile(path.join(stateDir, BRIDGE_FILE));
     return current.kind === 'ok' && current.info.pid !== process.pid && isProcessAlive(current.info.pid);
   };
-  const decider = new LocalDecider(stateDir, () => { if (handedOver()) throw new HandOver('a Bulwark extension now serves the hooks'); });
+  const decider = new LocalDecider(stateDir, () => {
+    if (handedOver()) throw new HandOver('a Bulwark extension now serves the hooks');
+  });
   let last = Date.now();
   const server = await startBridgeServer({
     stateDir,
     log: { info: log('info'), warn: log('warn'), error: log('error') },
     decide: async (req, signal) => {
       last = Date.now();
-      if (signal.aborted) return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', rules: ['bridge.deadline'], reason: 'Blocked: no time was left to decide.' };
+      if (signal.aborted)
+        return {
+          decision: 'block',
+          tier: 0,
+          minTier: 0,
+          level: 'unprotected',
+          rules: ['bridge.deadline'],
+          reason: 'Blocked: no time was left to decide.',
+        };
       const a = req.action;
       return decider.decide({
-        agent: req.agent, sessionId: a.sessionId, policy: req.policy ?? 'default', ifc: req.ifc ?? 'default', workspace: req.workspace,
-        action: { ...(a.id ? { id: a.id } : {}), type: a.type, payload: a.payload, ...(a.cwd ? { cwd: a.cwd } : {}), ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}) },
+        agent: req.agent,
+        sessionId: a.sessionId,
+        policy: req.policy ?? 'default',
+        ifc: req.ifc ?? 'default',
+        workspace: req.workspace,
+        action: {
+          ...(a.id ? { id: a.id } : {}),
+          type: a.type,
+          payload: a.payload,
+          ...(a.cwd ? { cwd: a.cwd } : {}),
+          ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}),
+        },
         ...(req.sandbox ? { note: { sandbox: req.sandbox } } : {}),
       });
     },
-    record: async () => { last = Date.now(); },
-    inspect: async (req) => { last = Date.now(); return decider.inspect(req); },
+    record: async () => {
+      last = Date.now();
+    },
+    inspect: async (req) => {
+      last = Date.now();
+      return decider.inspect(req);
+    },
   });
   log('info')(`hook server ${process.pid} serving ${server.info.socket}`);
   fs.rmSync(path.join(stateDir, 'hook-server.starting'), { force: true });
   await new Promise<void>((resolve) => {
-    const stop = () => { clearInterval(timer); resolve(); };
+    const stop = () => {
+      clearInterval(timer);
+      resolve();
+    };
     const timer = setInterval(() => {
       if (Date.now() - last > idleSeconds * 1000) return stop();
       // An extension (or another server) took over the bridge: the hooks ask it now.

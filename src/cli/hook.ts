@@ -7,7 +7,21 @@
 // An allowed shell call of a client that can take a rewritten input runs inside Bulwark's OS sandbox
 // (`bulwark exec`, hook-sandbox.ts) unless `--no-sandbox`; the others are answered with silence.
 import type { AgentId, HookAnswer, HookCall, MappedAction } from '../engine/agents';
-import { AGENT_IDS, BUILTIN_TOOL_MAPS, HookInputError, denyWithoutPayload, isAgentId, mapToolCallAny, toolMapsFor, parseHookCall, postToolAnswer, postToolContext, preToolAnswer, refusalText, rewriteTarget } from '../engine/agents';
+import {
+  AGENT_IDS,
+  BUILTIN_TOOL_MAPS,
+  HookInputError,
+  denyWithoutPayload,
+  isAgentId,
+  mapToolCallAny,
+  toolMapsFor,
+  parseHookCall,
+  postToolAnswer,
+  postToolContext,
+  preToolAnswer,
+  refusalText,
+  rewriteTarget,
+} from '../engine/agents';
 import type { BridgeDecision } from '../node/hooks/bridge-protocol';
 
 import { ALLOW_NET_ENTRY } from '../node/hooks/wrapper';
@@ -22,8 +36,8 @@ export const DEFAULT_DEADLINE_MS = 25_000;
 /** Tool output scanned after the tool ran (more is not scanned, and the context says so). */
 const MAX_OUTPUT_CHARS = 4 * 1024 * 1024;
 
-const USAGE = 'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE] [--no-server] [--no-sandbox] [--allow-net HOST[:PORT]]...';
-
+const USAGE =
+  'usage: bulwark hook --agent claude|codex|gemini|copilot-cli|vscode [--event NAME] [--state-dir DIR] [--deadline-ms N] [--policy default|permissive|strict|FILE] [--ifc default|permissive|strict|none|FILE] [--no-server] [--no-sandbox] [--allow-net HOST[:PORT]]...';
 
 interface HookFlags {
   agent: AgentId;
@@ -59,13 +73,20 @@ async function answerHook(argv: string[], io: HookIo, started: number): Promise<
   const agentGuess = guessAgent(argv);
   let answered = false;
   const answer = (a: HookAnswer): number => {
-    if (!answered) { answered = true; io.write(a); }
+    if (!answered) {
+      answered = true;
+      io.write(a);
+    }
     return a.exitCode;
   };
-  const failClosed = (why: string) => answer(denyWithoutPayload(agentGuess, `Bulwark denied this tool call because its hook could not decide: ${why}. Nothing was run.`));
+  const failClosed = (why: string) =>
+    answer(denyWithoutPayload(agentGuess, `Bulwark denied this tool call because its hook could not decide: ${why}. Nothing was run.`));
 
   // The hook answers an old Node in the client's own dialect (a deny), not with the CLI's one-line refusal.
-  if (!(nodeMajor() >= MIN_NODE_MAJOR)) return failClosed(`it needs Node.js ${MIN_NODE_MAJOR} or newer and found ${process.version} (install Node ${MIN_NODE_MAJOR}+ and run \`bulwark hooks install\` again so the hook uses it)`);
+  if (!(nodeMajor() >= MIN_NODE_MAJOR))
+    return failClosed(
+      `it needs Node.js ${MIN_NODE_MAJOR} or newer and found ${process.version} (install Node ${MIN_NODE_MAJOR}+ and run \`bulwark hooks install\` again so the hook uses it)`,
+    );
 
   let flags: HookFlags;
   try {
@@ -76,14 +97,21 @@ async function answerHook(argv: string[], io: HookIo, started: number): Promise<
 
   let call: HookCall | undefined;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<'deadline'>((resolve) => { timer = setTimeout(() => resolve('deadline'), Math.max(0, flags.deadlineMs - (Date.now() - started))); });
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), Math.max(0, flags.deadlineMs - (Date.now() - started)));
+  });
   try {
-    const work = decideCall(flags, io, started + flags.deadlineMs, (c) => { call = c; });
+    const work = decideCall(flags, io, started + flags.deadlineMs, (c) => {
+      call = c;
+    });
     const outcome = await Promise.race([work, deadline]);
     if (outcome === 'deadline') {
       const why = `no decision within ${Math.round(flags.deadlineMs / 1000)} s (a review or an approval took too long), so the call is denied; approve sooner, or reinstall the hooks with a longer --timeout`;
       if (call?.phase === 'post_tool' || call?.phase === 'other') return answer({ stdout: '', stderr: '', exitCode: 0 });
-      if (call) return answer(preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${why}.` }));
+      if (call)
+        return answer(
+          preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${why}.` }),
+        );
       return failClosed(why);
     }
     return answer(outcome);
@@ -91,7 +119,13 @@ async function answerHook(argv: string[], io: HookIo, started: number): Promise<
     // An error's text may quote the input (and a secret in it); the deny goes on to the model.
     const { redactTextOrWithhold } = await import('../engine/audit/redact');
     const why = redactTextOrWithhold(e instanceof HookInputError ? e.message : `an internal error (${errorMessage(e)})`);
-    if (call && call.phase === 'pre_tool') return answer(preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call because its hook could not decide: ${why}. Nothing was run.` }));
+    if (call && call.phase === 'pre_tool')
+      return answer(
+        preToolAnswer(call.dialect, call.event, {
+          allow: false,
+          reason: `Bulwark denied this ${call.toolName} call because its hook could not decide: ${why}. Nothing was run.`,
+        }),
+      );
     if (call) return answer({ stdout: '', stderr: '', exitCode: 0 });
     return failClosed(why);
   } finally {
@@ -106,23 +140,40 @@ function parseHookFlags(argv: string[]): HookFlags {
     const a = argv[i]!;
     const eq = a.indexOf('=');
     const [name, inline] = a.startsWith('--') && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
-    if (name === '--no-server' || name === '--no-sandbox') { values.set(name, 'true'); continue; }
-    if (!['--agent', '--event', '--state-dir', '--deadline-ms', '--policy', '--ifc', '--allow-net'].includes(name)) throw new Error(`unknown option \`${a}\``);
+    if (name === '--no-server' || name === '--no-sandbox') {
+      values.set(name, 'true');
+      continue;
+    }
+    if (!['--agent', '--event', '--state-dir', '--deadline-ms', '--policy', '--ifc', '--allow-net'].includes(name))
+      throw new Error(`unknown option \`${a}\``);
     const v = inline ?? argv[++i];
     if (v === undefined) throw new Error(`${name} needs a value`);
     if (name === '--allow-net') {
-      if (!ALLOW_NET_ENTRY.test(v)) throw new Error(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${v}\``);
+      if (!ALLOW_NET_ENTRY.test(v))
+        throw new Error(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${v}\``);
       allowNet.push(v);
       continue;
     }
     values.set(name, v);
   }
   const agent = values.get('--agent');
-  if (!isAgentId(agent)) throw new Error(`--agent must be one of ${AGENT_IDS.join(', ')}${agent === undefined ? '' : `, got \`${agent}\``}`);
+  if (!isAgentId(agent))
+    throw new Error(`--agent must be one of ${AGENT_IDS.join(', ')}${agent === undefined ? '' : `, got \`${agent}\``}`);
   const deadlineRaw = values.get('--deadline-ms');
   const deadlineMs = deadlineRaw === undefined ? DEFAULT_DEADLINE_MS : Number(deadlineRaw);
-  if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 3_600_000) throw new Error(`--deadline-ms must be an integer from 100 to 3600000, got \`${deadlineRaw}\``);
-  return { agent, event: values.get('--event'), stateDir: values.get('--state-dir'), deadlineMs, policy: values.get('--policy') ?? 'default', ifc: values.get('--ifc') ?? 'default', noServer: values.has('--no-server'), sandbox: !values.has('--no-sandbox'), allowNet };
+  if (!Number.isInteger(deadlineMs) || deadlineMs < 100 || deadlineMs > 3_600_000)
+    throw new Error(`--deadline-ms must be an integer from 100 to 3600000, got \`${deadlineRaw}\``);
+  return {
+    agent,
+    event: values.get('--event'),
+    stateDir: values.get('--state-dir'),
+    deadlineMs,
+    policy: values.get('--policy') ?? 'default',
+    ifc: values.get('--ifc') ?? 'default',
+    noServer: values.has('--no-server'),
+    sandbox: !values.has('--no-sandbox'),
+    allowNet,
+  };
 }
 
 /** The agent named on the command line, for answering even when the flags are otherwise wrong. */
@@ -172,7 +223,13 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
   // decision), so its audit entry can say so.
   const target = rewriteTarget(BUILTIN_TOOL_MAPS[call.agent], maps, call.dialect, call.toolName!, call.toolInput, mapping);
   const sandboxing = target
-    ? import('./hook-sandbox').then((m) => m.sandboxOutcome(call, target, cwdOf(call, mapping.actions[0]!).cwd, { enabled: flags.sandbox, allowNet: flags.allowNet, ...(flags.stateDir ? { stateDir: flags.stateDir } : {}) }))
+    ? import('./hook-sandbox').then((m) =>
+        m.sandboxOutcome(call, target, cwdOf(call, mapping.actions[0]!).cwd, {
+          enabled: flags.sandbox,
+          allowNet: flags.allowNet,
+          ...(flags.stateDir ? { stateDir: flags.stateDir } : {}),
+        }),
+      )
     : undefined;
   const [decider, sandbox] = await Promise.all([deciders(flags, deadlineAt), sandboxing]);
   let worst: { action: MappedAction; d: BridgeDecision } | undefined;
@@ -191,15 +248,28 @@ async function decideCall(flags: HookFlags, io: HookIo, deadlineAt: number, onCa
       try {
         return hide.length ? sandbox.answerHiding(hide) : sandbox.answer;
       } catch (e) {
-        return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: the sandboxed form of the command could not be prepared (${errorMessage(e)}). Nothing was run.` });
+        return preToolAnswer(call.dialect, call.event, {
+          allow: false,
+          reason: `Bulwark denied this ${call.toolName} call: the sandboxed form of the command could not be prepared (${errorMessage(e)}). Nothing was run.`,
+        });
       }
     }
-    if (sandbox?.kind === 'refuse') return preToolAnswer(call.dialect, call.event, { allow: false, reason: `Bulwark denied this ${call.toolName} call: ${sandbox.why}. Nothing was run. Do not retry it in another form; tell the user what you need and why.` });
+    if (sandbox?.kind === 'refuse')
+      return preToolAnswer(call.dialect, call.event, {
+        allow: false,
+        reason: `Bulwark denied this ${call.toolName} call: ${sandbox.why}. Nothing was run. Do not retry it in another form; tell the user what you need and why.`,
+      });
     const allow = preToolAnswer(call.dialect, call.event, { allow: true, reason: '' });
-    return sandbox?.kind === 'skip' && !sandbox.quiet ? { ...allow, stderr: `Bulwark: this command runs without Bulwark's sandbox: ${sandbox.why}.\n` } : allow;
+    return sandbox?.kind === 'skip' && !sandbox.quiet
+      ? { ...allow, stderr: `Bulwark: this command runs without Bulwark's sandbox: ${sandbox.why}.\n` }
+      : allow;
   }
   const reason = refusalText({
-    tool: call.toolName!, decision: worst.d.decision, tier: worst.d.tier, rules: worst.d.rules, reason: await decider.redact(worst.d.reason),
+    tool: call.toolName!,
+    decision: worst.d.decision,
+    tier: worst.d.tier,
+    rules: worst.d.rules,
+    reason: await decider.redact(worst.d.reason),
     noReviewer: worst.d.decision === 'escalate' ? decider.noReviewer : undefined,
   });
   return preToolAnswer(call.dialect, call.event, { allow: false, reason });
@@ -213,8 +283,15 @@ export function outputText(output: unknown): string {
   let size = 0;
   const walk = (v: unknown, depth: number) => {
     if (size >= MAX_OUTPUT_CHARS || depth > 32) return;
-    if (typeof v === 'string') { parts.push(v.slice(0, MAX_OUTPUT_CHARS - size)); size += v.length; return; }
-    if (Array.isArray(v)) { for (const x of v) walk(x, depth + 1); return; }
+    if (typeof v === 'string') {
+      parts.push(v.slice(0, MAX_OUTPUT_CHARS - size));
+      size += v.length;
+      return;
+    }
+    if (Array.isArray(v)) {
+      for (const x of v) walk(x, depth + 1);
+      return;
+    }
     if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1);
   };
   walk(output, 0);

@@ -7,8 +7,17 @@ import readline from 'node:readline';
 import { AGENT_IDS, isAgentId, type AgentId } from '../engine/agents/types';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 import {
-  DEFAULT_CLIENT_TIMEOUT_S, applyPlan, describePlan, describeStatus, detectClients, hooksStatus, planChangesAnything, planInstall, planUninstall,
-  type HooksContext, type HooksPlan,
+  DEFAULT_CLIENT_TIMEOUT_S,
+  applyPlan,
+  describePlan,
+  describeStatus,
+  detectClients,
+  hooksStatus,
+  planChangesAnything,
+  planInstall,
+  planUninstall,
+  type HooksContext,
+  type HooksPlan,
 } from '../node/hooks/install';
 import { ALLOW_NET_ENTRY, HOOK_POLICIES, type HookPolicy, type WrapperPlatform } from '../node/hooks/wrapper';
 import { UsageError } from './usage-error';
@@ -24,9 +33,19 @@ export interface HooksIo {
 }
 
 // In the dist/cli.js bundle __filename is dist/cli.js itself, also when started through bin/bulwark.js.
-const defaultIo = (): HooksIo => ({ stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, env: process.env, node: process.execPath, cli: __filename });
+const defaultIo = (): HooksIo => ({
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+  node: process.execPath,
+  cli: __filename,
+});
 
-interface Parsed { values: Map<string, string[]>; bools: Set<string> }
+interface Parsed {
+  values: Map<string, string[]>;
+  bools: Set<string>;
+}
 
 function parse(argv: string[], valued: readonly string[], booleans: readonly string[]): Parsed {
   const values = new Map<string, string[]>();
@@ -74,7 +93,11 @@ function platform(): WrapperPlatform {
 function context(p: Parsed, io: HooksIo): HooksContext {
   const home = absolute('--home', last(p, '--home')) ?? os.homedir();
   let stateDir: string;
-  try { stateDir = bulwarkStateDir(last(p, '--state-dir'), io.env, home); } catch (e) { throw new UsageError((e as Error).message); }
+  try {
+    stateDir = bulwarkStateDir(last(p, '--state-dir'), io.env, home);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
   return { home, stateDir, env: io.env, platform: platform() };
 }
 
@@ -86,7 +109,9 @@ async function confirm(plan: HooksPlan, p: Parsed, io: HooksIo): Promise<'yes' |
     return 'no';
   }
   const rl = readline.createInterface({ input: io.stdin, output: io.stdout });
-  const answer = await new Promise<string>((resolve) => rl.question(`${plan.kind === 'install' ? 'Install' : 'Uninstall'} these hooks? [y/N] `, resolve));
+  const answer = await new Promise<string>((resolve) =>
+    rl.question(`${plan.kind === 'install' ? 'Install' : 'Uninstall'} these hooks? [y/N] `, resolve),
+  );
   rl.close();
   return /^y(es)?$/i.test(answer.trim()) ? 'yes' : 'no';
 }
@@ -95,7 +120,7 @@ async function carryOut(plan: HooksPlan, p: Parsed, io: HooksIo): Promise<number
   const out = (s: string) => io.stdout.write(s + '\n');
   const lines = describePlan(plan);
   if (!planChangesAnything(plan)) {
-    out(plan.kind === 'install' ? 'Bulwark\'s hooks are already installed as asked; nothing to write:' : 'Nothing of Bulwark\'s to remove.');
+    out(plan.kind === 'install' ? "Bulwark's hooks are already installed as asked; nothing to write:" : "Nothing of Bulwark's to remove.");
     for (const l of lines) out(`  ${l}`);
     for (const n of plan.notes) out(`note: ${n}`);
     return 0;
@@ -105,7 +130,10 @@ async function carryOut(plan: HooksPlan, p: Parsed, io: HooksIo): Promise<number
   for (const w of plan.warnings) out(`warning: ${w}`);
   for (const n of plan.notes) out(`note: ${n}`);
   const answer = await confirm(plan, p, io);
-  if (answer === 'dry-run') { out('(dry run: nothing was written)'); return 0; }
+  if (answer === 'dry-run') {
+    out('(dry run: nothing was written)');
+    return 0;
+  }
   if (answer === 'no') return 1;
   const r = applyPlan(plan);
   out(`done: ${r.written.length} file(s) written, ${r.deleted.length} removed.`);
@@ -118,29 +146,50 @@ export async function runHooks(argv: string[], io: HooksIo = defaultIo()): Promi
   const out = (s: string) => io.stdout.write(s + '\n');
   switch (sub) {
     case 'install': {
-      const p = parse(rest, ['--agent', '--scope', '--workspace', '--home', '--state-dir', '--timeout', '--policy', '--allow-net'], ['--yes', '--dry-run', '--no-sandbox']);
+      const p = parse(
+        rest,
+        ['--agent', '--scope', '--workspace', '--home', '--state-dir', '--timeout', '--policy', '--allow-net'],
+        ['--yes', '--dry-run', '--no-sandbox'],
+      );
       const ctx = context(p, io);
       const scope = last(p, '--scope') ?? 'user';
       if (scope !== 'user' && scope !== 'workspace') throw new UsageError(`--scope must be user or workspace, got \`${scope}\``);
       const workspace = absolute('--workspace', last(p, '--workspace')) ?? (scope === 'workspace' ? process.cwd() : undefined);
       const policy = last(p, '--policy');
-      if (policy !== undefined && !(HOOK_POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${HOOK_POLICIES.join(', ')}, got \`${policy}\``);
+      if (policy !== undefined && !(HOOK_POLICIES as readonly string[]).includes(policy))
+        throw new UsageError(`--policy must be one of ${HOOK_POLICIES.join(', ')}, got \`${policy}\``);
       const allowNet = p.values.get('--allow-net') ?? [];
-      for (const h of allowNet) if (!ALLOW_NET_ENTRY.test(h)) throw new UsageError(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${h}\``);
+      for (const h of allowNet)
+        if (!ALLOW_NET_ENTRY.test(h))
+          throw new UsageError(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${h}\``);
       const timeoutRaw = last(p, '--timeout');
       const timeoutSeconds = timeoutRaw === undefined ? DEFAULT_CLIENT_TIMEOUT_S : Number(timeoutRaw);
       let agents = agentsOf(p);
       if (!agents) {
         agents = detectClients(ctx);
-        if (!agents.length) throw new UsageError('no agent client found on this machine (no ~/.claude, ~/.codex, ~/.gemini, ~/.copilot or VS Code, none on PATH): name one with --agent');
+        if (!agents.length)
+          throw new UsageError(
+            'no agent client found on this machine (no ~/.claude, ~/.codex, ~/.gemini, ~/.copilot or VS Code, none on PATH): name one with --agent',
+          );
         out(`Found: ${agents.join(', ')} (choose with --agent).`);
       }
       let plan: HooksPlan;
       try {
-        plan = planInstall({ ...ctx, agents, scope, ...(workspace ? { workspace } : {}), timeoutSeconds, node: io.node, cli: io.cli, ...(policy ? { policy: policy as HookPolicy } : {}),
-          ...(p.bools.has('--no-sandbox') ? { sandbox: false } : {}), ...(allowNet.length ? { allowNet } : {}) });
+        plan = planInstall({
+          ...ctx,
+          agents,
+          scope,
+          ...(workspace ? { workspace } : {}),
+          timeoutSeconds,
+          node: io.node,
+          cli: io.cli,
+          ...(policy ? { policy: policy as HookPolicy } : {}),
+          ...(p.bools.has('--no-sandbox') ? { sandbox: false } : {}),
+          ...(allowNet.length ? { allowNet } : {}),
+        });
       } catch (e) {
-        if (/timeout must be/.test((e as Error).message)) throw new UsageError((e as Error).message.replace('the hook timeout', '--timeout'));
+        if (/timeout must be/.test((e as Error).message))
+          throw new UsageError((e as Error).message.replace('the hook timeout', '--timeout'));
         throw e;
       }
       return await carryOut(plan, p, io);

@@ -1,9 +1,7 @@
 // Reads JSON lines from a byte stream: strict UTF-8, a size cap per line, and one error per bad
 // line so that the rest are still processed.
 import { parseJson } from '../engine/patch/jsonc';
-export type JsonLine =
-  | { lineNumber: number; value: unknown }
-  | { lineNumber: number; error: string; id?: unknown };
+export type JsonLine = { lineNumber: number; value: unknown } | { lineNumber: number; error: string; id?: unknown };
 
 /** Longest accepted line; a longer one is reported and skipped, never buffered whole. */
 export const MAX_LINE_BYTES = 8 * 1024 * 1024;
@@ -17,12 +15,22 @@ export async function* readJsonLines(stream: AsyncIterable<Buffer | string>): As
   const finish = (): JsonLine | undefined => {
     lineNumber++;
     const bytes = Buffer.concat(pending);
-    pending = []; pendingBytes = 0;
-    if (oversized) { oversized = false; return { lineNumber, error: `line longer than ${MAX_LINE_BYTES} bytes` }; }
+    pending = [];
+    pendingBytes = 0;
+    if (oversized) {
+      oversized = false;
+      return { lineNumber, error: `line longer than ${MAX_LINE_BYTES} bytes` };
+    }
     let text: string;
-    try { text = decoder.decode(bytes); } catch { return { lineNumber, error: 'invalid UTF-8' }; }
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return { lineNumber, error: 'invalid UTF-8' };
+    }
     if (text.trim() === '') return undefined;
-    try { return { lineNumber, value: JSON.parse(text) }; } catch {
+    try {
+      return { lineNumber, value: JSON.parse(text) };
+    } catch {
       return { lineNumber, error: `invalid JSON (${jsonSyntaxError(text)})` };
     }
   };
@@ -43,8 +51,14 @@ export async function* readJsonLines(stream: AsyncIterable<Buffer | string>): As
   }
   function append(b: Buffer): void {
     if (oversized || b.length === 0) return;
-    if (pendingBytes + b.length > MAX_LINE_BYTES) { oversized = true; pending = []; pendingBytes = 0; return; }
-    pending.push(Buffer.from(b)); pendingBytes += b.length;
+    if (pendingBytes + b.length > MAX_LINE_BYTES) {
+      oversized = true;
+      pending = [];
+      pendingBytes = 0;
+      return;
+    }
+    pending.push(Buffer.from(b));
+    pendingBytes += b.length;
   }
 }
 

@@ -21,20 +21,34 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     switch (cmd) {
-      case 'hook': return await (await import('./hook')).runHook(rest);
-      case 'hook-server': return await (await import('./hook-server')).runHookServer(rest);
-      case 'hooks': return await (await import('./hooks')).runHooks(rest);
-      case 'check': return await (await import('./commands')).runCheck(rest);
-      case 'shell': return await (await import('./commands')).runShell(rest);
-      case 'policy': return await (await import('./commands')).runPolicy(rest);
-      case 'audit': return await (await import('./commands')).runAudit(rest);
-      case 'exec': return await (await import('./exec')).runExec(rest);
-      case 'redact': return await (await import('./redact')).runRedact(rest);
-      case 'scan': return await (await import('./scan')).runScan(rest);
-      case undefined: case '-h': case '--help': case 'help':
+      case 'hook':
+        return await (await import('./hook')).runHook(rest);
+      case 'hook-server':
+        return await (await import('./hook-server')).runHookServer(rest);
+      case 'hooks':
+        return await (await import('./hooks')).runHooks(rest);
+      case 'check':
+        return await (await import('./commands')).runCheck(rest);
+      case 'shell':
+        return await (await import('./commands')).runShell(rest);
+      case 'policy':
+        return await (await import('./commands')).runPolicy(rest);
+      case 'audit':
+        return await (await import('./commands')).runAudit(rest);
+      case 'exec':
+        return await (await import('./exec')).runExec(rest);
+      case 'redact':
+        return await (await import('./redact')).runRedact(rest);
+      case 'scan':
+        return await (await import('./scan')).runScan(rest);
+      case undefined:
+      case '-h':
+      case '--help':
+      case 'help':
         process.stdout.write((await import('./commands')).USAGE + '\n');
         return cmd === undefined ? 2 : 0;
-      default: throw new UsageError(`unknown command \`${cmd}\``);
+      default:
+        throw new UsageError(`unknown command \`${cmd}\``);
     }
   } catch (e) {
     // An error may quote its input (a policy file's line, an argument): no secret goes to stderr.
@@ -47,9 +61,14 @@ export async function main(argv: string[]): Promise<number> {
 
 if (require.main === module) {
   main(process.argv.slice(2)).then(
-    (code) => { process.exitCode = code; },
+    (code) => {
+      process.exitCode = code;
+    },
     // main() answers every error itself; this is the redactor failing to load. Its text is not printed
     // (nothing could redact it), and the exit status says the command failed.
-    () => { process.stderr.write('bulwark: internal error (the redactor could not be loaded)\n'); process.exitCode = 2; },
+    () => {
+      process.stderr.write('bulwark: internal error (the redactor could not be loaded)\n');
+      process.exitCode = 2;
+    },
   );
 }

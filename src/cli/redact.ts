@@ -19,7 +19,8 @@ import type { Readable, Writable } from 'node:stream';
 import { StreamingRedactor, loadSecretRules } from '../engine/secrets';
 import { errorMessage } from '../engine/error-message';
 
-export const REDACT_USAGE = '  bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)';
+export const REDACT_USAGE =
+  '  bulwark redact [--report]  < in > out   (secrets in stdin replaced by [REDACTED:rule-id] on stdout, streaming)';
 
 export interface RedactIo {
   readonly stdin: Readable;
@@ -59,7 +60,10 @@ class EncodedReplacementCounter {
       const b = bytes[i]!;
       if (st === 0) st = b === 0xef ? 1 : 0;
       else if (st === 1) st = b === 0xbf ? 2 : b === 0xef ? 1 : 0;
-      else if (b === 0xbd) { this.count++; st = 0; } else st = b === 0xef ? 1 : 0;
+      else if (b === 0xbd) {
+        this.count++;
+        st = 0;
+      } else st = b === 0xef ? 1 : 0;
     }
     this.state = st;
   }
@@ -71,7 +75,10 @@ const countReplacements = (s: string): number => {
   return n;
 };
 
-export async function runRedact(argv: string[], io: RedactIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runRedact(
+  argv: string[],
+  io: RedactIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   let report = false;
   for (const a of argv) {
     if (a === '--report') report = true;
@@ -127,15 +134,24 @@ export async function runRedact(argv: string[], io: RedactIo = { stdin: process.
         needDrain = false;
         // Backpressure: read no more input until stdout has taken what was written.
         await new Promise<void>((resolve) => {
-          const done = (): void => { stdout.off('drain', done); stdout.off('close', done); stdout.off('error', done); resolve(); };
-          stdout.on('drain', done); stdout.on('close', done); stdout.on('error', done);
+          const done = (): void => {
+            stdout.off('drain', done);
+            stdout.off('close', done);
+            stdout.off('error', done);
+            resolve();
+          };
+          stdout.on('drain', done);
+          stdout.on('close', done);
+          stdout.on('error', done);
         });
       }
     }
     if (!closedPipe) {
       feed(decoder.decode()); // an incomplete sequence at the end becomes U+FFFD
       redactor.close();
-      await new Promise<void>((resolve) => { stdout.write('', () => resolve()); });
+      await new Promise<void>((resolve) => {
+        stdout.write('', () => resolve());
+      });
     }
   } catch (e) {
     stderr.write(`bulwark: redact: ${errorMessage(e)}\n`);
@@ -155,13 +171,22 @@ export async function runRedact(argv: string[], io: RedactIo = { stdin: process.
     let total = 0;
     for (const [id, n] of [...outCount.counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const found = n - (inCount.counts.get(id) ?? 0); // placeholders already in the input are not findings
-      if (found > 0) { secrets[id] = found; total += found; }
+      if (found > 0) {
+        secrets[id] = found;
+        total += found;
+      }
     }
-    stderr.write(JSON.stringify({ redacted: total, rules: secrets, bytes_in: bytesIn, invalid_utf8: invalid, complete: !closedPipe }) + '\n');
+    stderr.write(
+      JSON.stringify({ redacted: total, rules: secrets, bytes_in: bytesIn, invalid_utf8: invalid, complete: !closedPipe }) + '\n',
+    );
   }
   return 0;
 }
 
 function closeQuietly(r: StreamingRedactor): void {
-  try { r.close(); } catch { /* already closed */ }
+  try {
+    r.close();
+  } catch {
+    /* already closed */
+  }
 }

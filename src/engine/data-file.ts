@@ -11,7 +11,11 @@ export interface SourcePosition {
 
 export class DataFileError extends Error {
   override readonly name = 'DataFileError';
-  constructor(readonly file: string, readonly position: SourcePosition | undefined, readonly detail: string) {
+  constructor(
+    readonly file: string,
+    readonly position: SourcePosition | undefined,
+    readonly detail: string,
+  ) {
     super(`${file}${position ? `:${position.line}:${position.column}` : ''}: ${detail}`);
   }
 }
@@ -32,7 +36,8 @@ export function loadYamlWithPositions(text: string, file: string): LoadedYaml {
   try {
     value = load(text, { filename: file, maxAliases: 100 });
   } catch (e) {
-    if (e instanceof YAMLException && /input is empty/.test(e.reason)) throw new DataFileError(file, { line: 1, column: 1 }, 'the file is empty');
+    if (e instanceof YAMLException && /input is empty/.test(e.reason))
+      throw new DataFileError(file, { line: 1, column: 1 }, 'the file is empty');
     if (e instanceof YAMLException && e.mark) throw new DataFileError(file, { line: e.mark.line + 1, column: e.mark.column + 1 }, e.reason);
     throw new DataFileError(file, undefined, errorMessage(e));
   }
@@ -44,7 +49,8 @@ export function loadYamlWithPositions(text: string, file: string): LoadedYaml {
     let hi = lineStarts.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid]! <= offset) lo = mid; else hi = mid - 1;
+      if (lineStarts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
     }
     return { line: lo + 1, column: offset - lineStarts[lo]! + 1 };
   };
@@ -76,10 +82,15 @@ function pointerOffsets(text: string): Map<string, number> {
     return `${top.path}/${escape(top.key ?? '')}`;
   };
   let events;
-  try { events = parseEvents(text, {}); } catch { return out; }
+  try {
+    events = parseEvents(text, {});
+  } catch {
+    return out;
+  }
   for (const e of events) {
     switch (e.type) {
-      case EVENT_ID.MAPPING: case EVENT_ID.SEQUENCE: {
+      case EVENT_ID.MAPPING:
+      case EVENT_ID.SEQUENCE: {
         const path = place() ?? '';
         out.set(path, e.start);
         stack.push({ kind: e.type === EVENT_ID.MAPPING ? 'map' : 'seq', path, index: 0, expectKey: true });
@@ -97,9 +108,14 @@ function pointerOffsets(text: string): Map<string, number> {
         if (path !== undefined) out.set(path, e.valueStart);
         break;
       }
-      case EVENT_ID.ALIAS: place(); break;
-      case EVENT_ID.POP: stack.pop(); break;
-      default: break;
+      case EVENT_ID.ALIAS:
+        place();
+        break;
+      case EVENT_ID.POP:
+        stack.pop();
+        break;
+      default:
+        break;
     }
   }
   return out;
@@ -111,7 +127,10 @@ const compiled = new WeakMap<object, ReturnType<typeof ajv.compile>>();
 /** Validates against a JSON schema; the first error (deepest location) becomes a DataFileError. */
 export function validateAgainstSchema(loaded: LoadedYaml, schema: object, file: string): void {
   let validate = compiled.get(schema);
-  if (!validate) { validate = ajv.compile(schema); compiled.set(schema, validate); }
+  if (!validate) {
+    validate = ajv.compile(schema);
+    compiled.set(schema, validate);
+  }
   if (validate(loaded.value)) return;
   // Deepest location first; at the same place an unknown field (usually a typo) explains more than what is then missing.
   const weight = (e: ErrorObject) => e.instancePath.split('/').length * 2 + (e.keyword === 'additionalProperties' ? 1 : 0);
@@ -128,9 +147,13 @@ function pickMostUseful(errors: ErrorObject[]): ErrorObject {
 function describe(e: ErrorObject): string {
   const where = e.instancePath ? `\`${e.instancePath.slice(1).replace(/\//g, '.')}\`` : 'the document';
   switch (e.keyword) {
-    case 'additionalProperties': return `${where} has an unknown field \`${(e.params as { additionalProperty: string }).additionalProperty}\``;
-    case 'required': return `${where} is missing the field \`${(e.params as { missingProperty: string }).missingProperty}\``;
-    case 'enum': return `${where} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
-    default: return `${where} ${e.message ?? 'is invalid'}`;
+    case 'additionalProperties':
+      return `${where} has an unknown field \`${(e.params as { additionalProperty: string }).additionalProperty}\``;
+    case 'required':
+      return `${where} is missing the field \`${(e.params as { missingProperty: string }).missingProperty}\``;
+    case 'enum':
+      return `${where} must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return `${where} ${e.message ?? 'is invalid'}`;
   }
 }

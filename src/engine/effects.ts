@@ -18,8 +18,14 @@ import boundaryTable from '../../security/shell/boundary.yaml';
  * network, protected files, opaque commands, types without an effect model).
  */
 export const EFFECT_CLASSES = [
-  'inspect', 'workspace_write', 'workspace_delete', 'project_code', 'project_code_sandboxed',
-  'outside_boundary_read', 'outside_boundary_write', 'unjudged',
+  'inspect',
+  'workspace_write',
+  'workspace_delete',
+  'project_code',
+  'project_code_sandboxed',
+  'outside_boundary_read',
+  'outside_boundary_write',
+  'unjudged',
 ] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 
@@ -37,7 +43,14 @@ export interface BoundaryOptions {
   readonly extraReadRoots?: readonly string[];
 }
 
-interface BoundaryTable { readonly version: 1; readonly harmless_reads: readonly { readonly path: string; readonly why: string; readonly examples: { readonly inside: readonly string[]; readonly outside: readonly string[] } }[] }
+interface BoundaryTable {
+  readonly version: 1;
+  readonly harmless_reads: readonly {
+    readonly path: string;
+    readonly why: string;
+    readonly examples: { readonly inside: readonly string[]; readonly outside: readonly string[] };
+  }[];
+}
 
 /** The workspace boundary: where reads may come from and writes may go without anyone asked. */
 export class Boundary {
@@ -46,14 +59,22 @@ export class Boundary {
 
   constructor(private readonly o: BoundaryOptions) {
     // A root that is not a path on this platform (the table's POSIX locations on Windows) is left out.
-    const keys = (ps: readonly string[]) => ps.flatMap((p) => { const k = this.key(p); return k === undefined ? [] : [k]; });
+    const keys = (ps: readonly string[]) =>
+      ps.flatMap((p) => {
+        const k = this.key(p);
+        return k === undefined ? [] : [k];
+      });
     this.writeRoots = keys(o.workspaceRoots);
     const harmless = keys((boundaryTable as BoundaryTable).harmless_reads.map((h) => h.path.replace(/^~(?=\/)/, o.home)));
     this.readRoots = [...this.writeRoots, ...keys(o.extraReadRoots ?? []), ...harmless];
   }
 
   private key(p: string): string | undefined {
-    try { return matchKey(normalizePath(p, this.o.platform), this.o.platform); } catch { return undefined; }
+    try {
+      return matchKey(normalizePath(p, this.o.platform), this.o.platform);
+    } catch {
+      return undefined;
+    }
   }
 
   canRead(p: string): boolean {
@@ -121,14 +142,23 @@ export function judgeEffects(input: EffectInput, boundary: Boundary): EffectJudg
   const changes = input.touches.filter((t) => t.access !== 'read');
   const outsideRead = reads.find((t) => !boundary.canRead(t.path));
   const outsideWrite = changes.find((t) => !boundary.canWrite(t.path));
-  if (outsideWrite) return { class: 'outside_boundary_write', judged: [`it ${outsideWrite.access === 'delete' ? 'removes' : 'writes'} ${outsideWrite.path}, outside the workspace`] };
+  if (outsideWrite)
+    return {
+      class: 'outside_boundary_write',
+      judged: [`it ${outsideWrite.access === 'delete' ? 'removes' : 'writes'} ${outsideWrite.path}, outside the workspace`],
+    };
   if (outsideRead) return { class: 'outside_boundary_read', judged: [`it reads ${outsideRead.path}, outside the workspace`] };
   if (reads.length) judged.push(`reads ${describePaths(reads)} (inside the workspace boundary, unprotected)`);
   if (input.environmentFromSandbox) judged.push('prints its environment, which the OS sandbox gives it without secrets');
-  if (input.hiddenBySandbox?.length) judged.push(`the OS sandbox hides ${describePaths(input.hiddenBySandbox.map((path) => ({ path })))} from it`);
+  if (input.hiddenBySandbox?.length)
+    judged.push(`the OS sandbox hides ${describePaths(input.hiddenBySandbox.map((path) => ({ path })))} from it`);
   if (changes.length) judged.push(`changes ${describePaths(changes)} (ordinary files inside the workspace)`);
   if (!isCommand && reads.length === 0 && changes.length === 0) return unjudged('it names no file');
-  if (runsCode) return { class: input.sandboxed ? 'project_code_sandboxed' : 'project_code', judged: [...judged, input.sandboxed ? 'runs inside the OS sandbox' : 'would run outside any sandbox'] };
+  if (runsCode)
+    return {
+      class: input.sandboxed ? 'project_code_sandboxed' : 'project_code',
+      judged: [...judged, input.sandboxed ? 'runs inside the OS sandbox' : 'would run outside any sandbox'],
+    };
   if (changes.some((t) => t.access === 'delete')) return { class: 'workspace_delete', judged };
   if (changes.length) return { class: 'workspace_write', judged };
   return { class: 'inspect', judged: judged.length ? judged : ['reads nothing outside its working directory'] };

@@ -6,7 +6,14 @@ import { PathError, matchKey, normalizePath, resolveActionPath } from './paths';
 import { planSandbox, type SandboxPlan } from './sandbox/plan';
 import { Boundary, judgeEffects } from './effects';
 import { builtinTables, compileTables, strongestRule, type CompiledRule } from './protection/tables';
-import { PAYLOAD_UNCLEAR_RULE, checkProtection, patternPath, type PathFinding, type PathTouch, type ProtectionResult } from './protection/check';
+import {
+  PAYLOAD_UNCLEAR_RULE,
+  checkProtection,
+  patternPath,
+  type PathFinding,
+  type PathTouch,
+  type ProtectionResult,
+} from './protection/check';
 import { FileFactsCache } from './protection/file-facts';
 import { actionSpec, isKnownActionType } from './actions';
 import { payloadTargetsOf } from './payload';
@@ -79,7 +86,12 @@ export class Engine {
 
   constructor(private readonly opts: EngineOptions) {
     this.rules = compileTables(builtinTables(), opts);
-    this.boundary = new Boundary({ platform: opts.platform, home: opts.home, workspaceRoots: opts.workspaceRoots, extraReadRoots: opts.boundary?.extraReadRoots });
+    this.boundary = new Boundary({
+      platform: opts.platform,
+      home: opts.home,
+      workspaceRoots: opts.workspaceRoots,
+      extraReadRoots: opts.boundary?.extraReadRoots,
+    });
     this.ssrfPolicy = opts.ssrfPolicy ?? { allowLoopbackPorts: [] };
   }
 
@@ -94,14 +106,34 @@ export class Engine {
     try {
       draft = { id: action.id, sessionId: action.sessionId, ...(await this.decide(action)) };
     } catch (e) {
-      draft = { id: action.id, ...block([reasonOf('engine.error', 0, 'error', `the check itself failed (${errorMessage(e)}), so the action cannot be allowed`)]) };
+      draft = {
+        id: action.id,
+        ...block([reasonOf('engine.error', 0, 'error', `the check itself failed (${errorMessage(e)}), so the action cannot be allowed`)]),
+      };
     }
     try {
       return renderDecision(draft, this.opts.secretRules);
     } catch (e) {
       // Not redacted: the redaction itself failed, and this text holds only its error.
-      const failed = block([reasonOf(REDACTION_FAILED_RULE, 0, 'error', `the decision's reason could not be cleared of secrets (${errorMessage(e)}), so it is not shown and the action cannot be allowed`)]);
-      return { id: action.id, sessionId: action.sessionId, decision: 'block', tier: 0, minTier: 0, level: draft.level, rules: [REDACTION_FAILED_RULE], reasons: failed.reasons, reason: sentenceOf(failed.text) };
+      const failed = block([
+        reasonOf(
+          REDACTION_FAILED_RULE,
+          0,
+          'error',
+          `the decision's reason could not be cleared of secrets (${errorMessage(e)}), so it is not shown and the action cannot be allowed`,
+        ),
+      ]);
+      return {
+        id: action.id,
+        sessionId: action.sessionId,
+        decision: 'block',
+        tier: 0,
+        minTier: 0,
+        level: draft.level,
+        rules: [REDACTION_FAILED_RULE],
+        reasons: failed.reasons,
+        reason: sentenceOf(failed.text),
+      };
     }
   }
 
@@ -118,7 +150,13 @@ export class Engine {
   /** Shell analysis with the engine's grammar; throws if no grammar was provided. */
   analyzeCommand(command: string, cwd?: string): ShellAnalysis {
     if (!this.opts.shellParser) throw new Error('the shell grammar is not loaded');
-    return analyzeShell(this.opts.shellParser, command, { cwd, home: this.opts.home, platform: this.opts.platform, fs: this.opts.fs, clock: this.opts.clock ?? SYSTEM_CLOCK });
+    return analyzeShell(this.opts.shellParser, command, {
+      cwd,
+      home: this.opts.home,
+      platform: this.opts.platform,
+      fs: this.opts.fs,
+      clock: this.opts.clock ?? SYSTEM_CLOCK,
+    });
   }
 
   /** The protection level of one file, independent of any action (for "Explain Protection"). */
@@ -146,24 +184,41 @@ export class Engine {
       const m = strongestRule(this.rules, matchKey(c, this.opts.platform));
       if (m && (!best || levelRank(m.rule.level) > levelRank(best.rule.level))) best = m;
     }
-    if (!best) return { path: normalized, level: 'unprotected', reason: 'no protection rule applies; Shield policy decides what agents may do with it' };
+    if (!best)
+      return {
+        path: normalized,
+        level: 'unprotected',
+        reason: 'no protection rule applies; Shield policy decides what agents may do with it',
+      };
     return { path: normalized, level: best.rule.level, rule: best.rule.id, reason: best.rule.reason };
   }
 
   /** The paths read whose whole content protection found to be public material (certificates, public keys), as IFC sees reads. */
   private publicMaterialRead(findings: readonly PathFinding[], cwd: string | undefined): string[] {
     const o = this.opts;
-    return findings.filter((f) => f.publicMaterial === true && f.access === 'read').flatMap((f) => {
-      try { return [resolveActionPath(f.path, { cwd, home: o.home, platform: o.platform })]; } catch { return []; }
-    });
+    return findings
+      .filter((f) => f.publicMaterial === true && f.access === 'read')
+      .flatMap((f) => {
+        try {
+          return [resolveActionPath(f.path, { cwd, home: o.home, platform: o.platform })];
+        } catch {
+          return [];
+        }
+      });
   }
 
   /** The absolute paths an action reads or moves from (copy and move sources, a command's reads and removals). */
   private sourcesOf(touches: readonly PathTouch[], cwd: string | undefined): string[] {
     const o = this.opts;
-    return touches.filter((t) => t.access === 'read' || t.access === 'delete').flatMap((t) => {
-      try { return [resolveActionPath(t.path, { cwd, home: o.home, platform: o.platform })]; } catch { return []; }
-    });
+    return touches
+      .filter((t) => t.access === 'read' || t.access === 'delete')
+      .flatMap((t) => {
+        try {
+          return [resolveActionPath(t.path, { cwd, home: o.home, platform: o.platform })];
+        } catch {
+          return [];
+        }
+      });
   }
 
   private async decide(action: ActionRequest): Promise<Omit<Draft, 'id' | 'sessionId'>> {
@@ -179,12 +234,21 @@ export class Engine {
     /** What raised the minimum tier beyond protection, in order. */
     const floorReasons: Reason[] = [];
     if (!isKnownActionType(action.type)) {
-      floorReasons.push(reasonOf(UNKNOWN_TYPE_RULE, spec.floor, 'policy', `\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`));
+      floorReasons.push(
+        reasonOf(UNKNOWN_TYPE_RULE, spec.floor, 'policy', `\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`),
+      );
     }
     if (targets.unclear.length) {
       floor = Math.max(floor, 2) as Tier;
       const parts = targets.unclear.slice(0, 3).map((u) => `\`${u.field || 'payload'}\` ${u.why}`);
-      floorReasons.push(reasonOf(PAYLOAD_UNCLEAR_RULE, 2, 'protection', `the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`));
+      floorReasons.push(
+        reasonOf(
+          PAYLOAD_UNCLEAR_RULE,
+          2,
+          'protection',
+          `the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`,
+        ),
+      );
     }
 
     let analysis: ShellAnalysis | undefined;
@@ -194,16 +258,35 @@ export class Engine {
     let sandboxedEnvironment = false;
     if (action.type === 'execute_command') {
       const command = action.payload.command;
-      if (typeof command !== 'string' || command.length === 0) return block([reasonOf('action.invalid', 0, 'policy', 'execute_command needs a non-empty `command` string')]);
-      if (!o.shellParser) return block([reasonOf('shell.unavailable', 0, 'error', 'the shell grammar could not be loaded, so the command cannot be analysed')]);
-      const a = analyzeShell(o.shellParser, command, { cwd: action.cwd, home: o.home, platform: o.platform, fs: o.fs, clock: o.clock ?? SYSTEM_CLOCK });
+      if (typeof command !== 'string' || command.length === 0)
+        return block([reasonOf('action.invalid', 0, 'policy', 'execute_command needs a non-empty `command` string')]);
+      if (!o.shellParser)
+        return block([
+          reasonOf('shell.unavailable', 0, 'error', 'the shell grammar could not be loaded, so the command cannot be analysed'),
+        ]);
+      const a = analyzeShell(o.shellParser, command, {
+        cwd: action.cwd,
+        home: o.home,
+        platform: o.platform,
+        fs: o.fs,
+        clock: o.clock ?? SYSTEM_CLOCK,
+      });
       analysis = a;
       sandboxedEnvironment = sandboxedCommand && a.printsEnvironment && !a.environmentByPath;
-      for (const p of a.reads) if (!(sandboxedEnvironment && p === ENVIRONMENT_PSEUDO_PATH)) touches.push({ path: p, access: 'read', source: 'command' });
+      for (const p of a.reads)
+        if (!(sandboxedEnvironment && p === ENVIRONMENT_PSEUDO_PATH)) touches.push({ path: p, access: 'read', source: 'command' });
       for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
       for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
       for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
-      for (const s of a.searches) touches.push({ path: s.path, access: 'read', source: 'command', below: s.mode, ...(s.names ? { belowNames: s.names } : {}), ...(s.skipsHidden ? { belowSkipsHidden: true } : {}) });
+      for (const s of a.searches)
+        touches.push({
+          path: s.path,
+          access: 'read',
+          source: 'command',
+          below: s.mode,
+          ...(s.names ? { belowNames: s.names } : {}),
+          ...(s.skipsHidden ? { belowSkipsHidden: true } : {}),
+        });
       if (a.reviews.length) {
         floor = Math.max(floor, 2) as Tier;
         floorReasons.push(reasonOf('shell.review', 2, 'policy', `${a.reviews.join('; ')}, so it needs at least Tier 2`));
@@ -214,7 +297,14 @@ export class Engine {
       }
       if (a.opaque) {
         floor = Math.max(floor, 2) as Tier;
-        floorReasons.push(reasonOf('shell.opaque', 2, 'policy', `the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`));
+        floorReasons.push(
+          reasonOf(
+            'shell.opaque',
+            2,
+            'policy',
+            `the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`,
+          ),
+        );
       }
       // Listening servers are not addresses to SSRF-check, but data leaves through them (IFC).
       network.push(...a.urls, ...a.sinks);
@@ -229,7 +319,9 @@ export class Engine {
         // credentials, not a request smuggled to an internal service: a review, not a block.
         if (logins.has(url) && (v.rule === 'ssrf.range.private' || v.rule === 'ssrf.range.cgnat')) {
           floor = Math.max(floor, 2) as Tier;
-          floorReasons.push(reasonOf(v.rule, 2, 'policy', `the command logs in to ${url}, on a private network (${v.reason}), so it needs at least Tier 2`));
+          floorReasons.push(
+            reasonOf(v.rule, 2, 'policy', `the command logs in to ${url}, on a private network (${v.reason}), so it needs at least Tier 2`),
+          );
           continue;
         }
         return block([reasonOf(v.rule ?? 'ssrf', 0, 'policy', `the command reaches ${url}: ${v.reason}${loopbackHint(v.rule)}`)]);
@@ -237,7 +329,12 @@ export class Engine {
     }
 
     const protection = checkProtection(action.type, touches, {
-      platform: o.platform, home: o.home, cwd: action.cwd, rules: this.rules, fs: o.fs, facts: this.fileFacts,
+      platform: o.platform,
+      home: o.home,
+      cwd: action.cwd,
+      rules: this.rules,
+      fs: o.fs,
+      facts: this.fileFacts,
       ...(sandboxedCommand ? { sandboxHidesWithin: o.workspaceRoots } : {}),
     });
     const sandboxHides = protection.sandboxHides.length ? { sandboxHides: protection.sandboxHides } : {};
@@ -245,16 +342,26 @@ export class Engine {
     const level = { level: protection.level };
     if (!protection.allowed) return { ...block(found), minTier: protection.minTier, ...level };
     // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
-    const hidden = invisibleTextInInstructionWrite(protection.findings, action.payload)
-      ?? invisibleTextCopiedIntoInstructions(protection.findings, () => this.sourcesOf(touches, action.cwd), o.fs);
+    const hidden =
+      invisibleTextInInstructionWrite(protection.findings, action.payload) ??
+      invisibleTextCopiedIntoInstructions(protection.findings, () => this.sourcesOf(touches, action.cwd), o.fs);
     if (hidden) return { ...block(sentenceReasons(hidden.rules, 0, hidden.reason), found), minTier: protection.minTier, ...level };
     // Memory poisoning: what a memory write stores is read by every later session (content/memory.ts).
     // Content rules, like the heuristics: a block is Tier 1's, before any policy can allow the write.
     // Tier 1's evaluation is run once here and handed on to the Shield (a large note is normalised once).
-    const memoryTier1 = writesMemory(action.type, protection.findings) ? evaluateHeuristics(o.shield?.heuristics ?? loadHeuristicRules(), action.type, action.payload) : undefined;
-    const memory = memoryWriteCheck(action.type, action.payload, protection.findings, { ...(o.shield ? { heuristics: o.shield.heuristics } : {}), ...(memoryTier1 ? { tier1: memoryTier1 } : {}) });
-    if (memory?.verdict === 'block') return { ...block(sentenceReasons(memory.rules, 1, memory.reason), found), tier: 1, minTier: protection.minTier, ...level };
-    if (memory) { floor = 3; floorReasons.push(...sentenceReasons(memory.rules, 3, memory.reason)); }
+    const memoryTier1 = writesMemory(action.type, protection.findings)
+      ? evaluateHeuristics(o.shield?.heuristics ?? loadHeuristicRules(), action.type, action.payload)
+      : undefined;
+    const memory = memoryWriteCheck(action.type, action.payload, protection.findings, {
+      ...(o.shield ? { heuristics: o.shield.heuristics } : {}),
+      ...(memoryTier1 ? { tier1: memoryTier1 } : {}),
+    });
+    if (memory?.verdict === 'block')
+      return { ...block(sentenceReasons(memory.rules, 1, memory.reason), found), tier: 1, minTier: protection.minTier, ...level };
+    if (memory) {
+      floor = 3;
+      floorReasons.push(...sentenceReasons(memory.rules, 3, memory.reason));
+    }
 
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);
@@ -277,14 +384,33 @@ export class Engine {
         try {
           const dir = resolveActionPath(t.path, { cwd: action.cwd, home: o.home, platform: o.platform });
           return [{ access: t.access, dir, path: t.pattern === undefined ? dir : patternPath(dir, t.pattern, t.depth) }];
-        } catch { unresolved++; return []; }
+        } catch {
+          unresolved++;
+          return [];
+        }
       });
-      const effects = unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
-        ? judgeEffects({ type: action.type, cwd: action.cwd, touches: resolved.map((r) => ({ path: r.dir, access: r.access })), protectionMinTier: protection.minTier, analysis, network: network.length > 0, sandboxed: action.sandboxed === true, hiddenBySandbox: protection.sandboxHides.map((h) => h.path), environmentFromSandbox: sandboxedEnvironment }, this.boundary)
-        : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
+      const effects =
+        unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
+          ? judgeEffects(
+              {
+                type: action.type,
+                cwd: action.cwd,
+                touches: resolved.map((r) => ({ path: r.dir, access: r.access })),
+                protectionMinTier: protection.minTier,
+                analysis,
+                network: network.length > 0,
+                sandboxed: action.sandboxed === true,
+                hiddenBySandbox: protection.sandboxHides.map((h) => h.path),
+                environmentFromSandbox: sandboxedEnvironment,
+              },
+              this.boundary,
+            )
+          : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
       const d = await runShield(o.shield, {
         effects,
-        id: action.id ?? '', sessionId: action.sessionId, action: { type: action.type, payload: action.payload },
+        id: action.id ?? '',
+        sessionId: action.sessionId,
+        action: { type: action.type, payload: action.payload },
         paths: resolved.map((r) => r.path),
         reads: resolved.filter((r) => r.access === 'read').map((r) => r.path),
         writes: resolved.filter((r) => r.access !== 'read').map((r) => r.path),
@@ -295,17 +421,39 @@ export class Engine {
         floorReasons: floorExplained,
         ...(memoryTier1 ? { heuristics: memoryTier1 } : {}),
       });
-      return { decision: d.decision, tier: d.tier, minTier: d.minTier, level: protection.level, reasons: d.reasons, text: d.text, confidence: d.confidence, trail: d.trail, ifc: d.ifc, ...sandboxHides };
+      return {
+        decision: d.decision,
+        tier: d.tier,
+        minTier: d.minTier,
+        level: protection.level,
+        reasons: d.reasons,
+        text: d.text,
+        confidence: d.confidence,
+        trail: d.trail,
+        ifc: d.ifc,
+        ...sandboxHides,
+      };
     }
 
     const minTier = Math.max(protection.minTier, floor) as Tier;
     if (minTier === 0) {
-      const text: ReasonText = found.length ? { lead: 'Allowed: ', stated: found.slice(0, 1) } : { lead: NO_PROTECTION_RULE_APPLIES, stated: [] };
+      const text: ReasonText = found.length
+        ? { lead: 'Allowed: ', stated: found.slice(0, 1) }
+        : { lead: NO_PROTECTION_RULE_APPLIES, stated: [] };
       return { decision: 'allow', tier: 0, minTier, level: protection.level, reasons: found, text, ...sandboxHides };
     }
     // Nothing raised the tier but the action type's own floor: the type is the rule.
-    const typeFloor = floorExplained.length ? [] : [reasonOf(`action_type.${action.type}`, floor, 'policy', `${action.type} needs at least a Tier ${floor} check`)];
-    return { decision: 'escalate', tier: minTier, minTier, level: protection.level, reasons: [...found, ...floorReasons, ...typeFloor], text: { lead: `Needs Tier ${minTier}: `, stated: [...floorExplained, ...typeFloor] } };
+    const typeFloor = floorExplained.length
+      ? []
+      : [reasonOf(`action_type.${action.type}`, floor, 'policy', `${action.type} needs at least a Tier ${floor} check`)];
+    return {
+      decision: 'escalate',
+      tier: minTier,
+      minTier,
+      level: protection.level,
+      reasons: [...found, ...floorReasons, ...typeFloor],
+      text: { lead: `Needs Tier ${minTier}: `, stated: [...floorExplained, ...typeFloor] },
+    };
   }
 
   /** SSRF: scheme and literal checks, then every resolved address. The reason of a block, or undefined when allowed. */
@@ -322,7 +470,13 @@ export class Engine {
     }
     const v2 = checkResolvedAddresses(v, addresses, this.ssrfPolicy);
     // (A loopback name here passed the port check but resolves elsewhere: no port would help.)
-    if (!v2.allowed) return reasonOf(v2.rule ?? 'ssrf', 0, 'policy', `${url}: ${v2.reason}${v2.rule === 'ssrf.range.loopback' ? loopbackHint(v2.rule) : ''}`);
+    if (!v2.allowed)
+      return reasonOf(
+        v2.rule ?? 'ssrf',
+        0,
+        'policy',
+        `${url}: ${v2.reason}${v2.rule === 'ssrf.range.loopback' ? loopbackHint(v2.rule) : ''}`,
+      );
     return undefined;
   }
 }
@@ -369,7 +523,14 @@ type Draft = DecisionDraft<CheckResult>;
 
 /** A Tier 0 block stated by its first reason; `carried` are the other rules that applied. */
 function block(stated: readonly Reason[], carried: readonly Reason[] = []): Omit<Draft, 'id' | 'sessionId'> {
-  return { decision: 'block', tier: 0, minTier: 0, level: 'unprotected', reasons: [...stated, ...carried], text: { lead: 'Blocked: ', stated: stated.slice(0, 1) } };
+  return {
+    decision: 'block',
+    tier: 0,
+    minTier: 0,
+    level: 'unprotected',
+    reasons: [...stated, ...carried],
+    text: { lead: 'Blocked: ', stated: stated.slice(0, 1) },
+  };
 }
 
 const NO_PROTECTION_RULE_APPLIES = 'No protection rule applies';
@@ -379,13 +540,21 @@ const NO_PROTECTION_RULE_APPLIES = 'No protection rule applies';
  * deciding kind says (a block's, a raised tier's, or a protected read's).
  */
 function protectionReasons(p: ProtectionResult): Reason[] {
-  const deciding = (f: PathFinding) => (!p.allowed ? f.effect.kind === 'block' : p.minTier > 0 ? f.effect.kind === 'min_tier' : f.level !== 'unprotected');
+  const deciding = (f: PathFinding) =>
+    !p.allowed ? f.effect.kind === 'block' : p.minTier > 0 ? f.effect.kind === 'min_tier' : f.level !== 'unprotected';
   const raises = (f: PathFinding) => (f.effect.kind === 'min_tier' ? f.effect.tier : 0);
   return p.rules.map((rule) => {
     // The first of the rule's findings that decided, the highest raise first (as the check orders them).
-    const f = p.findings.filter((x) => x.ruleId === rule && deciding(x)).reduce<PathFinding | undefined>((best, x) => (!best || raises(x) > raises(best) ? x : best), undefined);
+    const f = p.findings
+      .filter((x) => x.ruleId === rule && deciding(x))
+      .reduce<PathFinding | undefined>((best, x) => (!best || raises(x) > raises(best) ? x : best), undefined);
     const tier: Tier = f?.effect.kind === 'min_tier' ? f.effect.tier : 0;
-    return reasonOf(rule, tier, 'protection', !f ? rule : p.allowed && p.minTier === 0 ? `${f.message}; this action only reads it` : f.message);
+    return reasonOf(
+      rule,
+      tier,
+      'protection',
+      !f ? rule : p.allowed && p.minTier === 0 ? `${f.message}; this action only reads it` : f.message,
+    );
   });
 }
 
@@ -401,7 +570,9 @@ function sentenceReasons(rules: readonly string[], tier: Tier, sentence: string)
 /** Bad input is refused with a clear error before any rule runs. */
 function validateAction(action: ActionRequest): void {
   if (typeof action !== 'object' || action === null) throw new Error('the action must be an object');
-  if (typeof action.type !== 'string' || action.type.length === 0 || action.type.length > 200) throw new Error('the action needs a `type` string');
-  if (typeof action.payload !== 'object' || action.payload === null || Array.isArray(action.payload)) throw new Error('the action needs a `payload` object');
+  if (typeof action.type !== 'string' || action.type.length === 0 || action.type.length > 200)
+    throw new Error('the action needs a `type` string');
+  if (typeof action.payload !== 'object' || action.payload === null || Array.isArray(action.payload))
+    throw new Error('the action needs a `payload` object');
   if (action.cwd !== undefined && typeof action.cwd !== 'string') throw new Error('`cwd` must be a string');
 }

@@ -9,6 +9,32 @@ export { builtinTables, compileTables, validateTable, type ProtectionRule, type 
 export { checkProtection, effectOf, pathTouchesOf, type PathTouch, type ProtectionResult } from './protection/check';
 export { analyzeShell, type ShellAnalysis, type ShellParser, type ShellContext } from './shell/analyze';
 export { checkUrlSyntax, checkAddress, checkResolvedAddresses, type SsrfPolicy, type SsrfVerdict } from './ssrf';
-export { planPatch, parsePatch, fileStateKey, type FilePlan, type PatchContext, type PatchFsPort, type PatchOp, type PatchPlan, type PatchRefusal, type PlanResult } from './patch';
-export { inspect, transformForPrompt, wrapUntrusted, neutralizeMarkers, withheldNotice, matrixAction, parsePhase, parseTrust, type ContentPhase, type TrustLabel, type ContentAction, type ContentFinding, type InspectionResult, type PromptTransform } from './content';
+export {
+  planPatch,
+  parsePatch,
+  fileStateKey,
+  type FilePlan,
+  type PatchContext,
+  type PatchFsPort,
+  type PatchOp,
+  type PatchPlan,
+  type PatchRefusal,
+  type PlanResult,
+} from './patch';
+export {
+  inspect,
+  transformForPrompt,
+  wrapUntrusted,
+  neutralizeMarkers,
+  withheldNotice,
+  matrixAction,
+  parsePhase,
+  parseTrust,
+  type ContentPhase,
+  type TrustLabel,
+  type ContentAction,
+  type ContentFinding,
+  type InspectionResult,
+  type PromptTransform,
+} from './content';
 export { planSandbox, withRequiredHides, SandboxPlanError, type RequiredHide, type SandboxPlan, type SandboxMount } from './sandbox/plan';

@@ -43,18 +43,101 @@ export interface PayloadTargets {
 
 /** Keys whose strings are text (compared lower-case, without `_`, `-`, `.`). */
 const CONTENT_KEYS: ReadonlySet<string> = new Set([
-  'content', 'contents', 'text', 'texts', 'body', 'html', 'markdown', 'code', 'snippet', 'insert', 'replacement', 'replace',
-  'newstring', 'oldstring', 'newstr', 'oldstr', 'newtext', 'oldtext', 'newcontent', 'oldcontent', 'newsource',
-  'patch', 'patches', 'diff', 'command', 'commands', 'cmd', 'commandline', 'script',
-  'query', 'queries', 'q', 'search', 'searchterm', 'keywords', 'sql', 'pattern', 'patterns', 'regex', 'glob', 'globs', 'include', 'exclude', 'filter',
-  'description', 'prompt', 'message', 'messages', 'subject', 'title', 'summary', 'comment', 'comments', 'note', 'notes', 'reason', 'explanation', 'instructions',
+  'content',
+  'contents',
+  'text',
+  'texts',
+  'body',
+  'html',
+  'markdown',
+  'code',
+  'snippet',
+  'insert',
+  'replacement',
+  'replace',
+  'newstring',
+  'oldstring',
+  'newstr',
+  'oldstr',
+  'newtext',
+  'oldtext',
+  'newcontent',
+  'oldcontent',
+  'newsource',
+  'patch',
+  'patches',
+  'diff',
+  'command',
+  'commands',
+  'cmd',
+  'commandline',
+  'script',
+  'query',
+  'queries',
+  'q',
+  'search',
+  'searchterm',
+  'keywords',
+  'sql',
+  'pattern',
+  'patterns',
+  'regex',
+  'glob',
+  'globs',
+  'include',
+  'exclude',
+  'filter',
+  'description',
+  'prompt',
+  'message',
+  'messages',
+  'subject',
+  'title',
+  'summary',
+  'comment',
+  'comments',
+  'note',
+  'notes',
+  'reason',
+  'explanation',
+  'instructions',
 ]);
 
 /** Words of a key that say its value is a path (`file_path`, `filePath`, `targetDir`, `working_directory`). */
 const PATH_WORDS: ReadonlySet<string> = new Set([
-  'path', 'paths', 'pathname', 'file', 'files', 'filename', 'filenames', 'filepath', 'filepaths', 'dir', 'dirs', 'dirname', 'directory', 'directories',
-  'folder', 'folders', 'uri', 'uris', 'target', 'targets', 'source', 'sources', 'src', 'dest', 'dst', 'destination', 'destinations',
-  'cwd', 'root', 'roots', 'workdir', 'oldpath', 'newpath',
+  'path',
+  'paths',
+  'pathname',
+  'file',
+  'files',
+  'filename',
+  'filenames',
+  'filepath',
+  'filepaths',
+  'dir',
+  'dirs',
+  'dirname',
+  'directory',
+  'directories',
+  'folder',
+  'folders',
+  'uri',
+  'uris',
+  'target',
+  'targets',
+  'source',
+  'sources',
+  'src',
+  'dest',
+  'dst',
+  'destination',
+  'destinations',
+  'cwd',
+  'root',
+  'roots',
+  'workdir',
+  'oldpath',
+  'newpath',
 ]);
 /** Words of a path key that name what a copy or move reads or removes. */
 const SOURCE_WORDS: ReadonlySet<string> = new Set(['source', 'sources', 'src', 'from', 'origin', 'old', 'oldpath']);
@@ -62,7 +145,12 @@ const SOURCE_WORDS: ReadonlySet<string> = new Set(['source', 'sources', 'src', '
 type KeyClass = 'content' | 'path' | 'plain';
 
 function keyWords(key: string): string[] {
-  return key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 function classOfKey(key: string): KeyClass | undefined {
@@ -95,7 +183,11 @@ export function fileUriToPath(uri: string): string | undefined {
   if (!m) return undefined;
   const host = m[2] ?? '';
   let path: string;
-  try { path = decodeURIComponent(m[3] ?? ''); } catch { return undefined; }
+  try {
+    path = decodeURIComponent(m[3] ?? '');
+  } catch {
+    return undefined;
+  }
   if (!path.startsWith('/')) return undefined;
   if (/^\/[A-Za-z]:([/\\]|$)/.test(path)) path = path.slice(1);
   if (host !== '' && host.toLowerCase() !== 'localhost') return `//${host}${path}`;
@@ -112,7 +204,9 @@ function targetOfString(s: string, underPathKey: boolean, platform: Platform | u
   }
   if (/^[a-z][a-z0-9+.-]*:\/\/[^/\s]/i.test(t) && !/^[a-z]:[\\/]/i.test(t)) return { kind: 'url', url: t, http: false };
   if (s.length > MAX_PATH_CHARS || /[\r\n]/.test(s)) {
-    return underPathKey ? { kind: 'unclear', why: `${s.length > MAX_PATH_CHARS ? 'is too long' : 'spans several lines'} to be a path` } : undefined;
+    return underPathKey
+      ? { kind: 'unclear', why: `${s.length > MAX_PATH_CHARS ? 'is too long' : 'spans several lines'} to be a path` }
+      : undefined;
   }
   if (looksAbsolute(s, platform)) return { kind: 'path', path: s };
   // `--key=/home/u/.ssh/id_rsa`: an option's value.
@@ -159,20 +253,32 @@ function asksRecursion(payload: Readonly<Record<string, unknown>>): boolean {
 export function payloadTargetsOf(action: ActionRequest, platform?: Platform): PayloadTargets {
   const spec = actionSpec(action.type);
   const known = isKnownActionType(action.type);
-  const below = spec.search === 'contents' ? 'contents' : spec.search === 'names' ? 'names'
-    : spec.search === 'names_if_recursive' && asksRecursion(action.payload) ? 'names' : undefined;
+  const below =
+    spec.search === 'contents'
+      ? 'contents'
+      : spec.search === 'names'
+        ? 'names'
+        : spec.search === 'names_if_recursive' && asksRecursion(action.payload)
+          ? 'names'
+          : undefined;
   const touches: PathTouch[] = [];
   const urls: PayloadUrl[] = [];
   const unclear: UnclearPart[] = [];
   const names = below ? includeOf(action.payload.include) : undefined;
   const addTouch = (path: string, access: PathAccess, source: string, inferred: boolean) => {
-    touches.push({ path, access, source, ...(inferred ? { inferred: true } : {}), ...(below && access === 'read' ? { below, ...(names ? { belowNames: names } : {}) } : {}) });
+    touches.push({
+      path,
+      access,
+      source,
+      ...(inferred ? { inferred: true } : {}),
+      ...(below && access === 'read' ? { below, ...(names ? { belowNames: names } : {}) } : {}),
+    });
   };
 
   let values = 0;
   let stopped = false;
   const inferredAccess = (key: string): PathAccess =>
-    (isLocationKey(key) ? 'read' : spec.sourceAccess !== undefined && isSourceKey(key) ? spec.sourceAccess : spec.access);
+    isLocationKey(key) ? 'read' : spec.sourceAccess !== undefined && isSourceKey(key) ? spec.sourceAccess : spec.access;
   const visit = (value: unknown, field: string, key: string, cls: KeyClass, depth: number, access?: PathAccess): void => {
     if (stopped) return;
     if (++values > MAX_PAYLOAD_VALUES) {
@@ -191,7 +297,8 @@ export function payloadTargetsOf(action: ActionRequest, platform?: Platform): Pa
     }
     if (value === null || value === undefined) return;
     if (typeof value !== 'object') {
-      if (cls === 'path') unclear.push({ field, why: `is ${typeof value === 'number' ? 'a number' : `a ${typeof value}`} where a path is expected` });
+      if (cls === 'path')
+        unclear.push({ field, why: `is ${typeof value === 'number' ? 'a number' : `a ${typeof value}`} where a path is expected` });
       return;
     }
     if (depth >= MAX_PAYLOAD_DEPTH) {
@@ -231,7 +338,8 @@ export function payloadTargetsOf(action: ActionRequest, platform?: Platform): Pa
       list.forEach((v, i) => {
         if (typeof v === 'string') addDeclared(v, Array.isArray(value) ? `${field}[${i}]` : field, accessOf(spec, field));
         // `files: [{ path, … }]`: the paths inside are found by the walk, with this field's access.
-        else if (typeof v === 'object' && v !== null) visit(v, Array.isArray(value) ? `${field}[${i}]` : field, field, 'path', 1, accessOf(spec, field));
+        else if (typeof v === 'object' && v !== null)
+          visit(v, Array.isArray(value) ? `${field}[${i}]` : field, field, 'path', 1, accessOf(spec, field));
         else throw new PathError(`payload field \`${field}\` must be a string path`, String(v));
       });
     }
@@ -240,7 +348,10 @@ export function payloadTargetsOf(action: ActionRequest, platform?: Platform): Pa
   visit(action.payload, '', '', 'plain', 0);
   if (unclear.length > MAX_UNCLEAR) unclear.length = MAX_UNCLEAR;
   if (urls.length > MAX_PAYLOAD_URLS) {
-    unclear.push({ field: urls[MAX_PAYLOAD_URLS]!.field, why: `the payload names more than ${MAX_PAYLOAD_URLS} URLs, too many to check each one` });
+    unclear.push({
+      field: urls[MAX_PAYLOAD_URLS]!.field,
+      why: `the payload names more than ${MAX_PAYLOAD_URLS} URLs, too many to check each one`,
+    });
     urls.length = MAX_PAYLOAD_URLS;
   }
   return { touches, urls, unclear };

@@ -114,5 +114,13 @@ function clearedText(text: ReasonText, clear: (r: Reason) => Reason): ReasonText
  */
 export function hostBlock(rule: string, kind: ReasonKind, message: string, level: Decision['level'] = 'unprotected'): Decision {
   const r = reasonOf(rule, 0, kind, message);
-  return { decision: 'block', tier: 0, minTier: 0, level, rules: [rule], reasons: [r], reason: sentenceOf({ lead: 'Blocked: ', stated: [r] }) };
+  return {
+    decision: 'block',
+    tier: 0,
+    minTier: 0,
+    level,
+    rules: [rule],
+    reasons: [r],
+    reason: sentenceOf({ lead: 'Blocked: ', stated: [r] }),
+  };
 }

@@ -32,7 +32,12 @@ export type Platform = 'linux' | 'darwin' | 'win32';
  * always needs a human (Tier 3).
  */
 export const PROTECTION_LEVELS = [
-  'unprotected', 'write_tier1_min', 'escalate_tier2', 'approval_required', 'read_only', 'full_block',
+  'unprotected',
+  'write_tier1_min',
+  'escalate_tier2',
+  'approval_required',
+  'read_only',
+  'full_block',
 ] as const;
 export type ProtectionLevel = (typeof PROTECTION_LEVELS)[number];
 export const levelRank = (l: ProtectionLevel): number => PROTECTION_LEVELS.indexOf(l);

@@ -19,8 +19,10 @@ const TIER_NAMES: Readonly<Record<number, string>> = { 0: 'Tier 0 (policy)', 1: 
 
 /** Control and invisible characters would hide text in a dialog: shown as visible escapes instead. */
 function visible(s: string): string {
-  return s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g,
-    (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+  return s.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g,
+    (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`,
+  );
 }
 
 function cut(s: string, max: number, what: string): string {
@@ -51,7 +53,9 @@ export function redactedArguments(payload: unknown): string {
 export function approvalText(request: ApprovalRequest, requester?: string): ApprovalText {
   const shown = (s: string) => visible(redactTextOrWithhold(s));
   const reasons = request.reasons.length
-    ? request.reasons.map((r) => `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}: ${cut(shown(r.reason), MAX_REASON_CHARS, 'reason')}`).join('\n')
+    ? request.reasons
+        .map((r) => `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}: ${cut(shown(r.reason), MAX_REASON_CHARS, 'reason')}`)
+        .join('\n')
     : '(no tier gave a reason)';
   return {
     title: `Bulwark: approve ${shown(request.actionType).slice(0, 100)}?${requester ? ` (asked by ${visible(requester).slice(0, 100)})` : ''}`,

@@ -22,7 +22,8 @@ export interface AuditSource {
 
 type DecisionDetails = NonNullable<AuditDetail['decision']>;
 
-const obj = (v: unknown): Record<string, unknown> | undefined => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 
 function decisionIn(e: AuditEntry): DecisionDetails | undefined {
   const d = obj(e.details?.decision);
@@ -39,7 +40,10 @@ function decisionIn(e: AuditEntry): DecisionDetails | undefined {
 /** Every rule name an entry records: its decision's and each tier's `rules`, and a derived event's `rules` and `rule`. */
 export function rulesOfEntry(e: AuditEntry): string[] {
   const out: string[] = [];
-  const add = (v: unknown) => { if (typeof v === 'string') out.push(v); else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') out.push(x); };
+  const add = (v: unknown) => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) for (const x of v) if (typeof x === 'string') out.push(x);
+  };
   const d = e.details ?? {};
   add(d.rules);
   add(d.rule);
@@ -75,13 +79,19 @@ export function summaryOf(e: AuditEntry): string {
     return oneLine(json(a));
   }
   if (typeof args === 'string') return oneLine(args);
-  const reason = decisionIn(e)?.reason ?? (typeof e.details?.reason === 'string' ? e.details.reason : typeof e.details?.message === 'string' ? e.details.message : undefined);
+  const reason =
+    decisionIn(e)?.reason ??
+    (typeof e.details?.reason === 'string' ? e.details.reason : typeof e.details?.message === 'string' ? e.details.message : undefined);
   // Redacted before it is cut, so no piece of a secret is left at the cut; the head is all a row shows.
   return reason ? oneLine(redactTextOrWithhold(reason.slice(0, 4 * MAX_SUMMARY))) : '';
 }
 
 /** The entries of one action (ACTION_PROPOSED carries the arguments, ACTION_EVALUATED the decision). */
-interface ActionLink { args?: AuditEntry; evaluated?: AuditEntry; summary?: string }
+interface ActionLink {
+  args?: AuditEntry;
+  evaluated?: AuditEntry;
+  summary?: string;
+}
 
 function json(v: unknown, indent?: number): string {
   try {
@@ -98,7 +108,12 @@ export function detailOf(e: AuditEntry, link?: ActionLink): AuditDetail {
   const decision = found?.reason === undefined ? found : { ...found, reason: redactTextOrWithhold(found.reason) };
   const shownArgs = args !== undefined ? args : link?.args?.details?.args;
   return {
-    seq: e.seq, ts: e.ts, session: e.session, event: e.event, prevHash: e.prev_hash, hash: e.hash,
+    seq: e.seq,
+    ts: e.ts,
+    session: e.session,
+    event: e.event,
+    prevHash: e.prev_hash,
+    hash: e.hash,
     ...(e.id ? { id: e.id } : {}),
     ...(e.action_type ? { action: e.action_type } : {}),
     ...(decision ? { decision } : {}),
@@ -133,12 +148,24 @@ export class AuditView {
   private view: number[] | undefined;
   private current: AuditFilter = {};
 
-  get total(): number { return this.rows.length; }
-  get filtered(): number { return this.view ? this.view.length : this.rows.length; }
-  get filter(): AuditFilter { return this.current; }
-  get sessions(): string[] { return [...this.sessionSet].sort(); }
-  get events(): string[] { return [...this.eventSet].sort(); }
-  get decisions(): string[] { return [...this.decisionSet].sort(); }
+  get total(): number {
+    return this.rows.length;
+  }
+  get filtered(): number {
+    return this.view ? this.view.length : this.rows.length;
+  }
+  get filter(): AuditFilter {
+    return this.current;
+  }
+  get sessions(): string[] {
+    return [...this.sessionSet].sort();
+  }
+  get events(): string[] {
+    return [...this.eventSet].sort();
+  }
+  get decisions(): string[] {
+    return [...this.decisionSet].sort();
+  }
 
   /** Adds an entry (in log order); returns its row when it passes the current filter. */
   add(e: AuditEntry): AuditRow | undefined {
@@ -148,15 +175,22 @@ export class AuditView {
     if (aid) {
       link = this.actions.get(aid);
       if (!link || (e.event === 'ACTION_PROPOSED' && !actionIdOf(e))) this.actions.set(aid, (link = {}));
-      if (e.details?.args !== undefined && !link.args) { link.args = e; link.summary = summaryOf(e); }
+      if (e.details?.args !== undefined && !link.args) {
+        link.args = e;
+        link.summary = summaryOf(e);
+      }
       if (decisionIn(e) && !link.evaluated) link.evaluated = e;
     }
     const own = decisionIn(e);
     const linked = link?.evaluated ? decisionIn(link.evaluated) : undefined;
     const d = own ?? (e.event === 'ACTION_PROPOSED' ? undefined : linked);
-    const summary = e.details?.args !== undefined ? summaryOf(e) : link?.summary ?? summaryOf(e);
+    const summary = e.details?.args !== undefined ? summaryOf(e) : (link?.summary ?? summaryOf(e));
     const row: AuditRow = {
-      seq: e.seq, ts: e.ts, session: e.session, event: e.event, summary,
+      seq: e.seq,
+      ts: e.ts,
+      session: e.session,
+      event: e.event,
+      summary,
       ...(e.action_type ? { action: e.action_type } : {}),
       ...(d?.decision ? { decision: d.decision } : {}),
       ...(d?.tier !== undefined ? { tier: d.tier } : {}),
@@ -166,7 +200,9 @@ export class AuditView {
     this.rows.push(row);
     // Rules under both names: a search by an old coded id finds entries that name the rule by its id, and the reverse.
     const rules = [...new Set([...(d?.rules ?? []), ...rulesOfEntry(e)])].flatMap(bothNames);
-    this.haystacks.push([e.seq, e.session, e.event, e.action_type ?? '', d?.decision ?? '', ...rules, d?.reason ?? '', summary].join('\u0000').toLowerCase());
+    this.haystacks.push(
+      [e.seq, e.session, e.event, e.action_type ?? '', d?.decision ?? '', ...rules, d?.reason ?? '', summary].join('\u0000').toLowerCase(),
+    );
     this.bySeq.set(e.seq, i);
     this.sessionSet.add(e.session);
     this.eventSet.add(e.event);
@@ -233,12 +269,14 @@ export class AuditView {
     if (i < 0) return -1;
     if (!this.view) return i;
     // the view is sorted by entry index
-    let lo = 0, hi = this.view.length - 1;
+    let lo = 0,
+      hi = this.view.length - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const v = this.view[mid]!;
       if (v === i) return mid;
-      if (v < i) lo = mid + 1; else hi = mid - 1;
+      if (v < i) lo = mid + 1;
+      else hi = mid - 1;
     }
     return -1;
   }

@@ -37,7 +37,11 @@ export const nodeFileOps: FileOps = {
 export const O_NOFOLLOW = fs.constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = fs.constants.O_NONBLOCK ?? 0;
 
-export interface Identity { readonly dev: number; readonly ino: number; readonly mode: number }
+export interface Identity {
+  readonly dev: number;
+  readonly ino: number;
+  readonly mode: number;
+}
 
 /**
  * Reads a regular file, at most maxBytes, without blocking on a FIFO (a named pipe would hang the

@@ -20,8 +20,19 @@ import { loadSecretRules, redactSecrets, redactionPlaceholder, type SecretRuleSe
 import { transformForPrompt, type ContentAction, type InspectOptions } from '../engine/content';
 import type { StateStore } from '../engine/shield/types';
 import {
-  DEFAULT_PATCH_LIMITS, checkPathSyntax, decodeUtf8, fileStateKey, locateFile, planPatch, refusal,
-  type EntryInfo, type FilePlan, type PatchContext, type PatchFsPort, type PatchLimits, type PatchProblem,
+  DEFAULT_PATCH_LIMITS,
+  checkPathSyntax,
+  decodeUtf8,
+  fileStateKey,
+  locateFile,
+  planPatch,
+  refusal,
+  type EntryInfo,
+  type FilePlan,
+  type PatchContext,
+  type PatchFsPort,
+  type PatchLimits,
+  type PatchProblem,
 } from '../engine/patch';
 import { currentPlatform } from './create-engine';
 import { O_NOFOLLOW, nodeFileOps, readRegular, type FileOps, type Identity } from './file-ops';
@@ -46,7 +57,11 @@ export interface FileToolsOptions {
   readonly limits?: Partial<PatchLimits>;
 }
 
-export interface ReadFinding { readonly rule: string; readonly start: number; readonly end: number }
+export interface ReadFinding {
+  readonly rule: string;
+  readonly start: number;
+  readonly end: number;
+}
 
 export interface ReadResult {
   readonly ok: true;
@@ -64,19 +79,33 @@ export interface ReadResult {
   readonly bytes: number;
 }
 
-export interface ToolRefusal { readonly ok: false; readonly rules: readonly string[]; readonly reason: string; readonly problems?: readonly PatchProblem[] }
+export interface ToolRefusal {
+  readonly ok: false;
+  readonly rules: readonly string[];
+  readonly reason: string;
+  readonly problems?: readonly PatchProblem[];
+}
 
 export const sha256Hex = (bytes: Uint8Array): string => crypto.createHash('sha256').update(bytes).digest('hex');
 
-const fail = (rule: string, reason: string, p?: string): ToolRefusal => refusal([{ rule, reason, ...(p !== undefined ? { path: p } : {}) }]);
+const fail = (rule: string, reason: string, p?: string): ToolRefusal =>
+  refusal([{ rule, reason, ...(p !== undefined ? { path: p } : {}) }]);
 const errCode = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
 function resolvePhysical(ops: FileOps, raw: string): string | undefined {
-  try { return ops.realpath(raw); } catch { /* not there (yet) */ }
+  try {
+    return ops.realpath(raw);
+  } catch {
+    /* not there (yet) */
+  }
   const parts = raw.split(/[\\/]+/);
   for (let cut = parts.length - 1; cut > 0; cut--) {
     const head = parts.slice(0, cut).join('/') || '/';
-    try { return path.resolve(ops.realpath(head), ...parts.slice(cut)); } catch { /* go up */ }
+    try {
+      return path.resolve(ops.realpath(head), ...parts.slice(cut));
+    } catch {
+      /* go up */
+    }
   }
   return undefined;
 }
@@ -89,9 +118,13 @@ function entryOf(st: fs.Stats): EntryInfo {
 class PlanPort implements PatchFsPort {
   readonly identities = new Map<string, Identity>();
   constructor(private readonly ops: FileOps) {}
-  resolvePhysical(raw: string): string | undefined { return resolvePhysical(this.ops, raw); }
+  resolvePhysical(raw: string): string | undefined {
+    return resolvePhysical(this.ops, raw);
+  }
   lstat(p: string): EntryInfo | undefined {
-    try { return entryOf(this.ops.lstat(p)); } catch (e) {
+    try {
+      return entryOf(this.ops.lstat(p));
+    } catch (e) {
       if (errCode(e) === 'ENOENT' || errCode(e) === 'ENOTDIR') return undefined;
       throw e;
     }
@@ -115,7 +148,10 @@ function credentialRuleFor(opts: FileToolsOptions, platform: Platform, home: str
 function contextFor(opts: FileToolsOptions, port: PlanPort): PatchContext {
   const platform = opts.platform ?? currentPlatform();
   return {
-    platform, workspaceRoots: opts.workspaceRoots, fs: port, sha256: sha256Hex,
+    platform,
+    workspaceRoots: opts.workspaceRoots,
+    fs: port,
+    sha256: sha256Hex,
     secretRules: opts.secretRules ?? loadSecretRules(),
     secretBearingRule: credentialRuleFor(opts, platform, opts.home ?? os.homedir()),
     wasReadRedacted: (canonical) => opts.store.get(REDACTED_READS_NAMESPACE, fileStateKey(canonical)) !== undefined,
@@ -139,15 +175,28 @@ export function readFileForAgent(p: unknown, opts: FileToolsOptions): ReadResult
   const physical = resolvePhysical(ops, p);
   if (physical === undefined) return fail('read.not_found', 'the path cannot be resolved', p);
   let canonical: string;
-  try { canonical = normalizePath(physical, platform); } catch (e) { return fail('read.path_invalid', errorMessage(e), p); }
+  try {
+    canonical = normalizePath(physical, platform);
+  } catch (e) {
+    return fail('read.path_invalid', errorMessage(e), p);
+  }
   let st: fs.Stats;
-  try { st = ops.lstat(physical); } catch (e) {
-    return errCode(e) === 'ENOENT' ? fail('read.not_found', 'the file does not exist', p) : fail('read.io_error', `cannot inspect the file (${errorMessage(e)})`, p);
+  try {
+    st = ops.lstat(physical);
+  } catch (e) {
+    return errCode(e) === 'ENOENT'
+      ? fail('read.not_found', 'the file does not exist', p)
+      : fail('read.io_error', `cannot inspect the file (${errorMessage(e)})`, p);
   }
   if (!st.isFile()) return fail('read.not_regular_file', `${canonical} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}`, p);
-  if (st.size > limits.maxFileBytes) return fail('read.file_too_large', `the file has ${st.size} bytes; at most ${limits.maxFileBytes} are read`, p);
+  if (st.size > limits.maxFileBytes)
+    return fail('read.file_too_large', `the file has ${st.size} bytes; at most ${limits.maxFileBytes} are read`, p);
   let bytes: Buffer;
-  try { bytes = readRegular(ops, physical, limits.maxFileBytes).bytes; } catch (e) { return fail('read.io_error', `cannot read the file (${errorMessage(e)})`, p); }
+  try {
+    bytes = readRegular(ops, physical, limits.maxFileBytes).bytes;
+  } catch (e) {
+    return fail('read.io_error', `cannot read the file (${errorMessage(e)})`, p);
+  }
   const text = decodeUtf8(bytes);
   if (text === undefined) return fail('read.invalid_utf8', 'the file is not valid UTF-8 text', p);
   let red: ReturnType<typeof redactSecrets>;
@@ -167,12 +216,30 @@ export function readFileForAgent(p: unknown, opts: FileToolsOptions): ReadResult
   const redacted = findings.length > 0;
   if (redacted) {
     try {
-      opts.store.set(REDACTED_READS_NAMESPACE, fileStateKey(canonical), JSON.stringify({ rules: [...new Set(findings.map((f) => f.rule))], at: new Date().toISOString() }));
+      opts.store.set(
+        REDACTED_READS_NAMESPACE,
+        fileStateKey(canonical),
+        JSON.stringify({ rules: [...new Set(findings.map((f) => f.rule))], at: new Date().toISOString() }),
+      );
     } catch (e) {
-      return fail('read.state_error', `the file holds secrets and Bulwark cannot record that it was shown redacted (${errorMessage(e)}), so the text is not returned`, p);
+      return fail(
+        'read.state_error',
+        `the file holds secrets and Bulwark cannot record that it was shown redacted (${errorMessage(e)}), so the text is not returned`,
+        p,
+      );
     }
   }
-  return { ok: true, path: p, canonical_path: canonical, text: red.text, redacted, text_authoritative: !redacted, findings, sha256: sha256Hex(bytes), bytes: bytes.length };
+  return {
+    ok: true,
+    path: p,
+    canonical_path: canonical,
+    text: red.text,
+    redacted,
+    text_authoritative: !redacted,
+    findings,
+    sha256: sha256Hex(bytes),
+    bytes: bytes.length,
+  };
 }
 
 /** What content inspection (PrePrompt, untrusted) found in a file's text before it goes to the model. */
@@ -198,12 +265,18 @@ export interface PromptReadResult extends ReadResult {
  * blocks or holds for approval is withheld and the refusal says which rules and why; anything else
  * comes back wrapped in an untrusted-content block with look-alike markers neutralised.
  */
-export function readFileForPrompt(p: unknown, opts: FileToolsOptions): PromptReadResult | (ToolRefusal & { readonly content_safety?: ContentSafety }) {
+export function readFileForPrompt(
+  p: unknown,
+  opts: FileToolsOptions,
+): PromptReadResult | (ToolRefusal & { readonly content_safety?: ContentSafety }) {
   const r = readFileForAgent(p, opts);
   if (!r.ok) return r;
   let t: ReturnType<typeof transformForPrompt>;
   try {
-    t = transformForPrompt(r.text, `file ${r.canonical_path}`, 'untrusted', { ...opts.inspection, ...(opts.secretRules ? { secrets: opts.secretRules } : {}) });
+    t = transformForPrompt(r.text, `file ${r.canonical_path}`, 'untrusted', {
+      ...opts.inspection,
+      ...(opts.secretRules ? { secrets: opts.secretRules } : {}),
+    });
   } catch (e) {
     return fail('read.inspection_failed', `the file's text could not be inspected (${errorMessage(e)}), so it is not returned`, r.path);
   }
@@ -213,7 +286,11 @@ export function readFileForPrompt(p: unknown, opts: FileToolsOptions): PromptRea
   };
   if (t.withheld) {
     const rules = [...new Set(t.result.findings.filter((f) => f.action === t.result.action).map((f) => f.rule))];
-    return { ...refusal([{ rule: `read.content_${t.result.action}`, reason: t.text, path: r.path }]), rules: [`read.content_${t.result.action}`, ...rules], content_safety };
+    return {
+      ...refusal([{ rule: `read.content_${t.result.action}`, reason: t.text, path: r.path }]),
+      rules: [`read.content_${t.result.action}`, ...rules],
+      content_safety,
+    };
   }
   return { ...r, text: t.text, text_wrapped: t.wrapped, content_safety };
 }
@@ -253,12 +330,22 @@ export interface ApplyOptions extends FileToolsOptions {
 }
 
 const fileSummary = (f: FilePlan): AppliedFile => ({
-  path: f.path, canonical_path: f.canonicalPath, created: !f.existed, before_sha256: f.beforeSha256, after_sha256: f.afterSha256,
-  bytes_before: f.beforeBytes?.length ?? 0, bytes_after: f.afterBytes.length,
+  path: f.path,
+  canonical_path: f.canonicalPath,
+  created: !f.existed,
+  before_sha256: f.beforeSha256,
+  after_sha256: f.afterSha256,
+  bytes_before: f.beforeBytes?.length ?? 0,
+  bytes_after: f.afterBytes.length,
 });
 
 class WriteError extends Error {
-  constructor(readonly rule: string, message: string) { super(message); }
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -286,10 +373,19 @@ function apply(input: unknown, opts: ApplyOptions): PatchResult | PatchFailure {
   if (opts.expectedSha256) {
     const problems: PatchProblem[] = [];
     for (const f of plan.files) {
-      const exp = Object.prototype.hasOwnProperty.call(opts.expectedSha256, f.canonicalPath) ? opts.expectedSha256[f.canonicalPath]
-        : Object.prototype.hasOwnProperty.call(opts.expectedSha256, f.path) ? opts.expectedSha256[f.path] : undefined;
-      if (exp === undefined) problems.push({ rule: 'patch.changed_since_dry_run', path: f.path, reason: 'the dry run did not include this file' });
-      else if (exp !== f.beforeSha256) problems.push({ rule: 'patch.changed_since_dry_run', path: f.path, reason: `the file changed since the dry run (SHA-256 ${short(exp)} then, ${short(f.beforeSha256)} now); run the dry run again` });
+      const exp = Object.prototype.hasOwnProperty.call(opts.expectedSha256, f.canonicalPath)
+        ? opts.expectedSha256[f.canonicalPath]
+        : Object.prototype.hasOwnProperty.call(opts.expectedSha256, f.path)
+          ? opts.expectedSha256[f.path]
+          : undefined;
+      if (exp === undefined)
+        problems.push({ rule: 'patch.changed_since_dry_run', path: f.path, reason: 'the dry run did not include this file' });
+      else if (exp !== f.beforeSha256)
+        problems.push({
+          rule: 'patch.changed_since_dry_run',
+          path: f.path,
+          reason: `the file changed since the dry run (SHA-256 ${short(exp)} then, ${short(f.beforeSha256)} now); run the dry run again`,
+        });
     }
     if (problems.length) return refusal(problems);
   }
@@ -303,27 +399,44 @@ function apply(input: unknown, opts: ApplyOptions): PatchResult | PatchFailure {
       atomicWrite(ops, f.canonicalPath, f.afterBytes, id?.mode, () => {
         // Just before the rename: the target is still what was planned (same inode, or still absent).
         let st: fs.Stats | undefined;
-        try { st = ops.lstat(f.canonicalPath); } catch (e) { if (errCode(e) !== 'ENOENT') throw e; }
+        try {
+          st = ops.lstat(f.canonicalPath);
+        } catch (e) {
+          if (errCode(e) !== 'ENOENT') throw e;
+        }
         if (f.existed) {
           if (!st || st.isSymbolicLink() || !st.isFile() || !id || st.ino !== id.ino || st.dev !== id.dev) {
-            throw new WriteError('patch.changed_during_write', `${f.canonicalPath} was replaced${st?.isSymbolicLink() ? ' by a symlink' : ''} while the patch was being written`);
+            throw new WriteError(
+              'patch.changed_during_write',
+              `${f.canonicalPath} was replaced${st?.isSymbolicLink() ? ' by a symlink' : ''} while the patch was being written`,
+            );
           }
         } else if (st) {
           throw new WriteError('patch.changed_during_write', `${f.canonicalPath} appeared while the patch was being written`);
         }
         const again = locateFile(f.canonicalPath, ctx);
-        if ('rule' in again || again.canonical !== f.canonicalPath) throw new WriteError('rule' in again ? again.rule : 'patch.changed_during_write', 'rule' in again ? again.reason : `${f.canonicalPath} now resolves elsewhere`);
+        if ('rule' in again || again.canonical !== f.canonicalPath)
+          throw new WriteError(
+            'rule' in again ? again.rule : 'patch.changed_during_write',
+            'rule' in again ? again.reason : `${f.canonicalPath} now resolves elsewhere`,
+          );
       });
       written.push({ plan: f, id });
     } catch (e) {
       const rule = e instanceof WriteError ? e.rule : 'patch.write_failed';
       const restore = rollback(ops, written);
       const done = written.map((w) => w.plan.canonicalPath);
-      const tail = done.length === 0 ? ' Nothing was changed.'
-        : restore.failed.length === 0 ? ` The ${done.length} file(s) already written were restored; nothing is changed.`
-          : ` Restoring failed for ${restore.failed.join(', ')}: check these files.`;
+      const tail =
+        done.length === 0
+          ? ' Nothing was changed.'
+          : restore.failed.length === 0
+            ? ` The ${done.length} file(s) already written were restored; nothing is changed.`
+            : ` Restoring failed for ${restore.failed.join(', ')}: check these files.`;
       return {
-        ...refusal([{ rule, path: f.path, reason: errorMessage(e) }, ...restore.failed.map((p) => ({ rule: 'patch.rollback_failed', path: p, reason: restore.errors.get(p) ?? 'restore failed' }))]),
+        ...refusal([
+          { rule, path: f.path, reason: errorMessage(e) },
+          ...restore.failed.map((p) => ({ rule: 'patch.rollback_failed', path: p, reason: restore.errors.get(p) ?? 'restore failed' })),
+        ]),
         reason: `Refused: ${f.path}: ${errorMessage(e)} [${rule}].${tail}`,
         restored: done.filter((p) => !restore.failed.includes(p)),
         ...(restore.failed.length ? { restore_failed: restore.failed } : {}),
@@ -339,12 +452,15 @@ const short = (h: string | null | undefined): string => (h ? h.slice(0, 12) : 'n
 function recheck(f: FilePlan, ctx: PatchContext, port: PlanPort, ops: FileOps): void {
   const where = locateFile(f.canonicalPath, ctx);
   if ('rule' in where) throw new WriteError(where.rule, where.reason);
-  if (where.canonical !== f.canonicalPath) throw new WriteError('patch.changed_during_write', `${f.canonicalPath} now resolves to ${where.canonical}`);
+  if (where.canonical !== f.canonicalPath)
+    throw new WriteError('patch.changed_during_write', `${f.canonicalPath} now resolves to ${where.canonical}`);
   if (!f.existed) {
-    if (where.entry) throw new WriteError('patch.changed_during_write', `${f.canonicalPath} was created by someone else after the patch was planned`);
+    if (where.entry)
+      throw new WriteError('patch.changed_during_write', `${f.canonicalPath} was created by someone else after the patch was planned`);
     return;
   }
-  if (!where.entry || where.entry.kind !== 'file') throw new WriteError('patch.changed_during_write', `${f.canonicalPath} is no longer a regular file`);
+  if (!where.entry || where.entry.kind !== 'file')
+    throw new WriteError('patch.changed_during_write', `${f.canonicalPath} is no longer a regular file`);
   const now = readRegular(ops, f.canonicalPath, Number.MAX_SAFE_INTEGER);
   const id = port.identities.get(f.canonicalPath);
   if (sha256Hex(now.bytes) !== f.beforeSha256 || !id || now.id.ino !== id.ino || now.id.dev !== id.dev) {
@@ -361,14 +477,17 @@ let tmpCounter = 0;
  */
 function atomicWrite(ops: FileOps, target: string, bytes: Uint8Array, mode: number | undefined, beforeRename?: () => void): void {
   const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target).slice(0, 40)}.bulwark-${process.pid}-${++tmpCounter}-${crypto.randomBytes(4).toString('hex')}.tmp`);
+  const tmp = path.join(
+    dir,
+    `.${path.basename(target).slice(0, 40)}.bulwark-${process.pid}-${++tmpCounter}-${crypto.randomBytes(4).toString('hex')}.tmp`,
+  );
   const fd = ops.open(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | O_NOFOLLOW, 0o600);
   let renamed = false;
   try {
     try {
       let off = 0;
       while (off < bytes.length) off += ops.write(fd, bytes, off, bytes.length - off);
-      ops.fchmod(fd, mode ?? (0o666 & ~process.umask()));
+      ops.fchmod(fd, mode ?? 0o666 & ~process.umask());
       ops.fsync(fd);
     } finally {
       ops.close(fd);
@@ -377,20 +496,32 @@ function atomicWrite(ops: FileOps, target: string, bytes: Uint8Array, mode: numb
     ops.rename(tmp, target);
     renamed = true;
   } finally {
-    if (!renamed) { try { ops.unlink(tmp); } catch { /* already gone */ } }
+    if (!renamed) {
+      try {
+        ops.unlink(tmp);
+      } catch {
+        /* already gone */
+      }
+    }
   }
   fsyncDir(ops, dir);
 }
 
 function fsyncDir(ops: FileOps, dir: string): void {
   let fd: number;
-  try { fd = ops.open(dir, fs.constants.O_RDONLY); } catch (e) {
+  try {
+    fd = ops.open(dir, fs.constants.O_RDONLY);
+  } catch (e) {
     if (process.platform === 'win32') return; // directories cannot be opened for fsync on Windows
     throw e;
   }
-  try { ops.fsync(fd); } catch (e) {
+  try {
+    ops.fsync(fd);
+  } catch (e) {
     if (process.platform !== 'win32' && errCode(e) !== 'EINVAL') throw e;
-  } finally { ops.close(fd); }
+  } finally {
+    ops.close(fd);
+  }
 }
 
 /** Puts back every written file, newest first: before bytes and mode restored atomically, created files removed. */
@@ -409,4 +540,3 @@ function rollback(ops: FileOps, written: readonly { plan: FilePlan; id?: Identit
   }
   return { failed, errors };
 }
-

@@ -3,7 +3,12 @@
 import fs from 'node:fs';
 
 export function isExecutable(p: string): boolean {
-  try { fs.accessSync(p, fs.constants.X_OK); return fs.statSync(p).isFile(); } catch { return false; }
+  try {
+    fs.accessSync(p, fs.constants.X_OK);
+    return fs.statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
 
 export function findOnPath(name: string): string | undefined {

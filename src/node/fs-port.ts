@@ -9,7 +9,11 @@ import { nodeFileOps, readRegular } from './file-ops';
  * so `/tmp/link/../x` would miss that `link` points elsewhere.
  */
 function realpathNative(p: string): string | undefined {
-  try { return fs.realpathSync.native(p); } catch { return undefined; }
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Most symbolic links followed for one path, as the kernel's ELOOP limit. */
@@ -38,7 +42,10 @@ function walkFrom(start: string, rest: string[]): string | undefined {
   let hops = 0;
   while (pending.length) {
     const name = pending.shift()!;
-    if (name === '..') { current = path.dirname(current); continue; }
+    if (name === '..') {
+      current = path.dirname(current);
+      continue;
+    }
     const next = path.join(current, name);
     let st: fs.Stats;
     try {
@@ -47,13 +54,25 @@ function walkFrom(start: string, rest: string[]): string | undefined {
       // Missing from here on: nothing below can be a link, so the rest is appended as written.
       return path.resolve(next, ...pending);
     }
-    if (!st.isSymbolicLink()) { current = next; continue; }
+    if (!st.isSymbolicLink()) {
+      current = next;
+      continue;
+    }
     if (++hops > MAX_LINK_HOPS) return undefined;
     let text: string;
-    try { text = fs.readlinkSync(next); } catch { return undefined; }
+    try {
+      text = fs.readlinkSync(next);
+    } catch {
+      return undefined;
+    }
     const targetRoot = path.parse(text).root;
     if (targetRoot) current = targetRoot;
-    pending.unshift(...text.slice(targetRoot.length).split(/[\\/]+/).filter((c) => c !== '' && c !== '.'));
+    pending.unshift(
+      ...text
+        .slice(targetRoot.length)
+        .split(/[\\/]+/)
+        .filter((c) => c !== '' && c !== '.'),
+    );
   }
   return current;
 }
@@ -61,7 +80,13 @@ function walkFrom(start: string, rest: string[]): string | undefined {
 function factsOf(st: fs.BigIntStats): FileFacts {
   return {
     kind: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other',
-    dev: String(st.dev), ino: String(st.ino), nlink: Number(st.nlink), size: Number(st.size), mtime: String(st.mtimeNs), ctime: String(st.ctimeNs), atime: String(st.atimeNs),
+    dev: String(st.dev),
+    ino: String(st.ino),
+    nlink: Number(st.nlink),
+    size: Number(st.size),
+    mtime: String(st.mtimeNs),
+    ctime: String(st.ctimeNs),
+    atime: String(st.atimeNs),
   };
 }
 
@@ -79,10 +104,18 @@ function readHeadOf(p: string, maxBytes: number): Uint8Array | undefined {
   // Linux in tests) must not be read relative to the working directory.
   if (!path.isAbsolute(p)) return undefined;
   let before: fs.BigIntStats | undefined;
-  try { before = fs.statSync(p, { bigint: true, throwIfNoEntry: false }); } catch { return undefined; }
+  try {
+    before = fs.statSync(p, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
   if (!before?.isFile()) return undefined;
   let fd: number;
-  try { fd = fs.openSync(p, fs.constants.O_RDONLY | O_NONBLOCK | O_NOCTTY); } catch { return undefined; }
+  try {
+    fd = fs.openSync(p, fs.constants.O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  } catch {
+    return undefined;
+  }
   try {
     const st = fs.fstatSync(fd, { bigint: true });
     if (!st.isFile() || st.dev !== before.dev || st.ino !== before.ino) return undefined;
@@ -98,7 +131,11 @@ function readHeadOf(p: string, maxBytes: number): Uint8Array | undefined {
   } catch {
     return undefined;
   } finally {
-    try { fs.closeSync(fd); } catch { /* nothing more to release */ }
+    try {
+      fs.closeSync(fd);
+    } catch {
+      /* nothing more to release */
+    }
   }
 }
 
@@ -108,7 +145,11 @@ export const nodeFileSystem: FileSystemPort = {
   },
   readText(p: string, maxBytes: number): string | undefined {
     // Symlinks are followed (a copy reads what they point to); a FIFO does not block.
-    try { return new TextDecoder('utf-8').decode(readRegular(nodeFileOps, p, maxBytes, true).bytes); } catch { return undefined; }
+    try {
+      return new TextDecoder('utf-8').decode(readRegular(nodeFileOps, p, maxBytes, true).bytes);
+    } catch {
+      return undefined;
+    }
   },
   statFile(p: string): FileFacts | undefined {
     if (!path.isAbsolute(p)) return undefined;
@@ -133,7 +174,11 @@ export const nodeFileSystem: FileSystemPort = {
       const current = queue.shift()!;
       let items: fs.Dirent[];
       // An unreadable directory cannot be vouched for: report the listing as incomplete.
-      try { items = fs.readdirSync(current, { withFileTypes: true }); } catch { return { entries, truncated: true, links }; }
+      try {
+        items = fs.readdirSync(current, { withFileTypes: true });
+      } catch {
+        return { entries, truncated: true, links };
+      }
       for (const item of items) {
         if (entries.length >= limit) return { entries, truncated: true, links };
         const full = path.join(current, item.name);

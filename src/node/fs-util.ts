@@ -43,7 +43,11 @@ export function ensureDirSync(dir: string, mode?: number): string | undefined {
 export function writeFileAtomicSync(file: string, text: string, o: { readonly mode: number; readonly keepMode?: boolean }): void {
   let mode = o.mode;
   if (o.keepMode) {
-    try { mode = fs.statSync(file).mode & 0o7777; } catch { /* a new file */ }
+    try {
+      mode = fs.statSync(file).mode & 0o7777;
+    } catch {
+      /* a new file */
+    }
   }
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.bulwark-${process.pid}-${crypto.randomBytes(4).toString('hex')}.tmp`);
   const fd = fs.openSync(tmp, 'wx', mode);

@@ -6,9 +6,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import type net from 'node:net';
-import {
-  RULE_RESOLUTION_FAILED, type SsrfPolicy, type SsrfVerdict, checkResolvedAddresses, checkUrlSyntax,
-} from '../engine/ssrf';
+import { RULE_RESOLUTION_FAILED, type SsrfPolicy, type SsrfVerdict, checkResolvedAddresses, checkUrlSyntax } from '../engine/ssrf';
 import { errorMessage } from '../engine/error-message';
 
 export type Resolver = (host: string) => Promise<string[]>;
@@ -40,7 +38,14 @@ export interface GuardedResponse {
 /** The SSRF guard refused a destination. Nothing was sent to it. */
 export class SsrfBlockedError extends Error {
   override readonly name = 'SsrfBlockedError';
-  constructor(readonly rule: string, message: string, readonly url: string, readonly address?: string) { super(message); }
+  constructor(
+    readonly rule: string,
+    message: string,
+    readonly url: string,
+    readonly address?: string,
+  ) {
+    super(message);
+  }
 }
 
 export type GuardedFetchErrorCode = 'timeout' | 'too_many_redirects' | 'body_too_large' | 'network' | 'bad_redirect' | 'bad_options';
@@ -48,7 +53,13 @@ export type GuardedFetchErrorCode = 'timeout' | 'too_many_redirects' | 'body_too
 /** The request failed for a reason other than the SSRF policy. */
 export class GuardedFetchError extends Error {
   override readonly name = 'GuardedFetchError';
-  constructor(readonly code: GuardedFetchErrorCode, message: string, readonly url: string) { super(message); }
+  constructor(
+    readonly code: GuardedFetchErrorCode,
+    message: string,
+    readonly url: string,
+  ) {
+    super(message);
+  }
 }
 
 export const MAX_REDIRECTS = 5;
@@ -66,14 +77,29 @@ export const systemResolver: Resolver = async (host) => {
 /** A deadline shared by every step of one guardedFetch call. */
 class Deadline {
   private readonly end: number;
-  constructor(readonly ms: number) { this.end = Date.now() + ms; }
-  remaining(): number { return Math.max(0, this.end - Date.now()); }
-  error(url: string): GuardedFetchError { return new GuardedFetchError('timeout', `request to ${url} timed out after ${this.ms} ms`, url); }
+  constructor(readonly ms: number) {
+    this.end = Date.now() + ms;
+  }
+  remaining(): number {
+    return Math.max(0, this.end - Date.now());
+  }
+  error(url: string): GuardedFetchError {
+    return new GuardedFetchError('timeout', `request to ${url} timed out after ${this.ms} ms`, url);
+  }
   /** `p`, or a timeout error when the deadline passes first. */
   race<T>(p: Promise<T>, url: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => reject(this.error(url)), this.remaining());
-      p.then((v) => { clearTimeout(timer); resolve(v); }, (e: unknown) => { clearTimeout(timer); reject(e); });
+      p.then(
+        (v) => {
+          clearTimeout(timer);
+          resolve(v);
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
     });
   }
 }
@@ -82,7 +108,11 @@ class Deadline {
  * Checks `url` completely: URL text, then (for a name) one resolution whose every address must pass.
  * A resolver failure, or no address, blocks. On success `verdict.address` is the address to connect to.
  */
-export async function resolveAndCheck(url: string, policy: SsrfPolicy, resolver: Resolver = systemResolver): Promise<{ verdict: SsrfVerdict; addresses: string[] }> {
+export async function resolveAndCheck(
+  url: string,
+  policy: SsrfPolicy,
+  resolver: Resolver = systemResolver,
+): Promise<{ verdict: SsrfVerdict; addresses: string[] }> {
   const syntax = checkUrlSyntax(url, policy);
   if (!syntax.allowed) return { verdict: syntax, addresses: [] };
   if (!syntax.needsResolution) return { verdict: syntax, addresses: syntax.address ? [syntax.address] : [] };
@@ -91,7 +121,14 @@ export async function resolveAndCheck(url: string, policy: SsrfPolicy, resolver:
     addresses = await resolver(syntax.host!);
   } catch (e) {
     const why = errorMessage(e);
-    return { verdict: { allowed: false, rule: RULE_RESOLUTION_FAILED, reason: `could not resolve \`${syntax.host}\` (${why}); an unresolvable host is blocked` }, addresses: [] };
+    return {
+      verdict: {
+        allowed: false,
+        rule: RULE_RESOLUTION_FAILED,
+        reason: `could not resolve \`${syntax.host}\` (${why}); an unresolvable host is blocked`,
+      },
+      addresses: [],
+    };
   }
   if (!Array.isArray(addresses)) addresses = [];
   return { verdict: checkResolvedAddresses(syntax, addresses, policy), addresses };
@@ -116,7 +153,13 @@ function redirectTarget(location: string, base: URL): string {
 
 const originOf = (u: URL) => `${u.protocol}//${u.host}`;
 
-interface Hop { url: string; parsed: URL; address: string; host: string; hostIsLiteral: boolean }
+interface Hop {
+  url: string;
+  parsed: URL;
+  address: string;
+  host: string;
+  hostIsLiteral: boolean;
+}
 
 async function checkHop(url: string, opts: GuardedFetchOptions, deadline: Deadline): Promise<Hop> {
   const { verdict } = await deadline.race(resolveAndCheck(url, opts.policy, opts.resolver ?? systemResolver), url);
@@ -130,10 +173,21 @@ async function checkHop(url: string, opts: GuardedFetchOptions, deadline: Deadli
   return { url, parsed, address: verdict.address, host, hostIsLiteral };
 }
 
-interface RawResponse { status: number; headers: Record<string, string | string[]>; body: Buffer }
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
 
-function requestOnce(hop: Hop, method: string, headers: Record<string, string>, body: Buffer | undefined,
-  maxBodyBytes: number, readBody: (status: number, headers: http.IncomingHttpHeaders) => boolean, deadline: Deadline): Promise<RawResponse> {
+function requestOnce(
+  hop: Hop,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  maxBodyBytes: number,
+  readBody: (status: number, headers: http.IncomingHttpHeaders) => boolean,
+  deadline: Deadline,
+): Promise<RawResponse> {
   const { parsed } = hop;
   const isHttps = parsed.protocol === 'https:';
   const options: https.RequestOptions = {
@@ -146,7 +200,9 @@ function requestOnce(hop: Hop, method: string, headers: Record<string, string>, 
     headers,
     lookup: pinnedLookup(hop.address),
     agent: false, // no pooled socket from another check, no proxy
-    ...(parsed.username || parsed.password ? { auth: `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` } : {}),
+    ...(parsed.username || parsed.password
+      ? { auth: `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}` }
+      : {}),
     ...(isHttps && !hop.hostIsLiteral ? { servername: hop.host.replace(/\.$/, '') } : {}),
   };
   return new Promise<RawResponse>((resolve, reject) => {
@@ -170,7 +226,13 @@ function requestOnce(hop: Hop, method: string, headers: Record<string, string>, 
       const declared = Number(res.headers['content-length']);
       if (Number.isFinite(declared) && declared > maxBodyBytes) {
         res.destroy();
-        finish(new GuardedFetchError('body_too_large', `response from ${hop.url} is ${declared} bytes, over the ${maxBodyBytes}-byte limit`, hop.url));
+        finish(
+          new GuardedFetchError(
+            'body_too_large',
+            `response from ${hop.url} is ${declared} bytes, over the ${maxBodyBytes}-byte limit`,
+            hop.url,
+          ),
+        );
         return;
       }
       const chunks: Buffer[] = [];
@@ -185,14 +247,18 @@ function requestOnce(hop: Hop, method: string, headers: Record<string, string>, 
         chunks.push(chunk);
       });
       res.on('end', () => finish(undefined, { status, headers: responseHeaders, body: Buffer.concat(chunks) }));
-      res.on('error', (e) => finish(new GuardedFetchError('network', `reading the response from ${hop.url} failed: ${e.message}`, hop.url)));
+      res.on('error', (e) =>
+        finish(new GuardedFetchError('network', `reading the response from ${hop.url} failed: ${e.message}`, hop.url)),
+      );
       res.on('close', () => finish(new GuardedFetchError('network', `connection to ${hop.url} closed before the response ended`, hop.url)));
     });
     const timer = setTimeout(() => {
       finish(deadline.error(hop.url));
       req.destroy();
     }, deadline.remaining());
-    req.on('error', (e) => finish(new GuardedFetchError('network', `request to ${hop.url} (${hop.address}) failed: ${e.message}`, hop.url)));
+    req.on('error', (e) =>
+      finish(new GuardedFetchError('network', `request to ${hop.url} (${hop.address}) failed: ${e.message}`, hop.url)),
+    );
     if (body !== undefined) req.end(body);
     else req.end();
   });
@@ -204,7 +270,8 @@ function requestOnce(hop: Hop, method: string, headers: Record<string, string>, 
  * oversized bodies and network errors.
  */
 export async function guardedFetch(url: string, opts: GuardedFetchOptions): Promise<GuardedResponse> {
-  if (!opts || typeof opts !== 'object' || !opts.policy) throw new GuardedFetchError('bad_options', 'guardedFetch needs options with a `policy`', String(url));
+  if (!opts || typeof opts !== 'object' || !opts.policy)
+    throw new GuardedFetchError('bad_options', 'guardedFetch needs options with a `policy`', String(url));
   const maxRedirects = Math.max(0, Math.min(MAX_REDIRECTS, Math.floor(opts.maxRedirects ?? MAX_REDIRECTS)));
   const deadline = new Deadline(opts.timeoutMs ?? DEFAULT_TIMEOUT_MS);
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
@@ -220,15 +287,26 @@ export async function guardedFetch(url: string, opts: GuardedFetchOptions): Prom
     if (body !== undefined && !Object.keys(sendHeaders).some((k) => k.toLowerCase() === 'content-length')) {
       sendHeaders['Content-Length'] = String(body.length);
     }
-    const res = await requestOnce(hop, method, sendHeaders, body, maxBodyBytes,
+    const res = await requestOnce(
+      hop,
+      method,
+      sendHeaders,
+      body,
+      maxBodyBytes,
       // A redirect's body is never read: the connection is dropped and the next hop checked.
-      (status, h) => !(REDIRECT_STATUSES.has(status) && h.location !== undefined), deadline);
+      (status, h) => !(REDIRECT_STATUSES.has(status) && h.location !== undefined),
+      deadline,
+    );
     const location = res.headers['location'];
     if (!REDIRECT_STATUSES.has(res.status) || location === undefined) {
       return { status: res.status, headers: res.headers, body: res.body, finalUrl: current, redirects };
     }
     if (redirects.length >= maxRedirects) {
-      throw new GuardedFetchError('too_many_redirects', `too many redirects: ${current} redirects again after ${redirects.length} (limit ${maxRedirects})`, current);
+      throw new GuardedFetchError(
+        'too_many_redirects',
+        `too many redirects: ${current} redirects again after ${redirects.length} (limit ${maxRedirects})`,
+        current,
+      );
     }
     let next: string;
     try {

@@ -40,7 +40,16 @@ export const HOST_SETTING_DEFAULTS: HostSettings = {
   ifcMode: undefined,
   classifierThreshold: 0.85,
   classifierModelDir: '',
-  tier2: { backend: 'none', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', lmModel: '', dailyBudget: 100, cacheTtlSeconds: 60, timeoutSeconds: 30, onUnavailable: 'block' },
+  tier2: {
+    backend: 'none',
+    baseUrl: 'https://api.openai.com/v1',
+    model: 'gpt-4o-mini',
+    lmModel: '',
+    dailyBudget: 100,
+    cacheTtlSeconds: 60,
+    timeoutSeconds: 30,
+    onUnavailable: 'block',
+  },
   tier3: { timeoutSeconds: 300, maxPerHour: 10 },
   allowLoopbackPorts: [],
   extraReadRoots: [],
@@ -48,9 +57,23 @@ export const HOST_SETTING_DEFAULTS: HostSettings = {
 
 /** Every setting key this module reads, relative to the `bulwark` section. */
 export const HOST_SETTING_KEYS = [
-  'policy', 'ifc.policy', 'ifc.mode', 'classifier.threshold', 'classifier.modelDir',
-  'tier2.backend', 'tier2.baseUrl', 'tier2.model', 'tier2.lmModel', 'tier2.dailyBudget', 'tier2.cacheTtlSeconds',
-  'tier2.timeoutSeconds', 'tier2.onUnavailable', 'tier3.timeoutSeconds', 'tier3.maxPerHour', 'ssrf.allowLoopbackPorts', 'boundary.extraReadRoots',
+  'policy',
+  'ifc.policy',
+  'ifc.mode',
+  'classifier.threshold',
+  'classifier.modelDir',
+  'tier2.backend',
+  'tier2.baseUrl',
+  'tier2.model',
+  'tier2.lmModel',
+  'tier2.dailyBudget',
+  'tier2.cacheTtlSeconds',
+  'tier2.timeoutSeconds',
+  'tier2.onUnavailable',
+  'tier3.timeoutSeconds',
+  'tier3.maxPerHour',
+  'ssrf.allowLoopbackPorts',
+  'boundary.extraReadRoots',
 ] as const;
 export type HostSettingKey = (typeof HOST_SETTING_KEYS)[number];
 
@@ -96,7 +119,10 @@ export function normalizeHostSettings(get: (key: HostSettingKey) => unknown): { 
   const ifcModeRaw = get('ifc.mode');
   let ifcMode: 'enforce' | 'audit' | undefined;
   if (ifcModeRaw === 'enforce' || ifcModeRaw === 'audit') ifcMode = ifcModeRaw;
-  else if (ifcModeRaw !== undefined && ifcModeRaw !== null && ifcModeRaw !== '') { bad('ifc.mode', ifcModeRaw, 'one of "", "enforce", "audit"', 'enforce'); ifcMode = 'enforce'; }
+  else if (ifcModeRaw !== undefined && ifcModeRaw !== null && ifcModeRaw !== '') {
+    bad('ifc.mode', ifcModeRaw, 'one of "", "enforce", "audit"', 'enforce');
+    ifcMode = 'enforce';
+  }
   // Ports: a wrong entry is left out (fewer ports allowed is the stricter reading) and reported.
   const portsRaw = get('ssrf.allowLoopbackPorts');
   const ports: number[] = [];
@@ -104,8 +130,10 @@ export function normalizeHostSettings(get: (key: HostSettingKey) => unknown): { 
     if (!Array.isArray(portsRaw)) bad('ssrf.allowLoopbackPorts', portsRaw, 'a list of port numbers', []);
     else {
       for (const v of portsRaw) {
-        if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535) { if (!ports.includes(v)) ports.push(v); }
-        else problems.push(`setting bulwark.ssrf.allowLoopbackPorts: ${JSON.stringify(v)} is not a port number (1-65535); it is left out`);
+        if (typeof v === 'number' && Number.isInteger(v) && v >= 1 && v <= 65535) {
+          if (!ports.includes(v)) ports.push(v);
+        } else
+          problems.push(`setting bulwark.ssrf.allowLoopbackPorts: ${JSON.stringify(v)} is not a port number (1-65535); it is left out`);
       }
     }
   }
@@ -116,19 +144,29 @@ export function normalizeHostSettings(get: (key: HostSettingKey) => unknown): { 
     if (!Array.isArray(rootsRaw)) bad('boundary.extraReadRoots', rootsRaw, 'a list of absolute directories', []);
     else {
       for (const v of rootsRaw) {
-        if (typeof v === 'string' && path.isAbsolute(v) && path.resolve(v) !== path.parse(path.resolve(v)).root) { if (!extraReadRoots.includes(path.resolve(v))) extraReadRoots.push(path.resolve(v)); }
-        else problems.push(`setting bulwark.boundary.extraReadRoots: ${JSON.stringify(v)} is not an absolute directory other than the file-system root; it is left out`);
+        if (typeof v === 'string' && path.isAbsolute(v) && path.resolve(v) !== path.parse(path.resolve(v)).root) {
+          if (!extraReadRoots.includes(path.resolve(v))) extraReadRoots.push(path.resolve(v));
+        } else
+          problems.push(
+            `setting bulwark.boundary.extraReadRoots: ${JSON.stringify(v)} is not an absolute directory other than the file-system root; it is left out`,
+          );
       }
     }
   }
   const modelDir = str('classifier.modelDir', '');
-  if (modelDir && !path.isAbsolute(modelDir)) problems.push(`setting bulwark.classifier.modelDir must be an absolute path (got ${JSON.stringify(modelDir)}); the classifier is off`);
+  if (modelDir && !path.isAbsolute(modelDir))
+    problems.push(`setting bulwark.classifier.modelDir must be an absolute path (got ${JSON.stringify(modelDir)}); the classifier is off`);
   return {
     settings: {
       policy: policyText('policy', d.policy),
       ifcPolicy: policyText('ifc.policy', d.ifcPolicy),
       ifcMode,
-      classifierThreshold: num('classifier.threshold', d.classifierThreshold, (n) => Number.isFinite(n) && n >= 0 && n <= 1, 'a number from 0 to 1'),
+      classifierThreshold: num(
+        'classifier.threshold',
+        d.classifierThreshold,
+        (n) => Number.isFinite(n) && n >= 0 && n <= 1,
+        'a number from 0 to 1',
+      ),
       classifierModelDir: modelDir && path.isAbsolute(modelDir) ? modelDir : '',
       tier2: {
         backend: choice('tier2.backend', ['none', 'openai', 'vscode-lm'] as const, d.tier2.backend),
@@ -137,11 +175,21 @@ export function normalizeHostSettings(get: (key: HostSettingKey) => unknown): { 
         lmModel: str('tier2.lmModel', d.tier2.lmModel),
         dailyBudget: num('tier2.dailyBudget', d.tier2.dailyBudget, (n) => Number.isSafeInteger(n) && n >= 0, 'a whole number ≥ 0'),
         cacheTtlSeconds: num('tier2.cacheTtlSeconds', d.tier2.cacheTtlSeconds, (n) => Number.isFinite(n) && n >= 0, 'a number ≥ 0'),
-        timeoutSeconds: num('tier2.timeoutSeconds', d.tier2.timeoutSeconds, (n) => Number.isFinite(n) && n > 0 && n <= 3600, 'a number of seconds > 0 and ≤ 3600'),
+        timeoutSeconds: num(
+          'tier2.timeoutSeconds',
+          d.tier2.timeoutSeconds,
+          (n) => Number.isFinite(n) && n > 0 && n <= 3600,
+          'a number of seconds > 0 and ≤ 3600',
+        ),
         onUnavailable: choice('tier2.onUnavailable', ['block', 'escalate'] as const, d.tier2.onUnavailable),
       },
       tier3: {
-        timeoutSeconds: num('tier3.timeoutSeconds', d.tier3.timeoutSeconds, (n) => Number.isFinite(n) && n > 0 && n <= 86_400, 'a number of seconds > 0 and ≤ 86400'),
+        timeoutSeconds: num(
+          'tier3.timeoutSeconds',
+          d.tier3.timeoutSeconds,
+          (n) => Number.isFinite(n) && n > 0 && n <= 86_400,
+          'a number of seconds > 0 and ≤ 86400',
+        ),
         maxPerHour: num('tier3.maxPerHour', d.tier3.maxPerHour, (n) => Number.isSafeInteger(n) && n >= 0, 'a whole number ≥ 0'),
       },
       allowLoopbackPorts: ports,

@@ -64,7 +64,8 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
   let tier2: ShieldParts['tier2'];
   let tier2Status: string;
   const unavailable: 'block' | 'escalate' = s.tier2.onUnavailable === 'escalate' ? 'escalate' : 'block';
-  const unavailableNote = unavailable === 'escalate' ? '; escalated to Tier 3 (a human) because Tier 2 is set to escalate when unavailable' : '; blocked';
+  const unavailableNote =
+    unavailable === 'escalate' ? '; escalated to Tier 3 (a human) because Tier 2 is set to escalate when unavailable' : '; blocked';
   switch (d.tier2.kind) {
     case 'none':
       tier2 = undefined;
@@ -92,8 +93,13 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
         canary = generateCanary(d.random ?? ((n) => randomBytes(n)));
       }
       tier2 = new Tier2Evaluator({
-        backend: d.tier2.backend, canary, store: d.store, clock,
-        dailyBudget: s.tier2.dailyBudget, cacheTtlMs: s.tier2.cacheTtlSeconds * 1000, timeoutMs: s.tier2.timeoutSeconds * 1000,
+        backend: d.tier2.backend,
+        canary,
+        store: d.store,
+        clock,
+        dailyBudget: s.tier2.dailyBudget,
+        cacheTtlMs: s.tier2.cacheTtlSeconds * 1000,
+        timeoutMs: s.tier2.timeoutSeconds * 1000,
         onUnavailable: unavailable,
       });
       tier2Status = `Tier 2: ${d.tier2.backend.id}, ${s.tier2.dailyBudget} evaluations a day, verdicts cached ${s.tier2.cacheTtlSeconds} s, timeout ${s.tier2.timeoutSeconds} s; when unavailable: ${unavailable}`;
@@ -102,23 +108,43 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
   }
 
   // Tier 3.
-  const broker = new ApprovalBroker({ surfaces: d.surfaces, store: d.store, clock, timeoutMs: s.tier3.timeoutSeconds * 1000, maxPerHour: s.tier3.maxPerHour });
+  const broker = new ApprovalBroker({
+    surfaces: d.surfaces,
+    store: d.store,
+    clock,
+    timeoutMs: s.tier3.timeoutSeconds * 1000,
+    maxPerHour: s.tier3.maxPerHour,
+  });
   const tier3: ShieldParts['tier3'] = {
     decide: async (request) => {
       const v = await broker.decide(request);
-      try { d.onTier3Verdict?.(v); } catch { /* a UI failure does not change the verdict */ }
+      try {
+        d.onTier3Verdict?.(v);
+      } catch {
+        /* a UI failure does not change the verdict */
+      }
       return v;
     },
   };
 
   const common = {
-    tier2, tier3, mode: 'enforce' as const, tier2Unavailable: unavailable,
-    classifier: d.classifier, classifierThreshold: s.classifierThreshold,
+    tier2,
+    tier3,
+    mode: 'enforce' as const,
+    tier2Unavailable: unavailable,
+    classifier: d.classifier,
+    classifierThreshold: s.classifierThreshold,
   };
   let parts: ShieldParts;
   try {
     parts = buildShield({
-      policy: s.policy, workspacePolicyFiles, ifc: s.ifcPolicy, ifcMode: s.ifcMode, store: d.store, home: d.home, platform: d.platform,
+      policy: s.policy,
+      workspacePolicyFiles,
+      ifc: s.ifcPolicy,
+      ifcMode: s.ifcMode,
+      store: d.store,
+      home: d.home,
+      platform: d.platform,
       ...common,
     });
   } catch {
@@ -145,7 +171,10 @@ export function buildHostShield(d: HostShieldDeps): HostShield {
     parts = { policy, heuristics, ifc, ...common, classifier };
   }
   if (!parts.policy.ok) {
-    problems.unshift({ severity: 'error', message: `The Shield policy is invalid, so every action other than a read is blocked until it is fixed: ${parts.policy.error}` });
+    problems.unshift({
+      severity: 'error',
+      message: `The Shield policy is invalid, so every action other than a read is blocked until it is fixed: ${parts.policy.error}`,
+    });
   }
   return { parts, problems, tier2Status };
 }

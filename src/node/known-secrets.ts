@@ -10,13 +10,29 @@ import { KnownValues, installProcessKnownValues } from '../engine/secrets';
 import { errorMessage } from '../engine/error-message';
 
 /** Names of variables and keys that hold secrets (`API_KEY`, `dbPassword`, `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`). */
-const SECRET_NAME = /(?:^|[^a-z])(?:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|auth|credential|cred|private|session|cookie|dsn|signature|salt|api[-_]?key)s?(?:$|[^a-z])|(?:database|db|redis|mongo(?:db)?|postgres(?:ql)?|mysql|amqp|connection)[-_]?(?:url|uri|string)/i;
+const SECRET_NAME =
+  /(?:^|[^a-z])(?:key|secret|token|passw(?:or)?d|passphrase|pwd|pass|auth|credential|cred|private|session|cookie|dsn|signature|salt|api[-_]?key)s?(?:$|[^a-z])|(?:database|db|redis|mongo(?:db)?|postgres(?:ql)?|mysql|amqp|connection)[-_]?(?:url|uri|string)/i;
 
 /** Files read at most this large (a .env or a credentials file is small; a huge one is not read). */
 const MAX_FILE_BYTES = 1 << 20;
 /** .env files looked for this deep below each workspace folder (monorepo packages), skipping dependency and VCS trees. */
 const ENV_FILE_DEPTH = 3;
-const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn', 'dist', 'build', 'out', 'target', 'vendor', '.venv', 'venv', '__pycache__', '.next', '.cache']);
+const SKIP_DIRS = new Set([
+  'node_modules',
+  '.git',
+  '.hg',
+  '.svn',
+  'dist',
+  'build',
+  'out',
+  'target',
+  'vendor',
+  '.venv',
+  'venv',
+  '__pycache__',
+  '.next',
+  '.cache',
+]);
 const MAX_DIRS_LISTED = 2000;
 
 export interface KnownSecretSources {
@@ -67,10 +83,14 @@ function isPlainSetting(v: string): boolean {
 export function valuesOf(kind: 'dotenv' | 'aws' | 'npmrc' | 'git-credentials' | 'netrc' | 'pypirc' | 'docker', text: string): string[] {
   switch (kind) {
     case 'dotenv':
-      return parseDotenv(text).filter(([, v]) => !isPlainSetting(v)).map(([, v]) => v);
+      return parseDotenv(text)
+        .filter(([, v]) => !isPlainSetting(v))
+        .map(([, v]) => v);
     case 'aws':
     case 'pypirc':
-      return parseDotenv(text).filter(([k]) => /secret|token|password|access_key_id/i.test(k)).map(([, v]) => v);
+      return parseDotenv(text)
+        .filter(([k]) => /secret|token|password|access_key_id/i.test(k))
+        .map(([, v]) => v);
     case 'npmrc':
       return [...text.matchAll(/(?:_authToken|_auth|_password)\s*=\s*"?([^"\s]+)"?/g)].map((m) => m[1]!).filter((v) => !v.startsWith('${'));
     case 'git-credentials':
@@ -99,12 +119,20 @@ export function valuesOf(kind: 'dotenv' | 'aws' | 'npmrc' | 'git-credentials' | 
 }
 
 function decodeSafe(s: string): string {
-  try { return decodeURIComponent(s); } catch { return s; }
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
 }
 
 const HOME_FILES: readonly [string, Parameters<typeof valuesOf>[0]][] = [
-  ['.aws/credentials', 'aws'], ['.npmrc', 'npmrc'], ['.git-credentials', 'git-credentials'], ['.netrc', 'netrc'],
-  ['.pypirc', 'pypirc'], ['.docker/config.json', 'docker'],
+  ['.aws/credentials', 'aws'],
+  ['.npmrc', 'npmrc'],
+  ['.git-credentials', 'git-credentials'],
+  ['.netrc', 'netrc'],
+  ['.pypirc', 'pypirc'],
+  ['.docker/config.json', 'docker'],
 ];
 
 /** Loads the user's known secrets into a registry and keeps them current. */
@@ -114,7 +142,10 @@ export class KnownSecrets {
   private readonly roots: string[] = [];
 
   /** `values`: the registry to fill (a new one by default; a host keeps its own across folder changes). */
-  constructor(private readonly sources: KnownSecretSources, readonly values = new KnownValues()) {
+  constructor(
+    private readonly sources: KnownSecretSources,
+    readonly values = new KnownValues(),
+  ) {
     this.addWorkspaceRoots(sources.workspaceRoots);
   }
 
@@ -124,7 +155,10 @@ export class KnownSecrets {
     for (const r of roots) {
       if (!path.isAbsolute(r)) continue;
       const root = path.resolve(r);
-      if (!this.roots.includes(root)) { this.roots.push(root); added = true; }
+      if (!this.roots.includes(root)) {
+        this.roots.push(root);
+        added = true;
+      }
     }
     return added;
   }
@@ -137,7 +171,8 @@ export class KnownSecrets {
     if (!this.environmentRead) {
       this.environmentRead = true;
       // A secret-named variable may hold a path or a plain URL (SSH_AUTH_SOCK, XAUTHORITY, *_KEY_FILE): not a secret.
-      for (const [k, v] of Object.entries(this.sources.env)) if (v && isSecretName(k) && !isPlainSetting(v) && this.values.add(v, 'known-value.environment')) environment++;
+      for (const [k, v] of Object.entries(this.sources.env))
+        if (v && isSecretName(k) && !isPlainSetting(v) && this.values.add(v, 'known-value.environment')) environment++;
     }
     const candidates: [string, Parameters<typeof valuesOf>[0]][] = [
       ...HOME_FILES.map(([f, kind]): [string, Parameters<typeof valuesOf>[0]] => [path.join(this.sources.home, f), kind]),
@@ -145,14 +180,26 @@ export class KnownSecrets {
     ];
     for (const [file, kind] of candidates) {
       let st: fs.Stats;
-      try { st = fs.statSync(file); } catch { continue; }
+      try {
+        st = fs.statSync(file);
+      } catch {
+        continue;
+      }
       if (!st.isFile()) continue;
       const stamp = `${st.size}:${st.mtimeMs}:${st.ino}`;
       if (this.seen.get(file) === stamp) continue;
       this.seen.set(file, stamp);
-      if (st.size > MAX_FILE_BYTES) { errors.push(`${file}: larger than ${MAX_FILE_BYTES} bytes, not read`); continue; }
+      if (st.size > MAX_FILE_BYTES) {
+        errors.push(`${file}: larger than ${MAX_FILE_BYTES} bytes, not read`);
+        continue;
+      }
       let text: string;
-      try { text = fs.readFileSync(file, 'utf8'); } catch (e) { errors.push(`${file}: ${errorMessage(e)}`); continue; }
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (e) {
+        errors.push(`${file}: ${errorMessage(e)}`);
+        continue;
+      }
       let n = 0;
       const rule = kind === 'dotenv' ? 'known-value.env-file' : `known-value.${kind}`;
       for (const v of valuesOf(kind, text)) if (this.values.add(v, rule)) n++;
@@ -171,9 +218,19 @@ function envFilesBelow(root: string, errors: string[]): string[] {
     const [dir, depth] = queue.shift()!;
     listed++;
     let entries: fs.Dirent[];
-    try { entries = fs.readdirSync(dir, { withFileTypes: true }); } catch (e) { if (depth === 0) errors.push(`${dir}: ${errorMessage(e)}`); continue; }
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      if (depth === 0) errors.push(`${dir}: ${errorMessage(e)}`);
+      continue;
+    }
     for (const e of entries) {
-      if (e.isFile() && (/^\.env(\..+)?$/.test(e.name) || e.name === '.envrc' || e.name === '.dev.vars') && !/\.(example|sample|template|dist|defaults)$/i.test(e.name)) out.push(path.join(dir, e.name));
+      if (
+        e.isFile() &&
+        (/^\.env(\..+)?$/.test(e.name) || e.name === '.envrc' || e.name === '.dev.vars') &&
+        !/\.(example|sample|template|dist|defaults)$/i.test(e.name)
+      )
+        out.push(path.join(dir, e.name));
       else if (e.isDirectory() && depth < ENV_FILE_DEPTH && !SKIP_DIRS.has(e.name)) queue.push([path.join(dir, e.name), depth + 1]);
     }
   }

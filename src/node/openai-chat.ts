@@ -45,10 +45,17 @@ export class OpenAIChatBackend implements ChatBackend {
   /** Throws on an unusable configuration (bad URL, insecure http, empty key or model). */
   constructor(private readonly o: OpenAIChatOptions) {
     let url: URL;
-    try { url = new URL(o.baseURL); } catch { throw new Error(`Tier 2 evaluator base URL is not a URL: ${JSON.stringify(o.baseURL)}`); }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`Tier 2 evaluator base URL must be http(s), got ${url.protocol}`);
+    try {
+      url = new URL(o.baseURL);
+    } catch {
+      throw new Error(`Tier 2 evaluator base URL is not a URL: ${JSON.stringify(o.baseURL)}`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new Error(`Tier 2 evaluator base URL must be http(s), got ${url.protocol}`);
     if (url.protocol === 'http:' && !o.allowInsecureHttp && !isLoopbackHost(url.hostname)) {
-      throw new Error(`Tier 2 evaluator base URL ${url.origin} uses plain http to a non-loopback host; the API key would be sent in clear text (use https)`);
+      throw new Error(
+        `Tier 2 evaluator base URL ${url.origin} uses plain http to a non-loopback host; the API key would be sent in clear text (use https)`,
+      );
     }
     if (url.username || url.password) throw new Error('Tier 2 evaluator base URL must not contain credentials; use the API key');
     if (!o.apiKey) throw new Error('Tier 2 evaluator API key is empty (for a keyless local server use any placeholder)');
@@ -76,7 +83,10 @@ export class OpenAIChatBackend implements ChatBackend {
     const completion = await this.client.chat.completions.create(
       {
         model: this.o.model,
-        messages: [{ role: 'system', content: system }, { role: 'user', content: user }],
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
         n: 1,
         stream: false,
         ...(field === 'none' ? {} : { [field]: maxTokens }),
@@ -88,7 +98,9 @@ export class OpenAIChatBackend implements ChatBackend {
     const content = choice?.message?.content;
     if (typeof content !== 'string') {
       const refusal = choice?.message?.refusal;
-      throw new Error(refusal ? `the model refused: ${refusal}` : `the response has no message content (finish_reason ${String(choice?.finish_reason)})`);
+      throw new Error(
+        refusal ? `the model refused: ${refusal}` : `the response has no message content (finish_reason ${String(choice?.finish_reason)})`,
+      );
     }
     return content;
   }

@@ -31,7 +31,12 @@ const MAX_COMMAND_CHARS = 100_000;
 
 // ---- settings --------------------------------------------------------------------------------------
 
-export const SANDBOX_SETTING_KEYS = ['sandbox.unsandboxed', 'sandbox.passEnvironment', 'sandbox.allowedHosts', 'sandbox.timeoutSeconds'] as const;
+export const SANDBOX_SETTING_KEYS = [
+  'sandbox.unsandboxed',
+  'sandbox.passEnvironment',
+  'sandbox.allowedHosts',
+  'sandbox.timeoutSeconds',
+] as const;
 export type SandboxSettingKey = (typeof SANDBOX_SETTING_KEYS)[number];
 
 export interface SandboxSettings {
@@ -44,13 +49,19 @@ export interface SandboxSettings {
   readonly timeoutSeconds: number;
 }
 
-export const SANDBOX_SETTING_DEFAULTS: SandboxSettings = { unsandboxed: 'refuse', passEnvironment: [], allowedHosts: [], timeoutSeconds: 300 };
+export const SANDBOX_SETTING_DEFAULTS: SandboxSettings = {
+  unsandboxed: 'refuse',
+  passEnvironment: [],
+  allowedHosts: [],
+  timeoutSeconds: 300,
+};
 
 /** A bad value falls back to the default (never looser than what it could have meant) and is reported. */
 export function normalizeSandboxSettings(get: (key: SandboxSettingKey) => unknown): { settings: SandboxSettings; problems: string[] } {
   const problems: string[] = [];
   const d = SANDBOX_SETTING_DEFAULTS;
-  const bad = (key: string, v: unknown, want: string, used: unknown) => problems.push(`setting bulwark.${key} must be ${want} (got ${JSON.stringify(v)}); using ${JSON.stringify(used)}`);
+  const bad = (key: string, v: unknown, want: string, used: unknown) =>
+    problems.push(`setting bulwark.${key} must be ${want} (got ${JSON.stringify(v)}); using ${JSON.stringify(used)}`);
   const listOf = (key: SandboxSettingKey): unknown[] => {
     const v = get(key);
     if (v === undefined) return [];
@@ -83,7 +94,8 @@ export function normalizeSandboxSettings(get: (key: SandboxSettingKey) => unknow
   const t = get('sandbox.timeoutSeconds');
   let timeoutSeconds = d.timeoutSeconds;
   if (typeof t === 'number' && t > 0 && t <= MAX_TIMEOUT_SECONDS) timeoutSeconds = t;
-  else if (t !== undefined) bad('sandbox.timeoutSeconds', t, `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`, d.timeoutSeconds);
+  else if (t !== undefined)
+    bad('sandbox.timeoutSeconds', t, `a number of seconds above 0 and at most ${MAX_TIMEOUT_SECONDS}`, d.timeoutSeconds);
 
   return { settings: { unsandboxed, passEnvironment, allowedHosts, timeoutSeconds }, problems };
 }
@@ -102,21 +114,37 @@ export class CappedText {
     const bytes = Buffer.byteLength(text);
     this.seen += bytes;
     if (this.cut) return;
-    if (this.kept + bytes <= this.limitBytes) { this.parts.push(text); this.kept += bytes; return; }
+    if (this.kept + bytes <= this.limitBytes) {
+      this.parts.push(text);
+      this.kept += bytes;
+      return;
+    }
     const room = this.limitBytes - this.kept;
     // Cut at `room` bytes without splitting a character (a partial UTF-8 sequence decodes to U+FFFD: drop it).
-    const head = Buffer.from(text).subarray(0, room).toString('utf8').replace(/\uFFFD$/, '');
+    const head = Buffer.from(text)
+      .subarray(0, room)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '');
     this.parts.push(head);
     this.kept += Buffer.byteLength(head);
     this.cut = true;
   }
   /** Also cut when the helper dropped characters beyond its limit. */
-  markCut(): void { this.cut = true; }
-  get text(): string { return this.parts.join(''); }
-  get truncated(): boolean { return this.cut; }
+  markCut(): void {
+    this.cut = true;
+  }
+  get text(): string {
+    return this.parts.join('');
+  }
+  get truncated(): boolean {
+    return this.cut;
+  }
 }
 
-export interface OutputSafety { readonly action: ContentAction; readonly findings: readonly { readonly category: string; readonly rule: string; readonly severity: string }[] }
+export interface OutputSafety {
+  readonly action: ContentAction;
+  readonly findings: readonly { readonly category: string; readonly rule: string; readonly severity: string }[];
+}
 
 /**
  * One output stream for the model: inspected as untrusted text entering a prompt; text the inspection
@@ -128,11 +156,19 @@ export function streamForPrompt(text: string, source: string): { text: string; w
   try {
     const t = transformForPrompt(text, source, 'untrusted');
     return {
-      text: t.text, withheld: t.withheld,
-      safety: { action: t.result.action, findings: t.result.findings.map((f) => ({ category: f.category, rule: f.rule, severity: f.severity })) },
+      text: t.text,
+      withheld: t.withheld,
+      safety: {
+        action: t.result.action,
+        findings: t.result.findings.map((f) => ({ category: f.category, rule: f.rule, severity: f.severity })),
+      },
     };
   } catch (e) {
-    return { text: `[Bulwark withheld this output: it could not be inspected (${errorMessage(e)})]`, withheld: true, safety: { action: 'block', findings: [{ category: 'inspection', rule: 'run.inspection_failed', severity: 'high' }] } };
+    return {
+      text: `[Bulwark withheld this output: it could not be inspected (${errorMessage(e)})]`,
+      withheld: true,
+      safety: { action: 'block', findings: [{ category: 'inspection', rule: 'run.inspection_failed', severity: 'high' }] },
+    };
   }
 }
 
@@ -142,17 +178,34 @@ export function streamForPrompt(text: string, source: string): { text: string; w
  * Runs a command with no OS sandbox (only after the user approved exactly this one): the allow-listed
  * environment, redacted output, and the whole process group killed on timeout or cancellation.
  */
-export function runUnsandboxed(req: { command: readonly string[]; cwd: string; env: Readonly<Record<string, string>>; timeoutMs: number }, out: SandboxOutput, signal?: AbortSignal): Promise<SandboxRunResult> {
+export function runUnsandboxed(
+  req: { command: readonly string[]; cwd: string; env: Readonly<Record<string, string>>; timeoutMs: number },
+  out: SandboxOutput,
+  signal?: AbortSignal,
+): Promise<SandboxRunResult> {
   const started = Date.now();
   const base = { violations: [], network: [], mechanism: 'none' as const };
   let child;
   try {
-    child = spawn(req.command[0]!, req.command.slice(1), { cwd: req.cwd, env: { ...req.env, PWD: req.cwd }, stdio: ['ignore', 'pipe', 'pipe'], detached: process.platform !== 'win32' });
+    child = spawn(req.command[0]!, req.command.slice(1), {
+      cwd: req.cwd,
+      env: { ...req.env, PWD: req.cwd },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: process.platform !== 'win32',
+    });
   } catch (e) {
-    return Promise.resolve({ ...base, status: 'sandbox_failed', exitCode: null, error: `the command could not be started: ${errorMessage(e)}`, durationMs: Date.now() - started });
+    return Promise.resolve({
+      ...base,
+      status: 'sandbox_failed',
+      exitCode: null,
+      error: `the command could not be started: ${errorMessage(e)}`,
+      durationMs: Date.now() - started,
+    });
   }
   return superviseChild(child, out, req.timeoutMs, signal).then((end) => ({
-    ...base, ...end, durationMs: Date.now() - started,
+    ...base,
+    ...end,
+    durationMs: Date.now() - started,
     ...(end.status === 'sandbox_failed' ? { error: `the command could not be started: ${end.error}` } : {}),
   }));
 }
@@ -184,7 +237,14 @@ export interface RunCommandDeps {
   readonly hostEnv: NodeJS.ProcessEnv;
   readonly sessionId: string;
   /** The engine's decision, recorded in the audit log; `executed()` records what the command read (IFC) and throws when it cannot. */
-  decide(action: { id: string; type: string; payload: Record<string, unknown>; sessionId: string; cwd?: string; sandboxed?: boolean }): Promise<{ result: RunCommandDecision; executed: () => Promise<void> }>;
+  decide(action: {
+    id: string;
+    type: string;
+    payload: Record<string, unknown>;
+    sessionId: string;
+    cwd?: string;
+    sandboxed?: boolean;
+  }): Promise<{ result: RunCommandDecision; executed: () => Promise<void> }>;
   /** The engine's sandbox plan for these writable roots (throws SandboxPlanError when a root is protected). */
   sandboxPlan(writableRoots: readonly string[]): Promise<SandboxPlan>;
   probe(): Promise<SandboxStatus>;
@@ -196,21 +256,42 @@ export interface RunCommandDeps {
   readonly newId: () => string;
 }
 
-export interface RunCommandRefusal { readonly ok: false; readonly rules: readonly string[]; readonly reason: string; readonly [k: string]: unknown }
+export interface RunCommandRefusal {
+  readonly ok: false;
+  readonly rules: readonly string[];
+  readonly reason: string;
+  readonly [k: string]: unknown;
+}
 export type RunCommandAnswer = Record<string, unknown> & { readonly ok: boolean };
 
-interface ParsedInput { readonly command: string; readonly cwd: string | undefined; readonly timeoutSeconds: number }
+interface ParsedInput {
+  readonly command: string;
+  readonly cwd: string | undefined;
+  readonly timeoutSeconds: number;
+}
 
 const isRefusal = (x: unknown): x is RunCommandRefusal => typeof x === 'object' && x !== null && (x as { ok?: unknown }).ok === false;
-const refusal = (rule: string | readonly string[], reason: string, extra: Record<string, unknown> = {}): RunCommandRefusal => ({ ok: false, rules: typeof rule === 'string' ? [rule] : [...rule], reason, ...extra });
+const refusal = (rule: string | readonly string[], reason: string, extra: Record<string, unknown> = {}): RunCommandRefusal => ({
+  ok: false,
+  rules: typeof rule === 'string' ? [rule] : [...rule],
+  reason,
+  ...extra,
+});
 
 /** The input's own shape (the engine decides what the command does). */
 function parseInput(input: unknown, roots: readonly string[], settings: SandboxSettings): ParsedInput | RunCommandRefusal {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return refusal('run.input_invalid', 'Refused: the input must be an object { command, cwd?, timeout_seconds? }.');
+  if (typeof input !== 'object' || input === null || Array.isArray(input))
+    return refusal('run.input_invalid', 'Refused: the input must be an object { command, cwd?, timeout_seconds? }.');
   const i = input as Record<string, unknown>;
-  if (typeof i.command !== 'string' || i.command.trim() === '') return refusal('run.input_invalid', 'Refused: `command` must be a non-empty bash command line.');
-  if (i.command.length > MAX_COMMAND_CHARS || i.command.includes('\0')) return refusal('run.input_invalid', `Refused: \`command\` must be at most ${MAX_COMMAND_CHARS} characters and hold no NUL character.`);
-  if (i.cwd !== undefined && (typeof i.cwd !== 'string' || !path.isAbsolute(i.cwd))) return refusal('run.input_invalid', 'Refused: `cwd` must be an absolute path inside a workspace folder (or left out: the first workspace folder).');
+  if (typeof i.command !== 'string' || i.command.trim() === '')
+    return refusal('run.input_invalid', 'Refused: `command` must be a non-empty bash command line.');
+  if (i.command.length > MAX_COMMAND_CHARS || i.command.includes('\0'))
+    return refusal('run.input_invalid', `Refused: \`command\` must be at most ${MAX_COMMAND_CHARS} characters and hold no NUL character.`);
+  if (i.cwd !== undefined && (typeof i.cwd !== 'string' || !path.isAbsolute(i.cwd)))
+    return refusal(
+      'run.input_invalid',
+      'Refused: `cwd` must be an absolute path inside a workspace folder (or left out: the first workspace folder).',
+    );
   let timeoutSeconds = settings.timeoutSeconds;
   if (i.timeout_seconds !== undefined) {
     if (typeof i.timeout_seconds !== 'number' || !(i.timeout_seconds > 0) || i.timeout_seconds > MAX_TIMEOUT_SECONDS) {
@@ -223,15 +304,35 @@ function parseInput(input: unknown, roots: readonly string[], settings: SandboxS
 
 /** The cwd, symlinks resolved, when it is a directory inside a workspace folder. */
 function resolveCwd(cwd: string | undefined, roots: readonly string[]): string | RunCommandRefusal {
-  if (roots.length === 0) return refusal('run.no_workspace', 'Refused: commands run only inside an open workspace folder, and none is open. Open a folder and try again.');
+  if (roots.length === 0)
+    return refusal(
+      'run.no_workspace',
+      'Refused: commands run only inside an open workspace folder, and none is open. Open a folder and try again.',
+    );
   if (cwd === undefined) return refusal('run.input_invalid', 'Refused: no working directory.');
   let real: string;
-  try { real = fs.realpathSync(cwd); } catch (e) { return refusal('run.cwd_invalid', `Refused: the working directory ${cwd} cannot be resolved (${errorMessage(e)}).`); }
+  try {
+    real = fs.realpathSync(cwd);
+  } catch (e) {
+    return refusal('run.cwd_invalid', `Refused: the working directory ${cwd} cannot be resolved (${errorMessage(e)}).`);
+  }
   if (!fs.statSync(real).isDirectory()) return refusal('run.cwd_invalid', `Refused: the working directory ${cwd} is not a directory.`);
-  const realRoots = roots.map((r) => { try { return fs.realpathSync(r); } catch { return r; } });
-  const inside = (root: string) => { const rel = path.relative(root, real); return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel)); };
+  const realRoots = roots.map((r) => {
+    try {
+      return fs.realpathSync(r);
+    } catch {
+      return r;
+    }
+  });
+  const inside = (root: string) => {
+    const rel = path.relative(root, real);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+  };
   if (!realRoots.some(inside)) {
-    return refusal('run.cwd_outside_workspace', `Refused: the working directory ${real} is outside the workspace folders (${realRoots.join(', ')}); give a cwd inside one of them.`);
+    return refusal(
+      'run.cwd_outside_workspace',
+      `Refused: the working directory ${real} is outside the workspace folders (${realRoots.join(', ')}); give a cwd inside one of them.`,
+    );
   }
   return real;
 }
@@ -247,14 +348,34 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   // Asked first: a command that will run inside the OS sandbox is judged as such (the project's own
   // tests and builds run without anyone asked there; outside it they need a review).
   let status: SandboxStatus;
-  try { status = await deps.probe(); } catch (e) { status = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errorMessage(e)})`, enforces: [] }; }
-  const { result: decision, executed } = await deps.decide({ id, type: RUN_COMMAND_ACTION, payload: { command, cwd }, sessionId: deps.sessionId, ...(cwd ? { cwd } : {}), ...(status.available ? { sandboxed: true } : {}) });
+  try {
+    status = await deps.probe();
+  } catch (e) {
+    status = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errorMessage(e)})`, enforces: [] };
+  }
+  const { result: decision, executed } = await deps.decide({
+    id,
+    type: RUN_COMMAND_ACTION,
+    payload: { command, cwd },
+    sessionId: deps.sessionId,
+    ...(cwd ? { cwd } : {}),
+    ...(status.available ? { sandboxed: true } : {}),
+  });
   if (decision.decision !== 'allow') {
-    return refusal(decision.rules.length ? decision.rules : ['engine.refused'], `Bulwark did not allow this command (nothing ran): ${decision.reason}`, { decision: decision.decision, tier: decision.tier });
+    return refusal(
+      decision.rules.length ? decision.rules : ['engine.refused'],
+      `Bulwark did not allow this command (nothing ran): ${decision.reason}`,
+      { decision: decision.decision, tier: decision.tier },
+    );
   }
   const failed = async (r: RunCommandRefusal, details: Record<string, unknown> = {}): Promise<RunCommandAnswer> => {
     try {
-      await deps.record(executionEvent({ id, sessionId: deps.sessionId }, { actionType: RUN_COMMAND_ACTION, ok: false, error: r.reason, details: { command, cwd, rules: [...r.rules], ...details } }));
+      await deps.record(
+        executionEvent(
+          { id, sessionId: deps.sessionId },
+          { actionType: RUN_COMMAND_ACTION, ok: false, error: r.reason, details: { command, cwd, rules: [...r.rules], ...details } },
+        ),
+      );
     } catch (e) {
       return { ...r, audit_error: `the refusal could not be written to the audit log (${errorMessage(e)})` };
     }
@@ -281,23 +402,59 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   if (!status.available) {
     const why = `${status.reason ?? 'no OS sandbox'}${status.fix ? `. To fix: ${status.fix}` : ''}`;
     if (deps.settings.unsandboxed !== 'tier3') {
-      return failed(refusal('sandbox.unavailable', `Refused: Bulwark runs commands only inside an OS sandbox, and there is none here: ${why}. Nothing ran. (The user can set bulwark.sandbox.unsandboxed to "tier3" to approve commands one by one without a sandbox.)`), { mechanism: status.mechanism });
+      return failed(
+        refusal(
+          'sandbox.unavailable',
+          `Refused: Bulwark runs commands only inside an OS sandbox, and there is none here: ${why}. Nothing ran. (The user can set bulwark.sandbox.unsandboxed to "tier3" to approve commands one by one without a sandbox.)`,
+        ),
+        { mechanism: status.mechanism },
+      );
     }
     let approved = false;
-    try { approved = await deps.approveUnsandboxed({ command: parsed.command, cwd: realCwd, reason: status.reason ?? 'no OS sandbox', fix: status.fix }); } catch { approved = false; }
-    if (!approved) return failed(refusal('sandbox.unsandboxed_denied', `Refused: there is no OS sandbox (${why}) and the user did not approve running this command without one; nothing ran.`), { mechanism: 'none' });
+    try {
+      approved = await deps.approveUnsandboxed({
+        command: parsed.command,
+        cwd: realCwd,
+        reason: status.reason ?? 'no OS sandbox',
+        fix: status.fix,
+      });
+    } catch {
+      approved = false;
+    }
+    if (!approved)
+      return failed(
+        refusal(
+          'sandbox.unsandboxed_denied',
+          `Refused: there is no OS sandbox (${why}) and the user did not approve running this command without one; nothing ran.`,
+        ),
+        { mechanism: 'none' },
+      );
     unsandboxed = { approved_by: 'user', why_no_sandbox: status.reason ?? 'no OS sandbox' };
-    result = await runUnsandboxed({ command: argv, cwd: realCwd, env, timeoutMs }, { stdout: (t) => stdout.add(t), stderr: (t) => stderr.add(t) }, signal);
+    result = await runUnsandboxed(
+      { command: argv, cwd: realCwd, env, timeoutMs },
+      { stdout: (t) => stdout.add(t), stderr: (t) => stderr.add(t) },
+      signal,
+    );
   } else {
     try {
       // What the decision relied on the sandbox hiding is hidden by name, whatever the plan's listing reached.
       plan = withRequiredHides(await deps.sandboxPlan(deps.workspaceRoots), decision.sandboxHides ?? [], nodeFileSystem, currentPlatform());
     } catch (e) {
       const rule = e instanceof SandboxPlanError ? 'sandbox.plan_refused' : 'sandbox.plan_failed';
-      return failed(refusal(rule, `Refused: the sandbox could not be planned (${errorMessage(e)}); nothing ran.`), { mechanism: status.mechanism });
+      return failed(refusal(rule, `Refused: the sandbox could not be planned (${errorMessage(e)}); nothing ran.`), {
+        mechanism: status.mechanism,
+      });
     }
     result = await deps.helper.run(
-      { command: argv, cwd: realCwd, plan, env, timeoutMs, allowHosts: [...deps.settings.allowedHosts], outputLimit: RUN_OUTPUT_LIMIT_BYTES + 1 },
+      {
+        command: argv,
+        cwd: realCwd,
+        plan,
+        env,
+        timeoutMs,
+        allowHosts: [...deps.settings.allowedHosts],
+        outputLimit: RUN_OUTPUT_LIMIT_BYTES + 1,
+      },
       { stdout: (t) => stdout.add(t), stderr: (t) => stderr.add(t) },
       signal,
     );
@@ -308,12 +465,22 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
 
   if (result.status === 'sandbox_failed') {
     const rule = (result as HelperRunResult).helperRule ?? 'sandbox.failed';
-    return failed(refusal(rule, `Refused: the sandbox could not run the command, so it did not run: ${result.error ?? 'unknown error'}${result.fix ? `. To fix: ${result.fix}` : ''}.`), { mechanism: result.mechanism });
+    return failed(
+      refusal(
+        rule,
+        `Refused: the sandbox could not run the command, so it did not run: ${result.error ?? 'unknown error'}${result.fix ? `. To fix: ${result.fix}` : ''}.`,
+      ),
+      { mechanism: result.mechanism },
+    );
   }
 
   // It ran: what it read now taints the session (IFC); if that cannot be recorded, its output is withheld.
   let ifcError: string | undefined;
-  try { await executed(); } catch (e) { ifcError = errorMessage(e); }
+  try {
+    await executed();
+  } catch (e) {
+    ifcError = errorMessage(e);
+  }
 
   const out = streamForPrompt(stdout.text, 'bulwark_run_command stdout');
   const err = streamForPrompt(stderr.text, 'bulwark_run_command stderr');
@@ -326,17 +493,28 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
     ...(unsandboxed ? { unsandboxed: true } : {}),
   };
   const ranToEnd = result.status === 'exited';
-  const why = result.status === 'timed_out' ? `the command was killed after ${parsed.timeoutSeconds} s (its timeout), with everything it started`
-    : result.status === 'cancelled' ? 'the call was cancelled; the command and everything it started were killed'
-      : result.status === 'signaled' ? `the command was ended by ${result.signal}`
-        : undefined;
+  const why =
+    result.status === 'timed_out'
+      ? `the command was killed after ${parsed.timeoutSeconds} s (its timeout), with everything it started`
+      : result.status === 'cancelled'
+        ? 'the call was cancelled; the command and everything it started were killed'
+        : result.status === 'signaled'
+          ? `the command was ended by ${result.signal}`
+          : undefined;
   const details = {
-    command: parsed.command, cwd: realCwd, status: result.status, exit_code: result.exitCode, ...(result.signal ? { signal: result.signal } : {}),
-    mechanism: result.mechanism, ...(unsandboxed ? { unsandboxed } : {}),
+    command: parsed.command,
+    cwd: realCwd,
+    status: result.status,
+    exit_code: result.exitCode,
+    ...(result.signal ? { signal: result.signal } : {}),
+    mechanism: result.mechanism,
+    ...(unsandboxed ? { unsandboxed } : {}),
     refused_connections: refused.map((d) => ({ host: d.host, port: d.port, rule: d.rule })),
     allowed_connections: result.network.filter((d) => d.allowed).map((d) => ({ host: d.host, port: d.port, entry: d.entry ?? null })),
     violations: result.violations.map((v) => ({ path: v.path, rule: v.ruleId })),
-    stdout_bytes: stdout.seen, stderr_bytes: stderr.seen, truncated: { stdout: stdout.truncated, stderr: stderr.truncated },
+    stdout_bytes: stdout.seen,
+    stderr_bytes: stderr.seen,
+    truncated: { stdout: stdout.truncated, stderr: stderr.truncated },
     output_safety: { stdout: out.safety.action, stderr: err.safety.action },
     output_rules: [...new Set([...out.safety.findings, ...err.safety.findings].map((f) => f.rule))],
     environment_withheld: withheld,
@@ -344,14 +522,25 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   };
   let auditError: string | undefined;
   try {
-    await deps.record(executionEvent({ id, sessionId: deps.sessionId }, { actionType: RUN_COMMAND_ACTION, ok: ranToEnd, durationMs: result.durationMs, details, ...(why ? { error: why } : {}) }));
+    await deps.record(
+      executionEvent(
+        { id, sessionId: deps.sessionId },
+        { actionType: RUN_COMMAND_ACTION, ok: ranToEnd, durationMs: result.durationMs, details, ...(why ? { error: why } : {}) },
+      ),
+    );
   } catch (e) {
     auditError = errorMessage(e);
   }
   if (ifcError || auditError) {
     // The command ran, but what it printed is not handed out unrecorded.
-    const what = ifcError ? `the session's data-flow state could not be recorded (${ifcError})` : `the audit log could not be written (${auditError})`;
-    return refusal(ifcError ? 'ifc.record_failed' : 'audit.write_failed', `The command ran (status ${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}), but ${what}, so its output is withheld.`, { status: result.status, exit_code: result.exitCode, sandbox });
+    const what = ifcError
+      ? `the session's data-flow state could not be recorded (${ifcError})`
+      : `the audit log could not be written (${auditError})`;
+    return refusal(
+      ifcError ? 'ifc.record_failed' : 'audit.write_failed',
+      `The command ran (status ${result.status}${result.exitCode !== null ? `, exit code ${result.exitCode}` : ''}), but ${what}, so its output is withheld.`,
+      { status: result.status, exit_code: result.exitCode, sandbox },
+    );
   }
   return {
     ok: ranToEnd && result.exitCode === 0,
@@ -376,10 +565,11 @@ export function unsandboxedApprovalText(r: UnsandboxedApprovalRequest): { title:
     detail: [
       `There is no OS sandbox here: ${r.reason}.`,
       r.fix ? `To get one: ${r.fix}.` : '',
-      'Without it the command can read every file you can (SSH keys, tokens), write anywhere you can, and reach the network. Bulwark\'s engine allowed it, and its output is still redacted, but nothing contains what it does.',
+      "Without it the command can read every file you can (SSH keys, tokens), write anywhere you can, and reach the network. Bulwark's engine allowed it, and its output is still redacted, but nothing contains what it does.",
       `Command and working directory (secrets redacted):\n${redactedArguments({ command: r.command, cwd: r.cwd })}`,
       'Approve only if you would run this command yourself. No answer denies.',
-    ].filter(Boolean).join('\n\n'),
+    ]
+      .filter(Boolean)
+      .join('\n\n'),
   };
 }
-

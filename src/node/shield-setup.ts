@@ -48,7 +48,8 @@ export function loadPolicyState(choice: string, workspaceFiles: readonly string[
 
 function readPolicy(choice: string): { policy: ShieldPolicy; label: string } {
   if (isPresetName(choice)) return { policy: presetPolicy(choice), label: choice };
-  if (!path.isAbsolute(choice)) throw new Error(`policy \`${choice}\` is neither a preset (default, permissive, strict) nor an absolute file path`);
+  if (!path.isAbsolute(choice))
+    throw new Error(`policy \`${choice}\` is neither a preset (default, permissive, strict) nor an absolute file path`);
   return { policy: parseShieldPolicy(fs.readFileSync(choice, 'utf8'), choice), label: path.basename(choice) };
 }
 
@@ -58,7 +59,11 @@ export function loadIfc(choice: string, store: StateStore, mode?: 'enforce' | 'a
     ? loadIfcPreset(choice as IfcPresetName)
     : path.isAbsolute(choice)
       ? parseIfcPolicy(fs.readFileSync(choice, 'utf8'), choice)
-      : (() => { throw new Error(`IFC policy \`${choice}\` is neither a preset (default, permissive, strict), \`none\`, nor an absolute file path`); })();
+      : (() => {
+          throw new Error(
+            `IFC policy \`${choice}\` is neither a preset (default, permissive, strict), \`none\`, nor an absolute file path`,
+          );
+        })();
   return new IfcEngine(policy, store, { modeOverride: mode });
 }
 

@@ -12,9 +12,15 @@ export const STATE_FILE = 'bulwark.db';
 /** A store that fails every call: whatever needs durable state blocks, with this reason. */
 export class FailingStateStore implements StateStore {
   constructor(readonly reason: string) {}
-  get(): string | undefined { throw new Error(this.reason); }
-  set(): void { throw new Error(this.reason); }
-  delete(): void { throw new Error(this.reason); }
+  get(): string | undefined {
+    throw new Error(this.reason);
+  }
+  set(): void {
+    throw new Error(this.reason);
+  }
+  delete(): void {
+    throw new Error(this.reason);
+  }
 }
 
 export interface OpenedStateStore {
@@ -31,7 +37,13 @@ export interface OpenedStateStore {
  * a FailingStateStore and the error.
  */
 export function openStateStore(stateDir: string | undefined): OpenedStateStore {
-  if (!stateDir) return { store: new MemoryStateStore(), durable: false, error: 'no local folder for Bulwark\'s state is available, so the Tier 2 budget, the approval rate limit and the session taint last only until VS Code restarts' };
+  if (!stateDir)
+    return {
+      store: new MemoryStateStore(),
+      durable: false,
+      error:
+        "no local folder for Bulwark's state is available, so the Tier 2 budget, the approval rate limit and the session taint last only until VS Code restarts",
+    };
   const file = path.join(stateDir, STATE_FILE);
   try {
     ensureDirSync(stateDir, 0o700);

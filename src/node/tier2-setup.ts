@@ -23,8 +23,13 @@ export function loadOrCreateCanary(stateDir: string, random: (n: number) => Uint
   ensureDirSync(stateDir, 0o700);
   const read = (): string => {
     const c = fs.readFileSync(file, 'utf8').trim();
-    if (!isValidCanary(c)) throw new Error(`${file} does not hold a valid Tier 2 canary (64 hex characters); delete the file to generate a new one`);
-    try { if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600); } catch { /* best effort */ }
+    if (!isValidCanary(c))
+      throw new Error(`${file} does not hold a valid Tier 2 canary (64 hex characters); delete the file to generate a new one`);
+    try {
+      if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    } catch {
+      /* best effort */
+    }
     return c;
   };
   if (fs.existsSync(file)) return read();
@@ -50,10 +55,23 @@ export type Tier2Source =
 
 /** The OpenAI-compatible back end from the settings and the API key kept in SecretStorage. */
 export function openAITier2Source(settings: HostSettings, apiKey: string | undefined): Tier2Source {
-  if (!apiKey) return { kind: 'not_configured', why: 'the OpenAI-compatible Tier 2 back end has no API key (run "Bulwark: Set Tier 2 API Key"; for a keyless local server store any placeholder)' };
-  if (!settings.tier2.model) return { kind: 'not_configured', why: 'the OpenAI-compatible Tier 2 back end has no model (set bulwark.tier2.model)' };
+  if (!apiKey)
+    return {
+      kind: 'not_configured',
+      why: 'the OpenAI-compatible Tier 2 back end has no API key (run "Bulwark: Set Tier 2 API Key"; for a keyless local server store any placeholder)',
+    };
+  if (!settings.tier2.model)
+    return { kind: 'not_configured', why: 'the OpenAI-compatible Tier 2 back end has no model (set bulwark.tier2.model)' };
   try {
-    return { kind: 'backend', backend: new OpenAIChatBackend({ baseURL: settings.tier2.baseUrl, apiKey, model: settings.tier2.model, timeoutMs: settings.tier2.timeoutSeconds * 1000 }) };
+    return {
+      kind: 'backend',
+      backend: new OpenAIChatBackend({
+        baseURL: settings.tier2.baseUrl,
+        apiKey,
+        model: settings.tier2.model,
+        timeoutMs: settings.tier2.timeoutSeconds * 1000,
+      }),
+    };
   } catch (e) {
     return { kind: 'misconfigured', why: errorMessage(e) };
   }
@@ -61,7 +79,11 @@ export function openAITier2Source(settings: HostSettings, apiKey: string | undef
 
 /** A Tier 2 stand-in for a back end that is chosen but cannot be used: the same verdicts the evaluator gives. */
 export class UnusableTier2 {
-  constructor(private readonly rule: string, private readonly verdict: 'block' | 'escalate', private readonly reason: string) {}
+  constructor(
+    private readonly rule: string,
+    private readonly verdict: 'block' | 'escalate',
+    private readonly reason: string,
+  ) {}
   async evaluate(_action: ActionView): Promise<TierVerdict> {
     return { decision: this.verdict, tier: 2, confidence: 1, rules: [this.rule], reason: this.reason };
   }

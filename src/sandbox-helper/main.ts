@@ -27,7 +27,11 @@ let shuttingDown = false;
 
 function send(m: FromHelper): void {
   if (!process.connected) return;
-  try { process.send!(m); } catch { /* the channel closed: the disconnect handler ends everything */ }
+  try {
+    process.send!(m);
+  } catch {
+    /* the channel closed: the disconnect handler ends everything */
+  }
 }
 
 /**
@@ -46,10 +50,18 @@ function validRequest(r: unknown): r is HelperRunRequest {
   if (typeof r !== 'object' || r === null) return false;
   const q = r as Record<string, unknown>;
   const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
-  return strings(q.command) && typeof q.cwd === 'string' && typeof q.plan === 'object' && q.plan !== null
-    && typeof q.env === 'object' && q.env !== null && typeof q.timeoutMs === 'number'
-    && (q.allowHosts === undefined || strings(q.allowHosts)) && (q.stdin === undefined || typeof q.stdin === 'string')
-    && (q.outputLimit === undefined || typeof q.outputLimit === 'number');
+  return (
+    strings(q.command) &&
+    typeof q.cwd === 'string' &&
+    typeof q.plan === 'object' &&
+    q.plan !== null &&
+    typeof q.env === 'object' &&
+    q.env !== null &&
+    typeof q.timeoutMs === 'number' &&
+    (q.allowHosts === undefined || strings(q.allowHosts)) &&
+    (q.stdin === undefined || typeof q.stdin === 'string') &&
+    (q.outputLimit === undefined || typeof q.outputLimit === 'number')
+  );
 }
 
 function startRun(id: string, request: HelperRunRequest, interactive: boolean): void {
@@ -60,7 +72,10 @@ function startRun(id: string, request: HelperRunRequest, interactive: boolean): 
   const stream = (name: 'stdout' | 'stderr') => (text: string) => {
     const room = Math.max(0, limit - sent[name]);
     const part = text.length <= room ? text : text.slice(0, room);
-    if (part) { sent[name] += part.length; send({ type: name, id, text: part }); }
+    if (part) {
+      sent[name] += part.length;
+      send({ type: name, id, text: part });
+    }
     dropped[name] += text.length - part.length;
   };
   // Never handed to the command, whatever the caller put in its environment.
@@ -68,7 +83,9 @@ function startRun(id: string, request: HelperRunRequest, interactive: boolean): 
   // Output masks the user's known secrets by value: the workspace's .env files, credential files, the host's secret-named variables.
   knownSecretsFor(request.plan.writable, os.homedir(), process.env, 0);
   const run: Run = {
-    controller, pending: [], ended: false,
+    controller,
+    pending: [],
+    ended: false,
     done: (async () => {
       let result: SandboxRunResult;
       try {
@@ -78,17 +95,27 @@ function startRun(id: string, request: HelperRunRequest, interactive: boolean): 
           controller.signal,
           {
             forwarder: forwarder(),
-            ...(interactive ? {
-              interactiveStdin: (stdin: NodeJS.WritableStream) => {
-                run.stdin = stdin;
-                for (const p of run.pending.splice(0)) stdin.write(p);
-                if (run.ended) stdin.end();
-              },
-            } : {}),
+            ...(interactive
+              ? {
+                  interactiveStdin: (stdin: NodeJS.WritableStream) => {
+                    run.stdin = stdin;
+                    for (const p of run.pending.splice(0)) stdin.write(p);
+                    if (run.ended) stdin.end();
+                  },
+                }
+              : {}),
           },
         );
       } catch (e) {
-        result = { status: 'sandbox_failed', exitCode: null, error: `the sandbox helper failed: ${errorMessage(e)}`, violations: [], network: [], mechanism: 'none', durationMs: 0 };
+        result = {
+          status: 'sandbox_failed',
+          exitCode: null,
+          error: `the sandbox helper failed: ${errorMessage(e)}`,
+          violations: [],
+          network: [],
+          mechanism: 'none',
+          durationMs: 0,
+        };
       }
       runs.delete(id);
       send({ type: 'result', id, result, dropped });
@@ -105,9 +132,18 @@ async function handle(m: ToHelper): Promise<void> {
   }
   switch (m.type) {
     case 'run':
-      if (shuttingDown) { send({ type: 'error', id: m.id, error: 'the sandbox helper is shutting down' }); return; }
-      if (runs.has(m.id)) { send({ type: 'error', id: m.id, error: `a run with id ${m.id} is already going` }); return; }
-      if (!validRequest(m.request)) { send({ type: 'error', id: m.id, error: 'malformed run request' }); return; }
+      if (shuttingDown) {
+        send({ type: 'error', id: m.id, error: 'the sandbox helper is shutting down' });
+        return;
+      }
+      if (runs.has(m.id)) {
+        send({ type: 'error', id: m.id, error: `a run with id ${m.id} is already going` });
+        return;
+      }
+      if (!validRequest(m.request)) {
+        send({ type: 'error', id: m.id, error: 'malformed run request' });
+        return;
+      }
       startRun(m.id, m.request, m.interactive === true);
       return;
     case 'stdin': {
@@ -133,7 +169,11 @@ async function handle(m: ToHelper): Promise<void> {
       return;
     }
     default:
-      send({ type: 'error', id: (m as { id: string }).id, error: `unknown request type ${JSON.stringify((m as { type?: unknown }).type)}` });
+      send({
+        type: 'error',
+        id: (m as { id: string }).id,
+        error: `unknown request type ${JSON.stringify((m as { type?: unknown }).type)}`,
+      });
   }
 }
 
@@ -141,16 +181,28 @@ async function handle(m: ToHelper): Promise<void> {
 async function shutdown(): Promise<void> {
   if (shuttingDown) return;
   shuttingDown = true;
-  const done = [...runs.values()].map((r) => { r.controller.abort(); return r.done; });
+  const done = [...runs.values()].map((r) => {
+    r.controller.abort();
+    return r.done;
+  });
   await Promise.race([Promise.allSettled(done), new Promise((r) => setTimeout(r, 5000))]);
   process.exit(0);
 }
 
 if (!process.send) {
-  process.stderr.write('bulwark sandbox-helper: this program is started by the Bulwark extension (it talks over an IPC channel); use `bulwark exec` to run a command in the sandbox by hand\n');
+  process.stderr.write(
+    'bulwark sandbox-helper: this program is started by the Bulwark extension (it talks over an IPC channel); use `bulwark exec` to run a command in the sandbox by hand\n',
+  );
   process.exit(2);
 }
-process.on('message', (m: ToHelper) => { void handle(m).catch((e: unknown) => send({ type: 'error', id: (m as { id?: string })?.id, error: errorMessage(e) })); });
-process.on('disconnect', () => { void shutdown(); });
-for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, () => { void shutdown(); });
+process.on('message', (m: ToHelper) => {
+  void handle(m).catch((e: unknown) => send({ type: 'error', id: (m as { id?: string })?.id, error: errorMessage(e) }));
+});
+process.on('disconnect', () => {
+  void shutdown();
+});
+for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const)
+  process.on(sig, () => {
+    void shutdown();
+  });
 send({ type: 'ready', pid: process.pid });

@@ -18,7 +18,10 @@ export type ToHelper =
   | { readonly type: 'cancel'; readonly id: string }
   | { readonly type: 'probe'; readonly id: string; readonly fresh?: boolean };
 
-export interface DroppedOutput { readonly stdout: number; readonly stderr: number }
+export interface DroppedOutput {
+  readonly stdout: number;
+  readonly stderr: number;
+}
 
 export type FromHelper =
   | { readonly type: 'ready'; readonly pid: number }

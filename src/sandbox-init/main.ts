@@ -21,7 +21,11 @@ function fail(message: string, code = EXIT_SETUP_FAILED): never {
   process.exit(code);
 }
 
-interface Args { socketPath: string; port: number; command: string[] }
+interface Args {
+  socketPath: string;
+  port: number;
+  command: string[];
+}
 
 function parseArgs(argv: string[]): Args {
   let socketPath: string | undefined;
@@ -30,8 +34,10 @@ function parseArgs(argv: string[]): Args {
   for (; i < argv.length && argv[i] !== '--'; i++) {
     const flag = argv[i];
     const value = argv[i + 1];
-    if (flag === '--proxy-socket' && value !== undefined) { socketPath = value; i++; }
-    else if (flag === '--port' && value !== undefined) {
+    if (flag === '--proxy-socket' && value !== undefined) {
+      socketPath = value;
+      i++;
+    } else if (flag === '--port' && value !== undefined) {
       if (!/^[0-9]{1,5}$/.test(value) || Number(value) > 65535) fail(`--port ${value} is not a port number (0 = any free port)`);
       port = Number(value);
       i++;
@@ -54,12 +60,18 @@ function unreachable(why: string): string {
 function forward(client: net.Socket, socketPath: string): void {
   const proxy = net.connect({ path: socketPath, allowHalfOpen: true });
   let connected = false;
-  const end = () => { client.destroy(); proxy.destroy(); };
+  const end = () => {
+    client.destroy();
+    proxy.destroy();
+  };
   client.on('error', end);
   client.once('close', end);
   proxy.once('close', end);
   proxy.on('error', (e) => {
-    if (connected || client.destroyed) { end(); return; }
+    if (connected || client.destroyed) {
+      end();
+      return;
+    }
     client.end(unreachable(e.message));
     proxy.destroy();
   });
@@ -76,7 +88,9 @@ function main(): void {
   try {
     st = fs.statSync(args.socketPath);
   } catch (e) {
-    fail(`the proxy socket ${args.socketPath} is missing (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the command was not run`);
+    fail(
+      `the proxy socket ${args.socketPath} is missing (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the command was not run`,
+    );
   }
   if (!st.isSocket()) fail(`${args.socketPath} is not a socket; the command was not run`);
 
@@ -95,7 +109,9 @@ function main(): void {
 
 function run(command: string[], env: NodeJS.ProcessEnv): void {
   const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', env });
-  const forwardSignal = (sig: NodeJS.Signals) => { child.kill(sig); };
+  const forwardSignal = (sig: NodeJS.Signals) => {
+    child.kill(sig);
+  };
   for (const sig of FORWARDED_SIGNALS) process.on(sig, forwardSignal);
   child.once('error', (e: NodeJS.ErrnoException) => {
     fail(`cannot run \`${command[0]}\` (${e.code ?? e.message})`, e.code === 'ENOENT' ? 127 : 126);

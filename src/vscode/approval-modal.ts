@@ -18,31 +18,41 @@ const DENY = 'Deny';
 export class ModalApprovalSurface implements ApprovalSurface {
   readonly id = 'VS Code dialog';
 
-  constructor(private readonly log: vscode.LogOutputChannel, private readonly bridged?: PendingBridgeActions) {}
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly bridged?: PendingBridgeActions,
+  ) {}
 
   ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalAnswer> {
     if (signal.aborted) return Promise.resolve('deny');
     const hook = this.bridged?.get(request.id);
     if (hook?.signal.aborted) return Promise.reject(hookGaveUp(hook.signal));
     const { title, detail } = approvalText(request, hook?.requester);
-    this.log.info(`Tier 3: asking for approval of ${request.actionType} (session ${request.sessionId}${hook ? `, asked by ${hook.requester}` : ''})`);
+    this.log.info(
+      `Tier 3: asking for approval of ${request.actionType} (session ${request.sessionId}${hook ? `, asked by ${hook.requester}` : ''})`,
+    );
     const aborted = new Promise<ApprovalAnswer>((resolve, reject) => {
       signal.addEventListener('abort', () => resolve('deny'), { once: true });
       hook?.signal.addEventListener('abort', () => reject(hookGaveUp(hook.signal)), { once: true });
     });
-    const answered = Promise.resolve(vscode.window.showWarningMessage(title, { modal: true, detail }, APPROVE, DENY)).then((choice): ApprovalAnswer => {
-      const answer: ApprovalAnswer = choice === APPROVE ? 'approve' : 'deny';
-      if (signal.aborted || hook?.signal.aborted) {
-        this.log.info(`Tier 3: late answer "${choice ?? 'dismissed'}" for ${request.actionType} ignored (already decided)`);
-        if (choice === APPROVE) void vscode.window.showWarningMessage(`Bulwark: your approval of ${request.actionType} came after the request had already been decided (timed out or answered elsewhere), so it was not applied.`);
-      }
-      return answer;
-    });
+    const answered = Promise.resolve(vscode.window.showWarningMessage(title, { modal: true, detail }, APPROVE, DENY)).then(
+      (choice): ApprovalAnswer => {
+        const answer: ApprovalAnswer = choice === APPROVE ? 'approve' : 'deny';
+        if (signal.aborted || hook?.signal.aborted) {
+          this.log.info(`Tier 3: late answer "${choice ?? 'dismissed'}" for ${request.actionType} ignored (already decided)`);
+          if (choice === APPROVE)
+            void vscode.window.showWarningMessage(
+              `Bulwark: your approval of ${request.actionType} came after the request had already been decided (timed out or answered elsewhere), so it was not applied.`,
+            );
+        }
+        return answer;
+      },
+    );
     return Promise.race([answered, aborted]);
   }
 }
 
 function hookGaveUp(signal: AbortSignal): Error {
   const r: unknown = signal.reason;
-  return new Error(r instanceof BridgeAbort && r.rule === 'bridge.aborted' ? r.message : 'no answer came before the agent\'s hook deadline');
+  return new Error(r instanceof BridgeAbort && r.rule === 'bridge.aborted' ? r.message : "no answer came before the agent's hook deadline");
 }

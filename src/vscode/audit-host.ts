@@ -32,10 +32,15 @@ export class AuditHost implements vscode.Disposable {
   /** Fires when the log's location changed (the panel reloads). */
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel) {
-    this.subscriptions.push(vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(`bulwark.${AUDIT_LOG_SETTING}`)) this.changed.fire();
-    }));
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.subscriptions.push(
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration(`bulwark.${AUDIT_LOG_SETTING}`)) this.changed.fire();
+      }),
+    );
   }
 
   /** The log and database files; undefined when there is no local storage folder and no location is set. */
@@ -73,7 +78,8 @@ export class AuditHost implements vscode.Disposable {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     }
     const stored = (await fs.promises.readFile(file, 'utf8')).trim();
-    if (!/^[0-9a-f]{64}$/.test(stored)) throw new Error(`${file} is not a valid audit key (64 hex characters); the audit log cannot be anchored`);
+    if (!/^[0-9a-f]{64}$/.test(stored))
+      throw new Error(`${file} is not a valid audit key (64 hex characters); the audit log cannot be anchored`);
     return Buffer.from(stored, 'hex');
   }
 
@@ -85,10 +91,17 @@ export class AuditHost implements vscode.Disposable {
     if (!this.opened || this.opened.key !== key) {
       const previous = this.opened;
       const log = (async () => {
-        if (previous) await previous.log.then((l) => l.close(), () => undefined);
+        if (previous)
+          await previous.log.then(
+            (l) => l.close(),
+            () => undefined,
+          );
         const hmacKey = await this.hmacKey();
         return AuditLog.open({
-          ...loc, hmacKey, session: 'bulwark', witness: fileWitness(path.join(this.context.globalStorageUri.fsPath, AUDIT_WITNESS_FILE), loc.logFile),
+          ...loc,
+          hmacKey,
+          session: 'bulwark',
+          witness: fileWitness(path.join(this.context.globalStorageUri.fsPath, AUDIT_WITNESS_FILE), loc.logFile),
           onRecovery: (m) => {
             this.log.warn(`audit log ${loc.logFile}: ${m}`);
             void vscode.window.showWarningMessage(`Bulwark: the audit log was recovered: ${m}`);
@@ -109,7 +122,11 @@ export class AuditHost implements vscode.Disposable {
   /** Every entry in the log file, read from disk (also when the log cannot be opened for appends). */
   entries(): AsyncIterable<AuditEntry> {
     const loc = this.location();
-    return loc ? readEntries(loc.logFile) : (async function* () { /* no log */ })();
+    return loc
+      ? readEntries(loc.logFile)
+      : (async function* () {
+          /* no log */
+        })();
   }
 
   /**
@@ -122,7 +139,15 @@ export class AuditHost implements vscode.Disposable {
       log = await this.open();
     } catch (e) {
       if (e instanceof AuditIntegrityError) {
-        return e.result ?? { ok: false, checked: 0, lastSeq: 0, lastHash: '', firstBroken: { seq: null, line: 0, kind: 'anchor_mismatch', message: e.message } };
+        return (
+          e.result ?? {
+            ok: false,
+            checked: 0,
+            lastSeq: 0,
+            lastHash: '',
+            firstBroken: { seq: null, line: 0, kind: 'anchor_mismatch', message: e.message },
+          }
+        );
       }
       throw e;
     }
@@ -131,7 +156,11 @@ export class AuditHost implements vscode.Disposable {
 
   dispose(): void {
     for (const d of this.subscriptions) d.dispose();
-    if (this.opened) void this.opened.log.then((l) => l.close(), () => undefined);
+    if (this.opened)
+      void this.opened.log.then(
+        (l) => l.close(),
+        () => undefined,
+      );
     this.opened = undefined;
   }
 }

@@ -16,7 +16,8 @@ export function chainStatusOf(r: VerifyReport): ChainStatus {
   if (r.ok) return { state: 'intact', checked: r.checked, message: `intact: ${r.checked} entries` };
   const b = r.firstBroken;
   return {
-    state: 'broken', checked: r.checked,
+    state: 'broken',
+    checked: r.checked,
     message: b ? `broken at entry ${b.seq ?? '?'} (line ${b.line}, ${b.kind}): ${b.message}` : 'broken',
     ...(b && b.seq !== null ? { firstBrokenSeq: b.seq } : {}),
   };
@@ -31,7 +32,12 @@ class AuditPanel implements vscode.Disposable {
   private logFile = '';
   private disposed = false;
 
-  constructor(readonly panel: vscode.WebviewPanel, private readonly extensionUri: vscode.Uri, private readonly audit: AuditHost, private readonly onDisposed: () => void) {
+  constructor(
+    readonly panel: vscode.WebviewPanel,
+    private readonly extensionUri: vscode.Uri,
+    private readonly audit: AuditHost,
+    private readonly onDisposed: () => void,
+  ) {
     panel.webview.html = this.html(panel.webview);
     this.disposables.push(
       panel.onDidDispose(() => this.dispose()),
@@ -54,7 +60,13 @@ class AuditPanel implements vscode.Disposable {
         void this.load();
         return;
       case 'requestRange':
-        this.post({ type: 'rows', requestId: m.requestId, start: m.start, rows: this.view.range(m.start, Math.min(m.count, 2000)), filtered: this.view.filtered });
+        this.post({
+          type: 'rows',
+          requestId: m.requestId,
+          start: m.start,
+          rows: this.view.range(m.start, Math.min(m.count, 2000)),
+          filtered: this.view.filtered,
+        });
         return;
       case 'filter':
         this.view.setFilter(sanitizeFilter(m.filter));
@@ -131,16 +143,36 @@ class AuditPanel implements vscode.Disposable {
   }
 
   private appendLive(entries: readonly AuditEntry[]): void {
-    const rows = entries.flatMap((e) => { const r = this.view.add(e); return r ? [r] : []; });
-    this.post({ type: 'append', total: this.view.total, filtered: this.view.filtered, rows, sessions: this.view.sessions, events: this.view.events });
+    const rows = entries.flatMap((e) => {
+      const r = this.view.add(e);
+      return r ? [r] : [];
+    });
+    this.post({
+      type: 'append',
+      total: this.view.total,
+      filtered: this.view.filtered,
+      rows,
+      sessions: this.view.sessions,
+      events: this.view.events,
+    });
   }
 
   private postInit(error?: string, partial = false): void {
     const v = this.view;
     this.post({
-      type: 'init', logFile: this.logFile, total: v.total, filtered: v.filtered, filter: v.filter,
-      sessions: v.sessions, events: v.events, decisions: v.decisions, chain: this.chain,
-      start: 0, rows: v.range(0, PAGE_SIZE), ...(error ? { error } : {}), ...(partial ? { partial } : {}),
+      type: 'init',
+      logFile: this.logFile,
+      total: v.total,
+      filtered: v.filtered,
+      filter: v.filter,
+      sessions: v.sessions,
+      events: v.events,
+      decisions: v.decisions,
+      chain: this.chain,
+      start: 0,
+      rows: v.range(0, PAGE_SIZE),
+      ...(error ? { error } : {}),
+      ...(partial ? { partial } : {}),
     });
   }
 
@@ -199,7 +231,9 @@ export function registerAuditPanel(context: vscode.ExtensionContext, audit: Audi
     localResourceRoots: [vscode.Uri.joinPath(context.extensionUri, 'media'), vscode.Uri.joinPath(context.extensionUri, 'dist')],
   };
   const adopt = (panel: vscode.WebviewPanel): void => {
-    current = new AuditPanel(panel, context.extensionUri, audit, () => { current = undefined; });
+    current = new AuditPanel(panel, context.extensionUri, audit, () => {
+      current = undefined;
+    });
   };
   context.subscriptions.push(
     vscode.commands.registerCommand(SHOW_AUDIT_LOG_COMMAND, (): void => {
@@ -212,7 +246,10 @@ export function registerAuditPanel(context: vscode.ExtensionContext, audit: Audi
     // A panel left open when the window reloads comes back with its filter (the page keeps it in its state).
     vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
       deserializeWebviewPanel: async (panel: vscode.WebviewPanel): Promise<void> => {
-        if (current) { panel.dispose(); return; }
+        if (current) {
+          panel.dispose();
+          return;
+        }
         panel.webview.options = options;
         adopt(panel);
       },

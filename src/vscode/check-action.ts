@@ -30,17 +30,24 @@ export interface CheckActionResult {
 }
 
 export function registerCheckAction(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost): void {
-  context.subscriptions.push(vscode.commands.registerCommand(CHECK_ACTION_COMMAND, async (arg?: unknown): Promise<CheckActionResult | undefined> => {
-    if (arg === undefined) return checkFromPalette(host, audit);
-    return checkAction(host, arg, {}, audit);
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(CHECK_ACTION_COMMAND, async (arg?: unknown): Promise<CheckActionResult | undefined> => {
+      if (arg === undefined) return checkFromPalette(host, audit);
+      return checkAction(host, arg, {}, audit);
+    }),
+  );
 }
 
 /**
  * Checks one action given as `{ type, payload, sessionId?, cwd? }` and records the decision in the
  * audit log. Never throws: a failure is a block, and so is a decision that could not be recorded.
  */
-export async function checkAction(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean } = {}, audit?: AuditHost): Promise<CheckActionResult> {
+export async function checkAction(
+  host: EngineHost,
+  arg: unknown,
+  defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean } = {},
+  audit?: AuditHost,
+): Promise<CheckActionResult> {
   return (await checkAndRecord(host, arg, defaults, audit)).result;
 }
 
@@ -49,7 +56,12 @@ export async function checkAction(host: EngineHost, arg: unknown, defaults: { se
  * read in its session (IFC taint), and throws if that cannot be recorded (the caller must not hand
  * out what it read).
  */
-export async function checkActionToRun(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean }, audit: AuditHost): Promise<{ result: CheckActionResult; executed: () => Promise<void> }> {
+export async function checkActionToRun(
+  host: EngineHost,
+  arg: unknown,
+  defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean },
+  audit: AuditHost,
+): Promise<{ result: CheckActionResult; executed: () => Promise<void> }> {
   const { result, raw } = await checkAndRecord(host, arg, defaults, audit);
   return {
     result,
@@ -59,24 +71,40 @@ export async function checkActionToRun(host: EngineHost, arg: unknown, defaults:
   };
 }
 
-async function checkAndRecord(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean }, audit?: AuditHost): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
+async function checkAndRecord(
+  host: EngineHost,
+  arg: unknown,
+  defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean },
+  audit?: AuditHost,
+): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
   const decided = await decide(host, arg, defaults);
   if (!audit) return decided;
   const { result, raw } = decided;
   const a = typeof arg === 'object' && arg !== null && !Array.isArray(arg) ? (arg as Record<string, unknown>) : {};
-  const session = typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : defaults.sessionId ?? DEFAULT_SESSION;
+  const session = typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : (defaults.sessionId ?? DEFAULT_SESSION);
   const cwd = typeof a.cwd === 'string' ? a.cwd : defaults.cwd;
   try {
-    await (await audit.open()).appendDecision(raw ?? { ...result, rules: [...result.rules], sessionId: session }, {
-      session, actionType: typeof a.type === 'string' ? a.type : '(invalid)', payload: a.payload ?? null, ...(cwd ? { cwd } : {}),
+    await (
+      await audit.open()
+    ).appendDecision(raw ?? { ...result, rules: [...result.rules], sessionId: session }, {
+      session,
+      actionType: typeof a.type === 'string' ? a.type : '(invalid)',
+      payload: a.payload ?? null,
+      ...(cwd ? { cwd } : {}),
     });
   } catch (e) {
-    return { result: failed('audit.write_failed', `the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed`) };
+    return {
+      result: failed('audit.write_failed', `the audit log could not be written (${errorMessage(e)}), so the action cannot be allowed`),
+    };
   }
   return decided;
 }
 
-async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean }): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
+async function decide(
+  host: EngineHost,
+  arg: unknown,
+  defaults: { sessionId?: string; cwd?: string; sandboxed?: boolean },
+): Promise<{ result: CheckActionResult; raw?: CheckResult }> {
   if (typeof arg !== 'object' || arg === null || Array.isArray(arg)) {
     return { result: failed('action.invalid', 'the action must be an object { type, payload, sessionId?, cwd? }') };
   }
@@ -85,7 +113,7 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
     ...(typeof a.id === 'string' ? { id: a.id } : {}),
     type: a.type,
     payload: a.payload,
-    sessionId: typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : defaults.sessionId ?? DEFAULT_SESSION,
+    sessionId: typeof a.sessionId === 'string' && a.sessionId ? a.sessionId : (defaults.sessionId ?? DEFAULT_SESSION),
     ...(a.cwd !== undefined ? { cwd: a.cwd } : defaults.cwd !== undefined ? { cwd: defaults.cwd } : {}),
     // Only Bulwark's own surfaces say a command runs in the OS sandbox; a caller's `sandboxed` field is ignored.
     ...(defaults.sandboxed ? { sandboxed: true } : {}),
@@ -99,7 +127,13 @@ async function decide(host: EngineHost, arg: unknown, defaults: { sessionId?: st
   return {
     raw: r,
     result: {
-      decision: r.decision, tier: r.tier, minTier: r.minTier, level: r.level, rules: [...r.rules], reason: r.reason, reasons: r.reasons,
+      decision: r.decision,
+      tier: r.tier,
+      minTier: r.minTier,
+      level: r.level,
+      rules: [...r.rules],
+      reason: r.reason,
+      reasons: r.reasons,
       ...(r.confidence !== undefined ? { confidence: r.confidence } : {}),
       ...(r.sandboxHides?.length ? { sandboxHides: r.sandboxHides } : {}),
     },

@@ -9,7 +9,13 @@ import * as vscode from 'vscode';
 import path from 'node:path';
 import { KNOWN_MODELS } from '../node/classifier/model-download';
 import {
-  afterUserConfirms, knownModelChoice, knownModelRequest, parseDownloadRequest, progressMessage, runModelDownload, type DownloadQuestion,
+  afterUserConfirms,
+  knownModelChoice,
+  knownModelRequest,
+  parseDownloadRequest,
+  progressMessage,
+  runModelDownload,
+  type DownloadQuestion,
   type ModelDownloadRequest,
 } from '../node/classifier/download-request';
 import { errorMessage } from '../engine/error-message';
@@ -23,18 +29,22 @@ const MODEL_DIR_SETTING = 'classifier.modelDir';
 const OPEN_SETTING = 'Open Setting';
 
 export function registerDownloadModel(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
-  context.subscriptions.push(vscode.commands.registerCommand(DOWNLOAD_MODEL_COMMAND, async (arg?: unknown): Promise<DownloadModelResult | undefined> => {
-    if (arg === undefined) return fromPalette(context, log);
-    const parsed = parseDownloadRequest(arg);
-    if (!parsed.ok) return failed(log, parsed.error);
-    // A caller's request needs the user's yes (afterUserConfirms; declining is unit-tested in
-    // download-request.test.ts). The extension-test host refuses modals: in Test mode nobody is asked.
-    const ask = context.extensionMode === vscode.ExtensionMode.Test
-      ? async () => true
-      : async (q: DownloadQuestion) => (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.yes)) === q.yes;
-    const r = await afterUserConfirms(parsed.value, ask, (request) => download(context, log, request));
-    return r.confirmed ? r.result : failed(log, r.error);
-  }));
+  context.subscriptions.push(
+    vscode.commands.registerCommand(DOWNLOAD_MODEL_COMMAND, async (arg?: unknown): Promise<DownloadModelResult | undefined> => {
+      if (arg === undefined) return fromPalette(context, log);
+      const parsed = parseDownloadRequest(arg);
+      if (!parsed.ok) return failed(log, parsed.error);
+      // A caller's request needs the user's yes (afterUserConfirms; declining is unit-tested in
+      // download-request.test.ts). The extension-test host refuses modals: in Test mode nobody is asked.
+      const ask =
+        context.extensionMode === vscode.ExtensionMode.Test
+          ? async () => true
+          : async (q: DownloadQuestion) =>
+              (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.yes)) === q.yes;
+      const r = await afterUserConfirms(parsed.value, ask, (request) => download(context, log, request));
+      return r.confirmed ? r.result : failed(log, r.error);
+    }),
+  );
 }
 
 async function fromPalette(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<DownloadModelResult | undefined> {
@@ -58,10 +68,16 @@ async function fromPalette(context: vscode.ExtensionContext, log: vscode.LogOutp
   return download(context, log, request.value);
 }
 
-async function download(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, request: ModelDownloadRequest): Promise<DownloadModelResult> {
+async function download(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  request: ModelDownloadRequest,
+): Promise<DownloadModelResult> {
   const storage = context.globalStorageUri;
   const modelsRoot = storage.scheme === 'file' ? path.join(storage.fsPath, 'models') : undefined;
-  log.info(`classifier download: ${request.files.map((f) => f.name).join(', ')} from ${request.baseUrl} into ${request.destDir ?? `${modelsRoot ?? '(no storage)'}/…`}`);
+  log.info(
+    `classifier download: ${request.files.map((f) => f.name).join(', ')} from ${request.baseUrl} into ${request.destDir ?? `${modelsRoot ?? '(no storage)'}/…`}`,
+  );
   const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: PROGRESS_TITLE, cancellable: true },
     async (progress, token) => {
@@ -93,17 +109,28 @@ async function download(context: vscode.ExtensionContext, log: vscode.LogOutputC
   );
   if (!result.ok) {
     log.warn(`classifier download failed: ${result.error}`);
-    if (result.cancelled) void vscode.window.showWarningMessage('Bulwark: the classifier model download was cancelled; no partial files are left and bulwark.classifier.modelDir is unchanged.');
-    else void vscode.window.showErrorMessage(`Bulwark: the classifier model was not downloaded: ${result.error}. No partial files are left; bulwark.classifier.modelDir is unchanged.`);
+    if (result.cancelled)
+      void vscode.window.showWarningMessage(
+        'Bulwark: the classifier model download was cancelled; no partial files are left and bulwark.classifier.modelDir is unchanged.',
+      );
+    else
+      void vscode.window.showErrorMessage(
+        `Bulwark: the classifier model was not downloaded: ${result.error}. No partial files are left; bulwark.classifier.modelDir is unchanged.`,
+      );
     return { ok: false, error: result.error };
   }
   try {
     await vscode.workspace.getConfiguration('bulwark').update(MODEL_DIR_SETTING, result.dir, vscode.ConfigurationTarget.Global);
   } catch (e) {
-    return failed(log, `the model was downloaded and verified into ${result.dir}, but bulwark.${MODEL_DIR_SETTING} could not be set (${errorMessage(e)}); set it to that folder yourself`);
+    return failed(
+      log,
+      `the model was downloaded and verified into ${result.dir}, but bulwark.${MODEL_DIR_SETTING} could not be set (${errorMessage(e)}); set it to that folder yourself`,
+    );
   }
   log.info(`classifier download: ready in ${result.dir}; bulwark.${MODEL_DIR_SETTING} points at it`);
-  void vscode.window.showInformationMessage(`Bulwark: classifier model ready in ${result.dir}. bulwark.${MODEL_DIR_SETTING} points at it; Tier 1 runs the classifier from the next check.`);
+  void vscode.window.showInformationMessage(
+    `Bulwark: classifier model ready in ${result.dir}. bulwark.${MODEL_DIR_SETTING} points at it; Tier 1 runs the classifier from the next check.`,
+  );
   return { ok: true, dir: result.dir };
 }
 

@@ -14,7 +14,13 @@ import type { InjectionClassifier } from '../engine/shield/pipeline';
 import type { StateStore } from '../engine/shield/types';
 import { createNodeEngine, currentPlatform } from '../node/create-engine';
 import {
-  HOST_SETTING_KEYS, fileStamp, normalizeHostSettings, policyFilesOf, policyLabel, type HostSettingKey, type HostSettings,
+  HOST_SETTING_KEYS,
+  fileStamp,
+  normalizeHostSettings,
+  policyFilesOf,
+  policyLabel,
+  type HostSettingKey,
+  type HostSettings,
 } from '../node/host-settings';
 import { buildHostShield, type HostProblem } from '../node/host-shield';
 import { StateStores } from '../node/state-store';
@@ -83,13 +89,24 @@ export class EngineHost implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   /** `extraSelfPaths`: more Bulwark state outside the storage folders (a custom audit log location), FullBlock to agents. */
-  constructor(private readonly context: vscode.ExtensionContext, private readonly log: vscode.LogOutputChannel, private readonly extraSelfPaths: () => string[] = () => []) {
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly extraSelfPaths: () => string[] = () => [],
+  ) {
     this.surface = new ModalApprovalSurface(log, this.pendingBridgeActions);
     const refresh = () => this.refresh();
     this.subscriptions.push(
       vscode.workspace.onDidChangeWorkspaceFolders(refresh),
-      vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('bulwark')) refresh(); }),
-      context.secrets.onDidChange((e) => { if (e.key === TIER2_API_KEY_SECRET) { this.secretsGeneration++; refresh(); } }),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('bulwark')) refresh();
+      }),
+      context.secrets.onDidChange((e) => {
+        if (e.key === TIER2_API_KEY_SECRET) {
+          this.secretsGeneration++;
+          refresh();
+        }
+      }),
     );
     const watcher = vscode.workspace.createFileSystemWatcher('**/.bulwark/policy.yaml');
     this.subscriptions.push(watcher, watcher.onDidChange(refresh), watcher.onDidCreate(refresh), watcher.onDidDelete(refresh));
@@ -104,7 +121,7 @@ export class EngineHost implements vscode.Disposable {
       this.current = entry;
       // A build that fails is not cached: the next call tries again.
       engine.catch((e: unknown) => {
-        this.log.error(`building the engine failed: ${e instanceof Error ? e.stack ?? e.message : String(e)}`);
+        this.log.error(`building the engine failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
         if (this.current === entry) this.current = undefined;
       });
     }
@@ -115,7 +132,10 @@ export class EngineHost implements vscode.Disposable {
 
   /** The sandbox helper process (dist/sandbox-helper.js): started on first use, killed with the extension. */
   sandboxHelper(): SandboxHelperClient {
-    this.helper ??= new SandboxHelperClient({ helperScript: path.join(this.context.extensionPath, 'dist', 'sandbox-helper.js'), log: (line) => this.log.info(line) });
+    this.helper ??= new SandboxHelperClient({
+      helperScript: path.join(this.context.extensionPath, 'dist', 'sandbox-helper.js'),
+      log: (line) => this.log.info(line),
+    });
     return this.helper;
   }
 
@@ -197,31 +217,58 @@ export class EngineHost implements vscode.Disposable {
     const t0 = Date.now();
     this.log.debug('building the engine');
     const stateDir = this.stateDir();
-    const selfPaths = [this.context.globalStorageUri, this.context.storageUri, this.context.logUri].flatMap((u) => (u && u.scheme === 'file' ? [u.fsPath] : [])).concat(snap.selfPaths);
+    const selfPaths = [this.context.globalStorageUri, this.context.storageUri, this.context.logUri]
+      .flatMap((u) => (u && u.scheme === 'file' ? [u.fsPath] : []))
+      .concat(snap.selfPaths);
     const { store, error: storeError } = this.stores.storeFor(stateDir);
     const [tier2, classifier] = await Promise.all([this.tier2Source(s), this.classifierFor(s.classifierModelDir)]);
     const hs = buildHostShield({
-      settings: s, home: os.homedir(), platform: currentPlatform(), workspaceRoots: snap.workspaceRoots, stateDir, store, tier2,
+      settings: s,
+      home: os.homedir(),
+      platform: currentPlatform(),
+      workspaceRoots: snap.workspaceRoots,
+      stateDir,
+      store,
+      tier2,
       surfaces: [this.surface],
       onTier3Verdict: (v) => {
-        if (v.event === 'rate_limited') void vscode.window.showWarningMessage(`Bulwark: an approval request was denied without asking you: ${v.reason}.`);
+        if (v.event === 'rate_limited')
+          void vscode.window.showWarningMessage(`Bulwark: an approval request was denied without asking you: ${v.reason}.`);
       },
       classifier,
     });
     const problems: HostProblem[] = [
       ...hs.problems,
       ...snap.settingProblems.map((m) => ({ severity: 'warning' as const, message: `${m}.` })),
-      ...(storeError ? [{ severity: stateDir ? 'error' as const : 'warning' as const, message: `${storeError}.` }] : []),
+      ...(storeError ? [{ severity: stateDir ? ('error' as const) : ('warning' as const), message: `${storeError}.` }] : []),
     ];
     const c = s.classifierModelDir ? this.classifiers.get(s.classifierModelDir) : undefined;
-    if (c?.state === 'failed') problems.push({ severity: 'error', message: `The Tier 1 classifier in ${s.classifierModelDir} failed to load, so every action that reaches Tier 1 is blocked until it loads or the setting is cleared: ${c.error}` });
+    if (c?.state === 'failed')
+      problems.push({
+        severity: 'error',
+        message: `The Tier 1 classifier in ${s.classifierModelDir} failed to load, so every action that reaches Tier 1 is blocked until it loads or the setting is cleared: ${c.error}`,
+      });
 
-    const { engine, shellError } = await createNodeEngine({ workspaceRoots: snap.workspaceRoots, selfPaths, shield: hs.parts, ssrfPolicy: { allowLoopbackPorts: s.allowLoopbackPorts }, extraReadRoots: s.extraReadRoots });
-    if (shellError) problems.push({ severity: 'error', message: `The shell grammar failed to load, so every shell command is blocked: ${shellError}` });
+    const { engine, shellError } = await createNodeEngine({
+      workspaceRoots: snap.workspaceRoots,
+      selfPaths,
+      shield: hs.parts,
+      ssrfPolicy: { allowLoopbackPorts: s.allowLoopbackPorts },
+      extraReadRoots: s.extraReadRoots,
+    });
+    if (shellError)
+      problems.push({ severity: 'error', message: `The shell grammar failed to load, so every shell command is blocked: ${shellError}` });
 
-    this.lastBuilt = { key: snap.key, problems, policyError: hs.parts.policy.ok ? undefined : hs.parts.policy.error, tier2: hs.tier2Status };
+    this.lastBuilt = {
+      key: snap.key,
+      problems,
+      policyError: hs.parts.policy.ok ? undefined : hs.parts.policy.error,
+      tier2: hs.tier2Status,
+    };
     this.report(problems);
-    this.log.info(`engine ready in ${Date.now() - t0} ms: policy ${policyLabel(s.policy)}, IFC ${s.ifcPolicy}${s.ifcMode ? ` (${s.ifcMode})` : ''}, ${snap.workspaceRoots.length} workspace folder(s), ${classifier ? `classifier ${classifier.id}` : 'heuristics only'}; ${hs.tier2Status}; state in ${stateDir ?? '(memory)'}`);
+    this.log.info(
+      `engine ready in ${Date.now() - t0} ms: policy ${policyLabel(s.policy)}, IFC ${s.ifcPolicy}${s.ifcMode ? ` (${s.ifcMode})` : ''}, ${snap.workspaceRoots.length} workspace folder(s), ${classifier ? `classifier ${classifier.id}` : 'heuristics only'}; ${hs.tier2Status}; state in ${stateDir ?? '(memory)'}`,
+    );
     this.changed.fire();
     return engine;
   }
@@ -256,7 +303,11 @@ export class EngineHost implements vscode.Disposable {
       }
       case 'vscode-lm': {
         const selector = parseLmSelector(s.tier2.lmModel);
-        if (!selector) return { kind: 'not_configured', why: 'no VS Code language model is chosen (set bulwark.tier2.lmModel to vendor/family/id, e.g. copilot/gpt-4o-mini; prefer a model other than the agent\'s)' };
+        if (!selector)
+          return {
+            kind: 'not_configured',
+            why: "no VS Code language model is chosen (set bulwark.tier2.lmModel to vendor/family/id, e.g. copilot/gpt-4o-mini; prefer a model other than the agent's)",
+          };
         return { kind: 'backend', backend: new LmChatBackend(selector, s.tier2.lmModel) };
       }
     }
@@ -280,17 +331,19 @@ export class EngineHost implements vscode.Disposable {
     if (!c || c.state === 'failed') {
       const t0 = Date.now();
       this.log.info(`loading the Tier 1 classifier from ${modelDir}`);
-      const promise = loadOnnxClassifier(modelDir).then(
-        (classifier) => {
-          this.classifiers.set(modelDir, { state: 'loaded', classifier });
-          this.log.info(`classifier ${classifier.id} loaded in ${Date.now() - t0} ms`);
-        },
-        (e: unknown) => {
-          const error = errorMessage(e);
-          this.classifiers.set(modelDir, { state: 'failed', error });
-          this.log.error(`the classifier in ${modelDir} failed to load; Tier 1 blocks until it loads: ${error}`);
-        },
-      ).finally(() => this.changed.fire());
+      const promise = loadOnnxClassifier(modelDir)
+        .then(
+          (classifier) => {
+            this.classifiers.set(modelDir, { state: 'loaded', classifier });
+            this.log.info(`classifier ${classifier.id} loaded in ${Date.now() - t0} ms`);
+          },
+          (e: unknown) => {
+            const error = errorMessage(e);
+            this.classifiers.set(modelDir, { state: 'failed', error });
+            this.log.error(`the classifier in ${modelDir} failed to load; Tier 1 blocks until it loads: ${error}`);
+          },
+        )
+        .finally(() => this.changed.fire());
       c = { state: 'loading', promise };
       this.classifiers.set(modelDir, c);
       this.changed.fire();

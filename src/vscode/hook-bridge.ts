@@ -11,7 +11,12 @@ import { bridgeService } from '../node/hooks/bridge-service';
 import { startBridgeServer, type BridgeAuditLocation, type BridgeServer } from '../node/hooks/bridge-server';
 import { errorMessage } from '../engine/error-message';
 
-export function registerHookBridge(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost, log: vscode.LogOutputChannel): void {
+export function registerHookBridge(
+  context: vscode.ExtensionContext,
+  host: EngineHost,
+  audit: AuditHost,
+  log: vscode.LogOutputChannel,
+): void {
   let stateDir: string;
   try {
     stateDir = bulwarkStateDir();
@@ -28,9 +33,22 @@ export function registerHookBridge(context: vscode.ExtensionContext, host: Engin
     check: async (action) => {
       const { sandboxed, ...rest } = action;
       const { result, executed } = await checkActionToRun(host, rest, { sandboxed }, audit);
-      return { result: { decision: result.decision, tier: result.tier, minTier: result.minTier, level: result.level, rules: [...result.rules], reason: result.reason, ...(result.sandboxHides ? { sandboxHides: result.sandboxHides } : {}) }, executed };
+      return {
+        result: {
+          decision: result.decision,
+          tier: result.tier,
+          minTier: result.minTier,
+          level: result.level,
+          rules: [...result.rules],
+          reason: result.reason,
+          ...(result.sandboxHides ? { sandboxHides: result.sandboxHides } : {}),
+        },
+        executed,
+      };
     },
-    append: async (event) => { await (await audit.open()).append(event); },
+    append: async (event) => {
+      await (await audit.open()).append(event);
+    },
     pending: host.pendingBridgeActions,
     log,
   });
@@ -38,11 +56,19 @@ export function registerHookBridge(context: vscode.ExtensionContext, host: Engin
   let server: BridgeServer | undefined;
   let disposed = false;
   context.subscriptions.push(
-    { dispose: () => { disposed = true; void server?.dispose(); } },
+    {
+      dispose: () => {
+        disposed = true;
+        void server?.dispose();
+      },
+    },
     audit.onDidChange(() => server?.setAudit(auditLocation())),
   );
   startBridgeServer({ stateDir, ...handlers, audit: auditLocation(), log }).then(
-    (s) => { if (disposed) void s.dispose(); else server = s; },
+    (s) => {
+      if (disposed) void s.dispose();
+      else server = s;
+    },
     (e: unknown) => notStarted(log, e),
   );
 }
@@ -50,5 +76,7 @@ export function registerHookBridge(context: vscode.ExtensionContext, host: Engin
 function notStarted(log: vscode.LogOutputChannel, e: unknown): void {
   const why = errorMessage(e);
   log.error(`the hook bridge did not start: ${why}`);
-  void vscode.window.showWarningMessage(`Bulwark: agents' hooks cannot reach this window (${why}). They decide on their own and deny whatever would need your approval.`);
+  void vscode.window.showWarningMessage(
+    `Bulwark: agents' hooks cannot reach this window (${why}). They decide on their own and deny whatever would need your approval.`,
+  );
 }

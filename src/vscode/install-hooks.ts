@@ -9,8 +9,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { AGENT_IDS, AGENT_NAMES, type AgentId } from '../engine/agents/types';
 import {
-  applyPlan, clientTimeoutForApprovals, describePlan, describeStatus, detectClients, hooksStatus, planChangesAnything, planInstall, planUninstall, readManifest, repairWrapper,
-  type HookScope, type HooksContext, type HooksPlan,
+  applyPlan,
+  clientTimeoutForApprovals,
+  describePlan,
+  describeStatus,
+  detectClients,
+  hooksStatus,
+  planChangesAnything,
+  planInstall,
+  planUninstall,
+  readManifest,
+  repairWrapper,
+  type HookScope,
+  type HooksContext,
+  type HooksPlan,
 } from '../node/hooks/install';
 import { bulwarkStateDir } from '../node/hooks/state-dir';
 import type { EngineHost } from './engine-host';
@@ -20,14 +32,24 @@ export const INSTALL_HOOKS_COMMAND = 'bulwark.installAgentHooks';
 export const UNINSTALL_HOOKS_COMMAND = 'bulwark.uninstallAgentHooks';
 
 function hooksContext(): HooksContext {
-  return { home: os.homedir(), stateDir: bulwarkStateDir(), env: process.env, platform: process.platform === 'win32' ? 'win32' : process.platform === 'darwin' ? 'darwin' : 'linux' };
+  return {
+    home: os.homedir(),
+    stateDir: bulwarkStateDir(),
+    env: process.env,
+    platform: process.platform === 'win32' ? 'win32' : process.platform === 'darwin' ? 'darwin' : 'linux',
+  };
 }
 
 export function registerInstallHooks(context: vscode.ExtensionContext, host: EngineHost, log: vscode.LogOutputChannel): void {
   // After an update of this extension the wrapper may still name the old dist/cli.js (then every
   // hook call is denied): point it at this one. The clients' files are not touched.
   try {
-    const repaired = repairWrapper({ stateDir: bulwarkStateDir(), platform: hooksContext().platform, node: process.execPath, cli: path.join(context.extensionPath, 'dist', 'cli.js') });
+    const repaired = repairWrapper({
+      stateDir: bulwarkStateDir(),
+      platform: hooksContext().platform,
+      node: process.execPath,
+      cli: path.join(context.extensionPath, 'dist', 'cli.js'),
+    });
     if (repaired) log.info(`agent hooks: ${repaired}`);
   } catch (e) {
     log.warn(`agent hooks: the wrapper could not be checked: ${errorMessage(e)}`);
@@ -52,19 +74,36 @@ async function install(context: vscode.ExtensionContext, host: EngineHost, log: 
   const ctx = hooksContext();
   const found = detectClients(ctx);
   const picked = await vscode.window.showQuickPick(
-    AGENT_IDS.map((agent) => ({ label: AGENT_NAMES[agent], description: found.includes(agent) ? 'found on this machine' : 'not found', picked: found.includes(agent), agent })),
-    { title: 'Bulwark: Install Agent Hooks (1/2)', placeHolder: 'Which agents should call Bulwark before every tool call?', canPickMany: true, ignoreFocusOut: true },
+    AGENT_IDS.map((agent) => ({
+      label: AGENT_NAMES[agent],
+      description: found.includes(agent) ? 'found on this machine' : 'not found',
+      picked: found.includes(agent),
+      agent,
+    })),
+    {
+      title: 'Bulwark: Install Agent Hooks (1/2)',
+      placeHolder: 'Which agents should call Bulwark before every tool call?',
+      canPickMany: true,
+      ignoreFocusOut: true,
+    },
   );
   if (!picked?.length) return;
   const scope = await pickScope();
   if (!scope) return;
   const timeoutSeconds = clientTimeoutForApprovals(host.status().settings.tier3.timeoutSeconds);
   const plan = planInstall({
-    ...ctx, agents: picked.map((p) => p.agent), scope: scope.scope, ...(scope.workspace ? { workspace: scope.workspace } : {}),
-    timeoutSeconds, node: process.execPath, cli: path.join(context.extensionPath, 'dist', 'cli.js'),
+    ...ctx,
+    agents: picked.map((p) => p.agent),
+    scope: scope.scope,
+    ...(scope.workspace ? { workspace: scope.workspace } : {}),
+    timeoutSeconds,
+    node: process.execPath,
+    cli: path.join(context.extensionPath, 'dist', 'cli.js'),
   });
   if (await confirmAndApply(plan, 'Install', `Hook timeout ${timeoutSeconds} s, so a Tier 3 approval can take its full time.`, log)) {
-    void vscode.window.showInformationMessage(`Bulwark: agent hooks installed for ${picked.map((p) => p.label).join(', ')}.`, { modal: false });
+    void vscode.window.showInformationMessage(`Bulwark: agent hooks installed for ${picked.map((p) => p.label).join(', ')}.`, {
+      modal: false,
+    });
   }
 }
 
@@ -72,9 +111,18 @@ async function pickScope(): Promise<{ scope: HookScope; workspace?: string } | u
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file');
   const items: (vscode.QuickPickItem & { scope: HookScope; workspace?: string })[] = [
     { label: 'User', description: 'every project on this machine (files in your home folder)', scope: 'user' },
-    ...folders.map((f) => ({ label: `Workspace: ${f.name}`, description: `files inside ${f.uri.fsPath} (e.g. .github/hooks, .claude)`, scope: 'workspace' as const, workspace: f.uri.fsPath })),
+    ...folders.map((f) => ({
+      label: `Workspace: ${f.name}`,
+      description: `files inside ${f.uri.fsPath} (e.g. .github/hooks, .claude)`,
+      scope: 'workspace' as const,
+      workspace: f.uri.fsPath,
+    })),
   ];
-  return vscode.window.showQuickPick(items, { title: 'Bulwark: Install Agent Hooks (2/2)', placeHolder: 'Where should the hooks be installed?', ignoreFocusOut: true });
+  return vscode.window.showQuickPick(items, {
+    title: 'Bulwark: Install Agent Hooks (2/2)',
+    placeHolder: 'Where should the hooks be installed?',
+    ignoreFocusOut: true,
+  });
 }
 
 async function uninstall(log: vscode.LogOutputChannel): Promise<void> {
@@ -86,7 +134,12 @@ async function uninstall(log: vscode.LogOutputChannel): Promise<void> {
   }
   const picked = await vscode.window.showQuickPick(
     installed.map((agent: AgentId) => ({ label: AGENT_NAMES[agent], picked: true, agent })),
-    { title: 'Bulwark: Uninstall Agent Hooks', placeHolder: 'Remove Bulwark\'s hooks from which agents? (those agents then run tools unchecked)', canPickMany: true, ignoreFocusOut: true },
+    {
+      title: 'Bulwark: Uninstall Agent Hooks',
+      placeHolder: "Remove Bulwark's hooks from which agents? (those agents then run tools unchecked)",
+      canPickMany: true,
+      ignoreFocusOut: true,
+    },
   );
   if (!picked?.length) return;
   const plan = planUninstall({ ...ctx, agents: picked.map((p) => p.agent) });
@@ -96,20 +149,35 @@ async function uninstall(log: vscode.LogOutputChannel): Promise<void> {
 }
 
 /** The modal that lists exactly what will be written; applies the plan only on the confirming button. */
-async function confirmAndApply(plan: HooksPlan, verb: 'Install' | 'Uninstall', note: string, log: vscode.LogOutputChannel): Promise<boolean> {
+async function confirmAndApply(
+  plan: HooksPlan,
+  verb: 'Install' | 'Uninstall',
+  note: string,
+  log: vscode.LogOutputChannel,
+): Promise<boolean> {
   const lines = describePlan(plan);
   if (!planChangesAnything(plan)) {
-    void vscode.window.showInformationMessage(`Bulwark: nothing to ${verb.toLowerCase()}; the hooks are already as asked.`, { modal: true, detail: lines.join('\n') });
+    void vscode.window.showInformationMessage(`Bulwark: nothing to ${verb.toLowerCase()}; the hooks are already as asked.`, {
+      modal: true,
+      detail: lines.join('\n'),
+    });
     return false;
   }
   const detail = [
-    `Bulwark will ${verb === 'Install' ? 'write' : 'change'} these files:`, '', ...lines, '',
-    ...plan.warnings.map((w) => `Warning: ${w}`), ...plan.notes.map((n) => `Note: ${n}`), note,
+    `Bulwark will ${verb === 'Install' ? 'write' : 'change'} these files:`,
+    '',
+    ...lines,
+    '',
+    ...plan.warnings.map((w) => `Warning: ${w}`),
+    ...plan.notes.map((n) => `Note: ${n}`),
+    note,
   ].join('\n');
   const answer = await vscode.window.showWarningMessage(`Bulwark: ${verb} agent hooks?`, { modal: true, detail }, verb);
   if (answer !== verb) return false;
   const r = applyPlan(plan);
-  log.info(`agent hooks ${verb.toLowerCase()}: ${r.written.length} file(s) written (${r.written.join(', ')}), ${r.deleted.length} removed (${r.deleted.join(', ')})`);
+  log.info(
+    `agent hooks ${verb.toLowerCase()}: ${r.written.length} file(s) written (${r.written.join(', ')}), ${r.deleted.length} removed (${r.deleted.join(', ')})`,
+  );
   return true;
 }
 

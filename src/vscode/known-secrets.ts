@@ -12,15 +12,31 @@ export function registerKnownSecrets(context: vscode.ExtensionContext, log: vsco
   const count = report.files.reduce((n, f) => n + f.values, report.environment);
   log.info(`known secrets: ${count} values masked by value (${report.files.length} files, ${report.environment} environment variables)`);
   for (const e of report.errors) log.warn(`known secrets: ${e}`);
-  const addStoredKey = () => { void context.secrets.get(TIER2_API_KEY_SECRET).then((k) => { if (k) loader.values.add(k, 'known-value.secret-storage'); }, () => undefined); };
+  const addStoredKey = () => {
+    void context.secrets.get(TIER2_API_KEY_SECRET).then(
+      (k) => {
+        if (k) loader.values.add(k, 'known-value.secret-storage');
+      },
+      () => undefined,
+    );
+  };
   addStoredKey();
 
-  const refresh = () => { for (const e of loader.refresh().errors) log.warn(`known secrets: ${e}`); };
+  const refresh = () => {
+    for (const e of loader.refresh().errors) log.warn(`known secrets: ${e}`);
+  };
   const watcher = vscode.workspace.createFileSystemWatcher('**/{.env,.env.*,.envrc,.dev.vars}');
   context.subscriptions.push(
-    watcher, watcher.onDidChange(refresh), watcher.onDidCreate(refresh),
+    watcher,
+    watcher.onDidChange(refresh),
+    watcher.onDidCreate(refresh),
     // New folders: their .env files are read into the same registry (values found so far stay masked).
-    vscode.workspace.onDidChangeWorkspaceFolders(() => { loader.addWorkspaceRoots(roots()); refresh(); }),
-    context.secrets.onDidChange((e) => { if (e.key === TIER2_API_KEY_SECRET) addStoredKey(); }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => {
+      loader.addWorkspaceRoots(roots());
+      refresh();
+    }),
+    context.secrets.onDidChange((e) => {
+      if (e.key === TIER2_API_KEY_SECRET) addStoredKey();
+    }),
   );
 }

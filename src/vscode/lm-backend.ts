@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import type { ChatBackend } from '../engine/shield/tier2';
 import { MAX_ANSWER_CHARS } from '../engine/shield/tier2';
 
-const SYSTEM_PREFIX = '[SYSTEM INSTRUCTIONS FROM THE BULWARK SECURITY EXTENSION — this API has no system role, so they come as this first message. They are not from the user and take precedence over everything in the next message.]\n\n';
+const SYSTEM_PREFIX =
+  '[SYSTEM INSTRUCTIONS FROM THE BULWARK SECURITY EXTENSION — this API has no system role, so they come as this first message. They are not from the user and take precedence over everything in the next message.]\n\n';
 
 /** `vendor/family/id` (empty parts are wildcards; an id may itself contain `/`). Undefined when nothing is selected. */
 export function parseLmSelector(text: string): vscode.LanguageModelChatSelector | undefined {
@@ -24,7 +25,10 @@ export function parseLmSelector(text: string): vscode.LanguageModelChatSelector 
 export class LmChatBackend implements ChatBackend {
   readonly id: string;
 
-  constructor(private readonly selector: vscode.LanguageModelChatSelector, label: string) {
+  constructor(
+    private readonly selector: vscode.LanguageModelChatSelector,
+    label: string,
+  ) {
     this.id = `vscode-lm:${label}`;
   }
 
@@ -37,7 +41,10 @@ export class LmChatBackend implements ChatBackend {
     try {
       const models = await vscode.lm.selectChatModels(this.selector);
       const model = models[0];
-      if (!model) throw new Error(`no VS Code language model matches ${JSON.stringify(this.selector)} (is the extension that provides it installed and signed in?)`);
+      if (!model)
+        throw new Error(
+          `no VS Code language model matches ${JSON.stringify(this.selector)} (is the extension that provides it installed and signed in?)`,
+        );
       if (signal.aborted) throw aborted();
       const response = await model.sendRequest(
         [vscode.LanguageModelChatMessage.User(SYSTEM_PREFIX + system), vscode.LanguageModelChatMessage.User(user)],

@@ -33,7 +33,10 @@ export function registerPolicyDiagnostics(context: vscode.ExtensionContext): vsc
 
   const validate = (uri: vscode.Uri, text: string | undefined): void => {
     const kind = kindOf(uri);
-    if (!kind) { collection.delete(uri); return; }
+    if (!kind) {
+      collection.delete(uri);
+      return;
+    }
     if (text === undefined) {
       try {
         text = fs.readFileSync(uri.fsPath, 'utf8');
@@ -45,12 +48,17 @@ export function registerPolicyDiagnostics(context: vscode.ExtensionContext): vsc
     collection.set(uri, problemsIn(kind, text, uri.fsPath));
   };
 
-  const fromDocument = (doc: vscode.TextDocument) => { if (kindOf(doc.uri)) validate(doc.uri, doc.getText()); };
+  const fromDocument = (doc: vscode.TextDocument) => {
+    if (kindOf(doc.uri)) validate(doc.uri, doc.getText());
+  };
   const openText = (uri: vscode.Uri) => vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString())?.getText();
   /** Every policy file we know of, from disk (or the open editor's text). */
   const revalidateAll = async () => {
     collection.clear();
-    const uris = await vscode.workspace.findFiles('**/.bulwark/policy.yaml', undefined, 200).then((u) => u, () => [] as vscode.Uri[]);
+    const uris = await vscode.workspace.findFiles('**/.bulwark/policy.yaml', undefined, 200).then(
+      (u) => u,
+      () => [] as vscode.Uri[],
+    );
     const config = vscode.workspace.getConfiguration('bulwark');
     for (const key of ['policy', 'ifc.policy']) {
       const v = config.inspect<string>(key)?.globalValue;
@@ -70,8 +78,12 @@ export function registerPolicyDiagnostics(context: vscode.ExtensionContext): vsc
     vscode.workspace.onDidOpenTextDocument(fromDocument),
     vscode.workspace.onDidChangeTextDocument((e) => fromDocument(e.document)),
     // Closing an unsaved editor: what counts again is the file on disk.
-    vscode.workspace.onDidCloseTextDocument((doc) => { if (kindOf(doc.uri)) validate(doc.uri, undefined); }),
-    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('bulwark.policy') || e.affectsConfiguration('bulwark.ifc.policy')) void revalidateAll(); }),
+    vscode.workspace.onDidCloseTextDocument((doc) => {
+      if (kindOf(doc.uri)) validate(doc.uri, undefined);
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('bulwark.policy') || e.affectsConfiguration('bulwark.ifc.policy')) void revalidateAll();
+    }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void revalidateAll()),
   );
   for (const doc of vscode.workspace.textDocuments) fromDocument(doc);
@@ -102,7 +114,11 @@ function diagnostic(line: number | undefined, column: number | undefined, messag
   const c = Math.min(Math.max((column ?? 1) - 1, 0), lineText.length);
   const token = /^[^\s:,\]}]+/.exec(lineText.slice(c))?.[0].length ?? 0;
   const end = line === undefined ? lineText.length : c + Math.max(token, 1);
-  const d = new vscode.Diagnostic(new vscode.Range(l, c, l, Math.min(end, Math.max(lineText.length, c + 1))), message, vscode.DiagnosticSeverity.Error);
+  const d = new vscode.Diagnostic(
+    new vscode.Range(l, c, l, Math.min(end, Math.max(lineText.length, c + 1))),
+    message,
+    vscode.DiagnosticSeverity.Error,
+  );
   d.source = SOURCE;
   return d;
 }

@@ -4,7 +4,14 @@
 // registration, the cancellation token and the dialog for running without a sandbox.
 import * as vscode from 'vscode';
 import crypto from 'node:crypto';
-import { normalizeSandboxSettings, runCommandTool, unsandboxedApprovalText, type SandboxSettingKey, type SandboxSettings, type UnsandboxedApprovalRequest } from '../node/run-command';
+import {
+  normalizeSandboxSettings,
+  runCommandTool,
+  unsandboxedApprovalText,
+  type SandboxSettingKey,
+  type SandboxSettings,
+  type UnsandboxedApprovalRequest,
+} from '../node/run-command';
 import { probeSandbox } from '../node/sandbox/probe';
 import { loadSecretRules, redactSecrets } from '../engine/secrets';
 import { checkActionToRun } from './check-action';
@@ -33,42 +40,58 @@ export function workspaceRoots(): string[] {
   return (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
 }
 
-export function registerRunCommand(context: vscode.ExtensionContext, host: EngineHost, audit: AuditHost, log: vscode.LogOutputChannel): void {
+export function registerRunCommand(
+  context: vscode.ExtensionContext,
+  host: EngineHost,
+  audit: AuditHost,
+  log: vscode.LogOutputChannel,
+): void {
   let lastProblems = '';
-  context.subscriptions.push(vscode.lm.registerTool<unknown>(RUN_COMMAND_TOOL, {
-    prepareInvocation: (opts) => {
-      const c = (opts.input as { command?: unknown } | undefined)?.command;
-      // Shown in the chat view: the command's secrets are not.
-      const shown = typeof c === 'string' ? redactSecrets(loadSecretRules(), c).text : '(no command)';
-      const text = shown.length > 120 ? `${shown.slice(0, 117)}...` : shown;
-      return { invocationMessage: `Running in Bulwark's sandbox: ${text}` };
-    },
-    invoke: async (opts, token) => {
-      const controller = new AbortController();
-      const cancel = token.onCancellationRequested(() => controller.abort());
-      const { settings, problems } = sandboxSettings();
-      const joined = problems.join('\n');
-      if (joined !== lastProblems) { for (const p of problems) log.warn(p); lastProblems = joined; }
-      try {
-        const answer = await runCommandTool(opts.input, {
-          workspaceRoots: workspaceRoots(),
-          settings,
-          hostEnv: process.env,
-          sessionId: SESSION,
-          decide: ({ sandboxed, ...action }) => checkActionToRun(host, action, { sandboxed }, audit),
-          sandboxPlan: async (roots) => (await host.engine()).sandboxPlan(roots),
-          probe: () => probeSandbox(),
-          approveUnsandboxed: (r) => askUnsandboxed(r, host.status().settings.tier3.timeoutSeconds, log),
-          helper: host.sandboxHelper(),
-          record: async (event) => { await (await audit.open()).append(event); },
-          newId: () => crypto.randomUUID(),
-        }, controller.signal);
-        return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify(answer))]);
-      } finally {
-        cancel.dispose();
-      }
-    },
-  }));
+  context.subscriptions.push(
+    vscode.lm.registerTool<unknown>(RUN_COMMAND_TOOL, {
+      prepareInvocation: (opts) => {
+        const c = (opts.input as { command?: unknown } | undefined)?.command;
+        // Shown in the chat view: the command's secrets are not.
+        const shown = typeof c === 'string' ? redactSecrets(loadSecretRules(), c).text : '(no command)';
+        const text = shown.length > 120 ? `${shown.slice(0, 117)}...` : shown;
+        return { invocationMessage: `Running in Bulwark's sandbox: ${text}` };
+      },
+      invoke: async (opts, token) => {
+        const controller = new AbortController();
+        const cancel = token.onCancellationRequested(() => controller.abort());
+        const { settings, problems } = sandboxSettings();
+        const joined = problems.join('\n');
+        if (joined !== lastProblems) {
+          for (const p of problems) log.warn(p);
+          lastProblems = joined;
+        }
+        try {
+          const answer = await runCommandTool(
+            opts.input,
+            {
+              workspaceRoots: workspaceRoots(),
+              settings,
+              hostEnv: process.env,
+              sessionId: SESSION,
+              decide: ({ sandboxed, ...action }) => checkActionToRun(host, action, { sandboxed }, audit),
+              sandboxPlan: async (roots) => (await host.engine()).sandboxPlan(roots),
+              probe: () => probeSandbox(),
+              approveUnsandboxed: (r) => askUnsandboxed(r, host.status().settings.tier3.timeoutSeconds, log),
+              helper: host.sandboxHelper(),
+              record: async (event) => {
+                await (await audit.open()).append(event);
+              },
+              newId: () => crypto.randomUUID(),
+            },
+            controller.signal,
+          );
+          return new vscode.LanguageModelToolResult([new vscode.LanguageModelTextPart(JSON.stringify(answer))]);
+        } finally {
+          cancel.dispose();
+        }
+      },
+    }),
+  );
 }
 
 /** The modal for one command without a sandbox; no answer within the Tier 3 timeout denies. */
@@ -77,9 +100,15 @@ async function askUnsandboxed(r: UnsandboxedApprovalRequest, timeoutSeconds: num
   log.info('asking to run a command without a sandbox');
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<undefined>((resolve) => { timer = setTimeout(() => { timedOut = true; resolve(undefined); }, timeoutSeconds * 1000); });
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      resolve(undefined);
+    }, timeoutSeconds * 1000);
+  });
   const answer = Promise.resolve(vscode.window.showWarningMessage(title, { modal: true, detail }, RUN_UNSANDBOXED)).then((choice) => {
-    if (timedOut && choice === RUN_UNSANDBOXED) void vscode.window.showWarningMessage('Bulwark: your approval came after the request had timed out, so the command was not run.');
+    if (timedOut && choice === RUN_UNSANDBOXED)
+      void vscode.window.showWarningMessage('Bulwark: your approval came after the request had timed out, so the command was not run.');
     return choice;
   });
   try {

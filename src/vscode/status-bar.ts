@@ -16,7 +16,8 @@ export function statusText(s: HostStatus, sandbox?: SandboxStatus): string {
 /** The sandbox in one line (undefined while it is being checked). */
 export function sandboxLine(sandbox: SandboxStatus | undefined): string {
   if (!sandbox) return 'Sandbox: being checked.';
-  if (sandbox.available) return `Sandbox: ${sandbox.mechanism}${sandbox.version ? ` ${sandbox.version}` : ''}; agent commands (bulwark_run_command) run inside it.`;
+  if (sandbox.available)
+    return `Sandbox: ${sandbox.mechanism}${sandbox.version ? ` ${sandbox.version}` : ''}; agent commands (bulwark_run_command) run inside it.`;
   return `Sandbox: NONE — ${sandbox.reason ?? 'no OS sandbox'}.${sandbox.fix ? ` To fix: ${sandbox.fix}.` : ''} Run "Bulwark: Doctor" for details.`;
 }
 
@@ -51,15 +52,25 @@ export function registerStatusBar(context: vscode.ExtensionContext, host: Engine
     for (const line of statusLines(s, sandbox)) md.appendText(`• ${line}\n`);
     md.appendMarkdown('\n\nClick for details.');
     item.tooltip = md;
-    item.backgroundColor = s.policyError || s.problems.some((p) => p.severity === 'error') ? new vscode.ThemeColor('statusBarItem.errorBackground')
-      : sandbox && !sandbox.available ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    item.backgroundColor =
+      s.policyError || s.problems.some((p) => p.severity === 'error')
+        ? new vscode.ThemeColor('statusBarItem.errorBackground')
+        : sandbox && !sandbox.available
+          ? new vscode.ThemeColor('statusBarItem.warningBackground')
+          : undefined;
   };
   update();
   // Off the activation path: the check starts bubblewrap once (cached for the process).
-  void probeSandbox().then((st) => { sandbox = st; update(); }, (e: unknown) => {
-    sandbox = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errorMessage(e)})`, enforces: [] };
-    update();
-  });
+  void probeSandbox().then(
+    (st) => {
+      sandbox = st;
+      update();
+    },
+    (e: unknown) => {
+      sandbox = { available: false, mechanism: 'none', reason: `the sandbox check failed (${errorMessage(e)})`, enforces: [] };
+      update();
+    },
+  );
   item.show();
   context.subscriptions.push(
     item,
@@ -68,7 +79,10 @@ export function registerStatusBar(context: vscode.ExtensionContext, host: Engine
       update();
       const s = host.status();
       const detail = [statusLines(s, sandbox).join('\n\n'), agentHookStatusLines().join('\n')].join('\n\n');
-      await vscode.window.showInformationMessage(statusText(s, sandbox).replace('$(shield) ', '').replace('$(warning) ', ''), { modal: true, detail });
+      await vscode.window.showInformationMessage(statusText(s, sandbox).replace('$(shield) ', '').replace('$(warning) ', ''), {
+        modal: true,
+        detail,
+      });
     }),
   );
 }

@@ -19,7 +19,8 @@ export function registerTier2KeyCommands(context: vscode.ExtensionContext, host:
     vscode.commands.registerCommand(SET_TIER2_KEY_COMMAND, async (): Promise<void> => {
       const key = await vscode.window.showInputBox({
         title: 'Bulwark: Tier 2 API Key',
-        prompt: 'API key of the OpenAI-compatible Tier 2 evaluator. It is kept in VS Code\'s secret storage, never in settings. (A keyless local server: any placeholder.)',
+        prompt:
+          "API key of the OpenAI-compatible Tier 2 evaluator. It is kept in VS Code's secret storage, never in settings. (A keyless local server: any placeholder.)",
         password: true,
         ignoreFocusOut: true,
         validateInput: (v) => (v.trim() ? undefined : 'Enter a key (use "Bulwark: Clear Tier 2 API Key" to remove it).'),
@@ -32,7 +33,9 @@ export function registerTier2KeyCommands(context: vscode.ExtensionContext, host:
     }),
     vscode.commands.registerCommand(CLEAR_TIER2_KEY_COMMAND, async (): Promise<void> => {
       await storeTier2ApiKey(context, host, undefined);
-      void vscode.window.showInformationMessage('Bulwark: the Tier 2 API key is removed; the OpenAI-compatible evaluator is not configured until a key is set again.');
+      void vscode.window.showInformationMessage(
+        'Bulwark: the Tier 2 API key is removed; the OpenAI-compatible evaluator is not configured until a key is set again.',
+      );
     }),
   );
 }

@@ -5,7 +5,16 @@
 //
 // The list is virtualised: it keeps a sparse cache of the rows of the filtered view, renders only the
 // rows in the viewport (plus a margin) and asks the host for missing pages as the user scrolls.
-import { PAGE_SIZE, sanitizeFilter, type AuditDetail, type AuditFilter, type AuditRow, type ChainStatus, type HostMessage, type PageMessage } from './protocol';
+import {
+  PAGE_SIZE,
+  sanitizeFilter,
+  type AuditDetail,
+  type AuditFilter,
+  type AuditRow,
+  type ChainStatus,
+  type HostMessage,
+  type PageMessage,
+} from './protocol';
 
 declare function acquireVsCodeApi(): { postMessage(m: PageMessage): void; getState(): unknown; setState(s: unknown): void };
 const vscode = acquireVsCodeApi();
@@ -24,34 +33,63 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
 // ---- layout ---------------------------------------------------------------------------------------
 const app = document.getElementById('app')!;
 const toolbar = el('div', 'toolbar');
-const sessionSel = el('select'); sessionSel.id = 'filter-session'; sessionSel.title = 'Session';
-const eventSel = el('select'); eventSel.id = 'filter-event'; eventSel.title = 'Event type';
-const decisionSel = el('select'); decisionSel.id = 'filter-decision'; decisionSel.title = 'Decision';
-const textInput = el('input'); textInput.id = 'filter-text'; textInput.type = 'search'; textInput.placeholder = 'Filter: text in session, event, action, rules, reason, arguments…';
-const clearBtn = el('button', 'secondary', 'Clear'); clearBtn.id = 'clear-filter';
+const sessionSel = el('select');
+sessionSel.id = 'filter-session';
+sessionSel.title = 'Session';
+const eventSel = el('select');
+eventSel.id = 'filter-event';
+eventSel.title = 'Event type';
+const decisionSel = el('select');
+decisionSel.id = 'filter-decision';
+decisionSel.title = 'Decision';
+const textInput = el('input');
+textInput.id = 'filter-text';
+textInput.type = 'search';
+textInput.placeholder = 'Filter: text in session, event, action, rules, reason, arguments…';
+const clearBtn = el('button', 'secondary', 'Clear');
+clearBtn.id = 'clear-filter';
 toolbar.append(sessionSel, eventSel, decisionSel, textInput, clearBtn);
 
 const statusBar = el('div', 'status');
-const counts = el('span', 'counts'); counts.id = 'counts';
-const chainText = el('span', 'chain'); chainText.id = 'chain-status';
-const verifyBtn = el('button', 'primary', 'Verify'); verifyBtn.id = 'verify';
-const reloadBtn = el('button', 'secondary', 'Reload'); reloadBtn.id = 'reload';
-const fileText = el('span', 'file'); fileText.id = 'log-file';
+const counts = el('span', 'counts');
+counts.id = 'counts';
+const chainText = el('span', 'chain');
+chainText.id = 'chain-status';
+const verifyBtn = el('button', 'primary', 'Verify');
+verifyBtn.id = 'verify';
+const reloadBtn = el('button', 'secondary', 'Reload');
+reloadBtn.id = 'reload';
+const fileText = el('span', 'file');
+fileText.id = 'log-file';
 statusBar.append(counts, chainText, verifyBtn, reloadBtn, fileText);
 
-const errorBox = el('div', 'error'); errorBox.id = 'error'; errorBox.hidden = true;
+const errorBox = el('div', 'error');
+errorBox.id = 'error';
+errorBox.hidden = true;
 
 const main = el('div', 'main');
 const listWrap = el('div', 'list-wrap');
 const header = el('div', 'row header');
-for (const [c, t] of [['seq', '#'], ['ts', 'Time'], ['session', 'Session'], ['event', 'Event'], ['action', 'Action'], ['decision', 'Decision'], ['summary', 'Summary']] as const) header.append(el('span', c, t));
-const list = el('div', 'list'); list.id = 'list'; list.tabIndex = 0;
+for (const [c, t] of [
+  ['seq', '#'],
+  ['ts', 'Time'],
+  ['session', 'Session'],
+  ['event', 'Event'],
+  ['action', 'Action'],
+  ['decision', 'Decision'],
+  ['summary', 'Summary'],
+] as const)
+  header.append(el('span', c, t));
+const list = el('div', 'list');
+list.id = 'list';
+list.tabIndex = 0;
 const spacer = el('div', 'spacer');
 const rowsLayer = el('div', 'rows');
 spacer.append(rowsLayer);
 list.append(spacer);
 listWrap.append(header, list);
-const detailPane = el('div', 'detail'); detailPane.id = 'detail';
+const detailPane = el('div', 'detail');
+detailPane.id = 'detail';
 detailPane.append(el('p', 'muted', 'Select an entry to see its decision and arguments.'));
 main.append(listWrap, detailPane);
 app.append(toolbar, statusBar, errorBox, main);
@@ -72,21 +110,32 @@ let loadingMore = false;
 function fillSelect(sel: HTMLSelectElement, label: string, values: readonly string[], current: string | undefined): void {
   const keep = current ?? sel.value;
   sel.replaceChildren();
-  const any = el('option', undefined, `${label}: all`); any.value = '';
+  const any = el('option', undefined, `${label}: all`);
+  any.value = '';
   sel.append(any);
   for (const v of values) {
-    const o = el('option', undefined, v); o.value = v;
+    const o = el('option', undefined, v);
+    o.value = v;
     sel.append(o);
   }
   sel.value = values.includes(keep) ? keep : '';
 }
 
 function currentFilter(): AuditFilter {
-  return { session: sessionSel.value || undefined, event: eventSel.value || undefined, decision: decisionSel.value || undefined, text: textInput.value || undefined };
+  return {
+    session: sessionSel.value || undefined,
+    event: eventSel.value || undefined,
+    decision: decisionSel.value || undefined,
+    text: textInput.value || undefined,
+  };
 }
 
 function renderCounts(): void {
-  counts.textContent = loadingMore ? `${total}+ entries (loading…)` : filtered === total ? `${total} entries` : `${filtered} of ${total} entries`;
+  counts.textContent = loadingMore
+    ? `${total}+ entries (loading…)`
+    : filtered === total
+      ? `${total} entries`
+      : `${filtered} of ${total} entries`;
 }
 
 function renderChain(): void {
@@ -156,7 +205,10 @@ function render(): void {
 let frame = 0;
 function scheduleRender(): void {
   if (frame) return;
-  frame = requestAnimationFrame(() => { frame = 0; render(); });
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    render();
+  });
 }
 
 list.addEventListener('scroll', () => {
@@ -180,10 +232,17 @@ list.addEventListener('keydown', (ev) => {
   if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
   ev.preventDefault();
   let idx = -1;
-  for (const [i, r] of cache) if (r.seq === selectedSeq) { idx = i; break; }
+  for (const [i, r] of cache)
+    if (r.seq === selectedSeq) {
+      idx = i;
+      break;
+    }
   const next = Math.max(0, Math.min(filtered - 1, idx + (ev.key === 'ArrowDown' ? 1 : -1)));
   const r = cache.get(next);
-  if (r) { select(r.seq); scrollToIndex(next); }
+  if (r) {
+    select(r.seq);
+    scrollToIndex(next);
+  }
 });
 
 function select(seq: number): void {
@@ -252,7 +311,10 @@ eventSel.addEventListener('change', sendFilter);
 decisionSel.addEventListener('change', sendFilter);
 textInput.addEventListener('input', sendFilter);
 clearBtn.addEventListener('click', () => {
-  sessionSel.value = ''; eventSel.value = ''; decisionSel.value = ''; textInput.value = '';
+  sessionSel.value = '';
+  eventSel.value = '';
+  decisionSel.value = '';
+  textInput.value = '';
   sendFilter();
 });
 verifyBtn.addEventListener('click', () => {

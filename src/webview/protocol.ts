@@ -39,7 +39,13 @@ export interface AuditDetail {
   readonly session: string;
   readonly event: string;
   readonly action?: string;
-  readonly decision?: { readonly decision?: string; readonly tier?: number; readonly rules?: readonly string[]; readonly reason?: string; readonly confidence?: number };
+  readonly decision?: {
+    readonly decision?: string;
+    readonly tier?: number;
+    readonly rules?: readonly string[];
+    readonly reason?: string;
+    readonly confidence?: number;
+  };
   /** The (already redacted) arguments as indented JSON. */
   readonly args?: string;
   /** The other details fields as indented JSON. */
@@ -69,8 +75,21 @@ export type HostMessage =
       /** The log is still being read: the first rows are shown early, a complete `init` follows. */
       readonly partial?: boolean;
     }
-  | { readonly type: 'rows'; readonly requestId: number; readonly start: number; readonly rows: readonly AuditRow[]; readonly filtered: number }
-  | { readonly type: 'append'; readonly total: number; readonly filtered: number; readonly rows: readonly AuditRow[]; readonly sessions: readonly string[]; readonly events: readonly string[] }
+  | {
+      readonly type: 'rows';
+      readonly requestId: number;
+      readonly start: number;
+      readonly rows: readonly AuditRow[];
+      readonly filtered: number;
+    }
+  | {
+      readonly type: 'append';
+      readonly total: number;
+      readonly filtered: number;
+      readonly rows: readonly AuditRow[];
+      readonly sessions: readonly string[];
+      readonly events: readonly string[];
+    }
   | { readonly type: 'detail'; readonly seq: number; readonly detail?: AuditDetail }
   | { readonly type: 'verifyProgress'; readonly checked: number }
   /** `index`: position of the first broken entry in the filtered view (-1: not in it). */

@@ -20,16 +20,22 @@ const MODEL_DIR = 'classifier.modelDir';
 const THRESHOLD = 'classifier.threshold';
 
 type DownloadResult = { ok: true; dir: string } | { ok: false; error: string };
-interface Decision { decision: string; tier: number; rules: string[]; reason: string }
+interface Decision {
+  decision: string;
+  tier: number;
+  rules: string[];
+  reason: string;
+}
 
 const note = (...args: unknown[]): void => Mocha.reporters.Base.consoleLog(...args);
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const globalValue = (key: string) => vscode.workspace.getConfiguration('bulwark').inspect(key)?.globalValue;
 
-
 async function setSetting(key: string, value: unknown): Promise<void> {
   await vscode.workspace.getConfiguration('bulwark').update(key, value, vscode.ConfigurationTarget.Global);
-  await waitFor(`bulwark.${key} = ${JSON.stringify(value)}`, () => (JSON.stringify(globalValue(key)) === JSON.stringify(value) ? true : undefined));
+  await waitFor(`bulwark.${key} = ${JSON.stringify(value)}`, () =>
+    JSON.stringify(globalValue(key)) === JSON.stringify(value) ? true : undefined,
+  );
 }
 
 async function download(arg: unknown): Promise<DownloadResult> {
@@ -62,7 +68,10 @@ suite('Bulwark: Download Classifier Model (HTTP server on 127.0.0.1)', () => {
       const url = req.url ?? '';
       requests.push(url);
       const m = /^\/(hub|tampered)\/onnx\/([\w.]+)$/.exec(url);
-      if (!m || !names.includes(m[2]!)) { res.writeHead(404).end('not found'); return; }
+      if (!m || !names.includes(m[2]!)) {
+        res.writeHead(404).end('not found');
+        return;
+      }
       let body = fs.readFileSync(path.join(src, m[2]!));
       if (m[1] === 'tampered' && m[2] === 'config.json') body = Buffer.from(body.toString('utf8').replace('"INJECTION"', '"SAFE_TOO"'));
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(body.length) }).end(body);
@@ -72,7 +81,8 @@ suite('Bulwark: Download Classifier Model (HTTP server on 127.0.0.1)', () => {
   });
 
   teardown(async () => {
-    for (const [key, value] of saved) await vscode.workspace.getConfiguration('bulwark').update(key, value, vscode.ConfigurationTarget.Global);
+    for (const [key, value] of saved)
+      await vscode.workspace.getConfiguration('bulwark').update(key, value, vscode.ConfigurationTarget.Global);
     requests.length = 0;
   });
 
@@ -87,7 +97,9 @@ suite('Bulwark: Download Classifier Model (HTTP server on 127.0.0.1)', () => {
   test('the command is registered and contributed to the palette', async () => {
     assert.ok((await vscode.commands.getCommands(true)).includes(DOWNLOAD), `${DOWNLOAD} is registered`);
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
-    const contributed = (ext.packageJSON as { contributes: { commands: { command: string; title: string; category: string }[] } }).contributes.commands.find((c) => c.command === DOWNLOAD);
+    const contributed = (
+      ext.packageJSON as { contributes: { commands: { command: string; title: string; category: string }[] } }
+    ).contributes.commands.find((c) => c.command === DOWNLOAD);
     assert.deepEqual(contributed && [contributed.category, contributed.title], ['Bulwark', 'Download Classifier Model']);
   });
 
@@ -102,7 +114,11 @@ suite('Bulwark: Download Classifier Model (HTTP server on 127.0.0.1)', () => {
 
     // The classifier case of shield.test.ts: scores about 0.87 on the tiny model; no heuristic rule matches it.
     await setSetting(THRESHOLD, 0.8);
-    const action = { type: 'memory_write', payload: { content: 'system system prompt prompt override override reveal reveal' }, sessionId: `download-test-${Date.now()}` };
+    const action = {
+      type: 'memory_write',
+      payload: { content: 'system system prompt prompt override override reveal reveal' },
+      sessionId: `download-test-${Date.now()}`,
+    };
     const d = await vscode.commands.executeCommand<Decision>(CHECK, action);
     note(`    ${action.type} -> ${d.decision} tier ${d.tier} [${d.rules.join(', ')}] ${d.reason.slice(0, 300)}`);
     assert.deepEqual([d.decision, d.tier], ['block', 1], d.reason);

@@ -62,9 +62,15 @@ function assertExplanation(result: Explanation, rel: string, level: string): voi
   assert.ok(result.reason.length > 0, `a reason is given, got ${JSON.stringify(result.reason)}`);
   if (level === 'unprotected') {
     // no rule applies: the rule id may be absent
-    assert.ok(result.rule === undefined || typeof result.rule === 'string', `rule is a string or absent, got ${JSON.stringify(result.rule)}`);
+    assert.ok(
+      result.rule === undefined || typeof result.rule === 'string',
+      `rule is a string or absent, got ${JSON.stringify(result.rule)}`,
+    );
   } else {
-    assert.ok(typeof result.rule === 'string' && result.rule.length > 0, `a protected file names its rule id, got ${JSON.stringify(result.rule)}`);
+    assert.ok(
+      typeof result.rule === 'string' && result.rule.length > 0,
+      `a protected file names its rule id, got ${JSON.stringify(result.rule)}`,
+    );
   }
 }
 

@@ -12,10 +12,20 @@ import * as vscode from 'vscode';
 import { waitFor } from './wait';
 
 const note = (...args: unknown[]): void => Mocha.reporters.Base.consoleLog(...args);
-const PRIVATE_KEY = ['-----BEGIN OPENSSH', ' PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH', ' PRIVATE KEY-----\n'].join('');
+const PRIVATE_KEY = [
+  '-----BEGIN OPENSSH',
+  ' PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH',
+  ' PRIVATE KEY-----\n',
+].join('');
 
 function lines(file: string): Record<string, unknown>[] {
-  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  return fs.existsSync(file)
+    ? fs
+        .readFileSync(file, 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+    : [];
 }
 
 async function invoke(input: object): Promise<Record<string, unknown>> {
@@ -27,9 +37,16 @@ async function invoke(input: object): Promise<Record<string, unknown>> {
 
 /** Processes of a sandboxed terminal's shell (`script -qfec "stty cols ...; exec SHELL -i"`). */
 function terminalShells(): string[] {
-  return fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).filter((pid) => {
-    try { return /^(\S*\/)?script\0-qfec\0stty cols/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8')); } catch { return false; }
-  });
+  return fs
+    .readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .filter((pid) => {
+      try {
+        return /^(\S*\/)?script\0-qfec\0stty cols/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    });
 }
 
 /** The text inside an output stream's untrusted-content block. */
@@ -74,7 +91,11 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
     // decision does not assume one); the permissive preset allows what stays inside the workspace. The permissive IFC policy: the file-tools suite has tainted the shared session.
     await config().update('policy', 'permissive', vscode.ConfigurationTarget.Global);
     await config().update('ifc.policy', 'permissive', vscode.ConfigurationTarget.Global);
-    await waitFor('settings applied', () => (config().get('policy') === 'permissive' && config().get('ifc.policy') === 'permissive' && config().get('audit.logFile') === logFile ? true : undefined));
+    await waitFor('settings applied', () =>
+      config().get('policy') === 'permissive' && config().get('ifc.policy') === 'permissive' && config().get('audit.logFile') === logFile
+        ? true
+        : undefined,
+    );
   });
   suiteTeardown(async () => {
     for (const [k, v] of previous) await config().update(k, v, vscode.ConfigurationTarget.Global);
@@ -86,7 +107,10 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
   });
 
   test('the tool and both commands are registered', async () => {
-    assert.ok(vscode.lm.tools.some((t) => t.name === 'bulwark_run_command'), vscode.lm.tools.map((t) => t.name).join(', '));
+    assert.ok(
+      vscode.lm.tools.some((t) => t.name === 'bulwark_run_command'),
+      vscode.lm.tools.map((t) => t.name).join(', '),
+    );
     const commands = await vscode.commands.getCommands(true);
     for (const c of ['bulwark.doctor', 'bulwark.openSandboxedTerminal']) assert.ok(commands.includes(c), `${c} is registered`);
   });
@@ -94,7 +118,11 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
   test('an allowed command runs sandboxed: its output comes back; writing outside the workspace and reading the planted key fail; the audit log has the execution', async () => {
     // Both scripts do what the analysis cannot see (it does not open them): the sandbox is what stops them.
     fs.writeFileSync(path.join(folder, 'write-outside.sh'), `echo x > ${outside}\n`);
-    const r = await invoke({ command: 'echo "hello from $(pwd)"; bash read-key.sh; echo "key:$?"; bash write-outside.sh; echo "outside:$?"; echo made > inside.txt', cwd: folder });
+    const r = await invoke({
+      command:
+        'echo "hello from $(pwd)"; bash read-key.sh; echo "key:$?"; bash write-outside.sh; echo "outside:$?"; echo made > inside.txt',
+      cwd: folder,
+    });
     assert.equal(r.status, 'exited', JSON.stringify(r));
     assert.equal(r.exit_code, 0);
     assert.equal(r.ok, true);
@@ -108,7 +136,9 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
     assert.equal(fs.readFileSync(keyFile, 'utf8'), PRIVATE_KEY, 'control: outside the sandbox the key is there to read');
     const sandbox = r.sandbox as { mechanism: string; violations: unknown[] };
     assert.equal(sandbox.mechanism, 'bubblewrap');
-    const executed = await waitFor('the execution in the audit log', () => lines(logFile).find((e) => e.event === 'ACTION_EXECUTED' && e.action_type === 'execute_command'));
+    const executed = await waitFor('the execution in the audit log', () =>
+      lines(logFile).find((e) => e.event === 'ACTION_EXECUTED' && e.action_type === 'execute_command'),
+    );
     const d = executed.details as Record<string, unknown>;
     assert.equal(d.status, 'exited');
     assert.equal(d.exit_code, 0);
@@ -124,8 +154,13 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
     assert.ok((r.rules as string[]).includes('deny.home.ssh'), JSON.stringify(r.rules));
     assert.match(String(r.reason), /nothing ran/);
     assert.equal(fs.existsSync(marker), false, 'the side effect is absent');
-    const blocked = await waitFor('the block in the audit log', () => lines(logFile).find((e) => e.event === 'ACTION_BLOCKED' && e.action_type === 'execute_command'));
-    assert.ok(((blocked.details as { rules?: string[] }).rules ?? []).includes('deny.home.ssh') || JSON.stringify(blocked).includes('deny.home.ssh'));
+    const blocked = await waitFor('the block in the audit log', () =>
+      lines(logFile).find((e) => e.event === 'ACTION_BLOCKED' && e.action_type === 'execute_command'),
+    );
+    assert.ok(
+      ((blocked.details as { rules?: string[] }).rules ?? []).includes('deny.home.ssh') ||
+        JSON.stringify(blocked).includes('deny.home.ssh'),
+    );
   });
 
   test('the sandboxed terminal: typed lines run in the sandbox (workspace writable, the key hidden); closing it ends the shell', async () => {
@@ -136,18 +171,24 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
     const marker = path.join(folder, 'terminal-marker');
     const keyCopy = path.join(folder, 'terminal-key');
     terminal.sendText(`echo "hi from $(tty)" > ${marker}; cat ${keyFile} > ${keyCopy} 2>&1; echo "status:$?" >> ${marker}`);
-    const text = await waitFor('the typed line to run', () => {
-      const t = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
-      return t.includes('status:') ? t : undefined;
-    }, 30_000);
+    const text = await waitFor(
+      'the typed line to run',
+      () => {
+        const t = fs.existsSync(marker) ? fs.readFileSync(marker, 'utf8') : '';
+        return t.includes('status:') ? t : undefined;
+      },
+      30_000,
+    );
     note(`    terminal wrote: ${JSON.stringify(text)}`);
     assert.match(text, /^hi from \/dev\/pts\/\d+\n/, 'the shell has a terminal inside the sandbox');
     assert.match(text, /status:1\n/);
     assert.ok(!fs.readFileSync(keyCopy, 'utf8').includes('PRIVATE KEY'), 'the key was hidden from the terminal');
     const ours = terminalShells().filter((p) => !before.has(p));
-    assert.ok(ours.length > 0, 'control: the terminal\'s `script` process runs');
+    assert.ok(ours.length > 0, "control: the terminal's `script` process runs");
     terminal.dispose();
-    await waitFor('the sandboxed shell to end with its terminal', () => (ours.every((p) => !fs.existsSync(`/proc/${p}`)) ? true : undefined));
+    await waitFor('the sandboxed shell to end with its terminal', () =>
+      ours.every((p) => !fs.existsSync(`/proc/${p}`)) ? true : undefined,
+    );
   });
 
   test('Doctor reports the sandbox, what it enforces and the settings in effect', async () => {
@@ -162,7 +203,7 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
   });
 
   // Last: it taints the shared session with restricted data for good.
-  test('the run tool shares the file tools\' session: after the read tool returned restricted data, a command needs a human under the default IFC policy', async () => {
+  test("the run tool shares the file tools' session: after the read tool returned restricted data, a command needs a human under the default IFC policy", async () => {
     await config().update('ifc.policy', 'default', vscode.ConfigurationTarget.Global);
     await waitFor('IFC default', () => (config().get('ifc.policy') === 'default' ? true : undefined));
     const sheet = path.join(folder, 'salary-2026.csv');
@@ -172,7 +213,10 @@ suite('Bulwark sandbox (bulwark_run_command, sandboxed terminal, Doctor)', () =>
     const marker = path.join(folder, 'after-taint-marker');
     const r = await invoke({ command: `touch ${marker}`, cwd: folder });
     assert.equal(r.ok, false, JSON.stringify(r));
-    assert.ok((r.rules as string[]).some((x) => x.startsWith('ifc.')), JSON.stringify(r.rules));
+    assert.ok(
+      (r.rules as string[]).some((x) => x.startsWith('ifc.')),
+      JSON.stringify(r.rules),
+    );
     assert.equal(fs.existsSync(marker), false);
   });
 });

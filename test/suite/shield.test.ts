@@ -29,7 +29,6 @@ interface Decision {
 
 const note = (...args: unknown[]): void => Mocha.reporters.Base.consoleLog(...args);
 
-
 function workspaceRoot(): string {
   const folder = vscode.workspace.workspaceFolders?.[0];
   assert.ok(folder, 'code-server opened a workspace folder');
@@ -76,7 +75,8 @@ suite('Bulwark Shield in the VS Code extension host', () => {
 
   test('the check command is registered and returns a decision object', async () => {
     const commands = await vscode.commands.getCommands(true);
-    for (const c of [CHECK, 'bulwark.setTier2ApiKey', 'bulwark.clearTier2ApiKey', 'bulwark.showStatus']) assert.ok(commands.includes(c), `${c} is registered`);
+    for (const c of [CHECK, 'bulwark.setTier2ApiKey', 'bulwark.clearTier2ApiKey', 'bulwark.showStatus'])
+      assert.ok(commands.includes(c), `${c} is registered`);
     const bad = await vscode.commands.executeCommand<Decision>(CHECK, { type: 'read_file' });
     assert.equal(bad.decision, 'block', 'an action without a payload is blocked, not thrown');
   });
@@ -92,7 +92,10 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     await setSetting('tier2.backend', 'none');
     await setSetting('tier2.onUnavailable', 'block');
     // An agent instruction file: its writes need a Tier 2 review (an ordinary source file is now an edit the policy allows).
-    const r = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'x', 'AGENTS.md'), content: 'export const x = 1;\n' } });
+    const r = await check({
+      type: 'write_file',
+      payload: { path: path.join(workspaceRoot(), 'src', 'x', 'AGENTS.md'), content: 'export const x = 1;\n' },
+    });
     assert.equal(r.decision, 'block');
     assert.ok(r.rules.includes('tier2.not_configured'), `rules ${JSON.stringify(r.rules)} include tier2.not_configured`);
   });
@@ -100,7 +103,10 @@ suite('Bulwark Shield in the VS Code extension host', () => {
   test('the OpenAI back end without an API key is "not configured", and the reason says so', async () => {
     await setSetting('tier2.backend', 'openai');
     await setSetting('tier2.baseUrl', 'http://127.0.0.1:9/v1');
-    const r = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'nokey', 'AGENTS.md'), content: 'export {};\n' } });
+    const r = await check({
+      type: 'write_file',
+      payload: { path: path.join(workspaceRoot(), 'src', 'nokey', 'AGENTS.md'), content: 'export {};\n' },
+    });
     assert.equal(r.decision, 'block');
     assert.ok(r.rules.includes('tier2.not_configured'), `rules ${JSON.stringify(r.rules)}`);
     assert.match(r.reason, /API key/);
@@ -122,7 +128,9 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     assert.notEqual(r.decision, 'block', `a read is not blocked by the invalid policy: ${r.reason}`);
     // Fixed again: the setting goes back and writes are judged by the default policy again.
     await vscode.workspace.getConfiguration('bulwark').update('policy', undefined, vscode.ConfigurationTarget.Global);
-    await waitFor('bulwark.policy reset', () => (vscode.workspace.getConfiguration('bulwark').inspect('policy')?.globalValue === undefined ? true : undefined));
+    await waitFor('bulwark.policy reset', () =>
+      vscode.workspace.getConfiguration('bulwark').inspect('policy')?.globalValue === undefined ? true : undefined,
+    );
     const again = await check({ type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', 'y.ts'), content: 'x' } });
     assert.ok(!again.rules.includes('policy.invalid'), `after the reset the policy is valid again: ${again.reason}`);
   });
@@ -131,7 +139,10 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     const dir = vscode.Uri.file(path.join(workspaceRoot(), '.bulwark'));
     const uri = vscode.Uri.joinPath(dir, 'policy.yaml');
     cleanupFiles.push(dir.fsPath);
-    await vscode.workspace.fs.writeFile(uri, Buffer.from('version: 1\nverify:\n  - name: w\n    action_types: [write_file]\n    tier_override: seven\n'));
+    await vscode.workspace.fs.writeFile(
+      uri,
+      Buffer.from('version: 1\nverify:\n  - name: w\n    action_types: [write_file]\n    tier_override: seven\n'),
+    );
     const doc = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(doc, { preview: false });
     const diags = await waitFor('diagnostics for .bulwark/policy.yaml', () => {
@@ -150,7 +161,9 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     const edit = new vscode.WorkspaceEdit();
     edit.replace(uri, new vscode.Range(4, 19, 4, 24), '2');
     assert.ok(await vscode.workspace.applyEdit(edit));
-    await waitFor('diagnostics cleared', () => (vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Bulwark').length === 0 ? true : undefined));
+    await waitFor('diagnostics cleared', () =>
+      vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'Bulwark').length === 0 ? true : undefined,
+    );
     await doc.save();
   });
 
@@ -170,7 +183,10 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     // Above the score: the classifier only escalates, and Tier 2 (not configured) blocks.
     await setSetting('classifier.threshold', 0.95);
     const escalated = await check(suspicious);
-    assert.ok(escalated.rules.includes('tier1.classifier.injection') && escalated.rules.includes('tier2.not_configured'), `rules ${JSON.stringify(escalated.rules)}`);
+    assert.ok(
+      escalated.rules.includes('tier1.classifier.injection') && escalated.rules.includes('tier2.not_configured'),
+      `rules ${JSON.stringify(escalated.rules)}`,
+    );
     assert.equal(escalated.tier, 2);
   });
 
@@ -189,7 +205,10 @@ suite('Bulwark Shield in the VS Code extension host', () => {
     assert.deepEqual(parseLmSelector('copilot/gpt-4o-mini'), { vendor: 'copilot', family: 'gpt-4o-mini' });
     assert.deepEqual(parseLmSelector('//org/model:7b'), { id: 'org/model:7b' });
     assert.equal(parseLmSelector('  '), undefined);
-    const write = { type: 'write_file', payload: { path: path.join(workspaceRoot(), 'src', `lm-${Date.now()}`, 'AGENTS.md'), content: 'export {};\n' } };
+    const write = {
+      type: 'write_file',
+      payload: { path: path.join(workspaceRoot(), 'src', `lm-${Date.now()}`, 'AGENTS.md'), content: 'export {};\n' },
+    };
     await setSetting('tier2.backend', 'vscode-lm');
     const none = await check(write);
     assert.equal(none.decision, 'block');
@@ -216,18 +235,34 @@ suite('Bulwark Shield in the VS Code extension host', () => {
         const chunks: Buffer[] = [];
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
-          if (req.method !== 'POST' || req.url !== '/v1/chat/completions') { res.writeHead(404).end(); return; }
-          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { model: string; messages: { role: string; content: string }[] };
+          if (req.method !== 'POST' || req.url !== '/v1/chat/completions') {
+            res.writeHead(404).end();
+            return;
+          }
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+            model: string;
+            messages: { role: string; content: string }[];
+          };
           const system = body.messages.find((m) => m.role === 'system')?.content ?? '';
           const user = body.messages.find((m) => m.role === 'user')?.content ?? '';
           seen.push({ system, user, auth: req.headers.authorization, model: body.model });
           const canary = /Canary: ([0-9a-f]{64})/i.exec(system)?.[1] ?? '';
-          const answer = JSON.stringify({ decision: 'ALLOW', confidence: 0.93, reasoning: 'A small source file edit inside the workspace.', canary });
-          res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({
-            id: 'chatcmpl-test', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: body.model,
-            choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          }));
+          const answer = JSON.stringify({
+            decision: 'ALLOW',
+            confidence: 0.93,
+            reasoning: 'A small source file edit inside the workspace.',
+            canary,
+          });
+          res.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: 'chatcmpl-test',
+              object: 'chat.completion',
+              created: Math.floor(Date.now() / 1000),
+              model: body.model,
+              choices: [{ index: 0, message: { role: 'assistant', content: answer }, finish_reason: 'stop' }],
+              usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+            }),
+          );
         });
       });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

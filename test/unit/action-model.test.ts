@@ -16,9 +16,11 @@ import { makeTempDir, repoRoot } from './helpers/repo';
 
 const UNKNOWN = 'mcp__files__do_something';
 
-
 /** A temp tree with `home/` and `ws/` holding the given files (each containing `x`), and an engine on it. */
-async function engineWorld(homeFiles: readonly string[], wsFiles: readonly string[]): Promise<{ tmp: string; home: string; ws: string; parser: ShellParser; engine: Engine }> {
+async function engineWorld(
+  homeFiles: readonly string[],
+  wsFiles: readonly string[],
+): Promise<{ tmp: string; home: string; ws: string; parser: ShellParser; engine: Engine }> {
   const tmp = makeTempDir();
   const home = path.join(tmp, 'home');
   const ws = path.join(tmp, 'ws');
@@ -27,34 +29,61 @@ async function engineWorld(homeFiles: readonly string[], wsFiles: readonly strin
     fs.writeFileSync(f, 'x');
   }
   const parser = await loadShellParser();
-  return { tmp, home, ws, parser, engine: new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser }) };
+  return {
+    tmp,
+    home,
+    ws,
+    parser,
+    engine: new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser }),
+  };
 }
 
 describe('action model: one table of action types', () => {
   it('defines every known type once, and unknown types get the fail-closed row', () => {
     assert.deepEqual([...KNOWN_ACTION_TYPES].sort(), Object.keys(ACTION_TYPES).sort());
-    for (const t of ['read_file', 'write_file', 'edit_file', 'notebook_edit', 'grep_files', 'execute_command', 'http_request', 'web_search', 'task', 'agent_bookkeeping']) {
+    for (const t of [
+      'read_file',
+      'write_file',
+      'edit_file',
+      'notebook_edit',
+      'grep_files',
+      'execute_command',
+      'http_request',
+      'web_search',
+      'task',
+      'agent_bookkeeping',
+    ]) {
       assert.ok(KNOWN_ACTION_TYPES.includes(t as never), t);
     }
     for (const t of ['Read', 'Write', 'WebFetch', 'mcp__slack__post_message', 'READ_FILE', 'constructor', '__proto__']) {
       assert.equal(actionSpec(t), UNKNOWN_ACTION, t);
     }
-    assert.deepEqual([UNKNOWN_ACTION.floor, UNKNOWN_ACTION.access, UNKNOWN_ACTION.sink, UNKNOWN_ACTION.readOnly], [2, 'write', 'unknown', false]);
+    assert.deepEqual(
+      [UNKNOWN_ACTION.floor, UNKNOWN_ACTION.access, UNKNOWN_ACTION.sink, UNKNOWN_ACTION.readOnly],
+      [2, 'write', 'unknown', false],
+    );
   });
 
-  it('every action type the hook bridge maps agents\' tools to (security/agents/) is in the table', () => {
+  it("every action type the hook bridge maps agents' tools to (security/agents/) is in the table", () => {
     const dir = path.join(repoRoot(), 'security/agents');
     const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.yaml')) : [];
     assert.ok(files.length > 0, 'security/agents holds the tool maps');
-    const mapped = new Set(files.flatMap((f) => [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/^\s*action: ([A-Za-z_]+)\s*$/gm)].map((m) => m[1]!)));
-    for (const t of mapped) assert.ok(KNOWN_ACTION_TYPES.includes(t as never), `security/agents maps a tool to \`${t}\`, which the action table does not know (it would get the unknown row: Tier 2)`);
+    const mapped = new Set(
+      files.flatMap((f) => [...fs.readFileSync(path.join(dir, f), 'utf8').matchAll(/^\s*action: ([A-Za-z_]+)\s*$/gm)].map((m) => m[1]!)),
+    );
+    for (const t of mapped)
+      assert.ok(
+        KNOWN_ACTION_TYPES.includes(t as never),
+        `security/agents maps a tool to \`${t}\`, which the action table does not know (it would get the unknown row: Tier 2)`,
+      );
   });
 
   it('every row explains itself, and the classifier skip list comes from it', () => {
     for (const [t, spec] of Object.entries(ACTION_TYPES)) assert.ok(spec.why.length >= 20, `${t} needs a one-line why`);
     assert.equal(DEFAULT_CLASSIFIER_SKIP_TYPES, CLASSIFIER_SKIP_TYPES);
     // The skip list before the table existed is kept whole.
-    for (const t of ['write_file', 'delete_file', 'move_file', 'copy_file', 'send_email', 'send_message', 'http_request']) assert.ok(CLASSIFIER_SKIP_TYPES.has(t), t);
+    for (const t of ['write_file', 'delete_file', 'move_file', 'copy_file', 'send_email', 'send_message', 'http_request'])
+      assert.ok(CLASSIFIER_SKIP_TYPES.has(t), t);
     assert.ok(!CLASSIFIER_SKIP_TYPES.has('read_file') && !CLASSIFIER_SKIP_TYPES.has(UNKNOWN));
   });
 
@@ -78,7 +107,12 @@ describe('action model: one table of action types', () => {
         assert.equal(plain.minTier, spec.floor, JSON.stringify(plain));
         assert.equal(plain.decision, spec.floor === 0 ? 'allow' : 'escalate', JSON.stringify(plain));
         // ~/.bashrc is read-only: a read passes, a write or delete is refused by its rule.
-        const d = await engine.check({ type, payload: payloadFor(type, { destination: `${ws}/src/b.ts`, path: `${home}/.bashrc` }), sessionId: 't', cwd: ws });
+        const d = await engine.check({
+          type,
+          payload: payloadFor(type, { destination: `${ws}/src/b.ts`, path: `${home}/.bashrc` }),
+          sessionId: 't',
+          cwd: ws,
+        });
         const access = spec.sourceAccess ?? spec.access;
         assert.ok(d.rules.includes('deny.home.shell_rc'), JSON.stringify(d));
         assert.equal(d.decision === 'block', access !== 'read', JSON.stringify(d));
@@ -104,10 +138,21 @@ describe('action model: a policy can name more types to escalate, never fewer', 
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  const engineWith = (policy: string) => new Engine({
-    platform: 'linux', home: path.join(tmp, 'home'), workspaceRoots: [path.join(tmp, 'ws')], fs: nodeFileSystem,
-    shield: buildShield({ policy, ifc: 'default', store: new MemoryStateStore(), home: path.join(tmp, 'home'), platform: 'linux', mode: 'report' }),
-  });
+  const engineWith = (policy: string) =>
+    new Engine({
+      platform: 'linux',
+      home: path.join(tmp, 'home'),
+      workspaceRoots: [path.join(tmp, 'ws')],
+      fs: nodeFileSystem,
+      shield: buildShield({
+        policy,
+        ifc: 'default',
+        store: new MemoryStateStore(),
+        home: path.join(tmp, 'home'),
+        platform: 'linux',
+        mode: 'report',
+      }),
+    });
 
   it('a policy that allows everything still sends an unknown tool to Tier 2', async () => {
     const d = await engineWith(policyFile).check({ type: 'mcp__weather__forecast', payload: { city: 'Oslo' }, sessionId: 'p' });
@@ -123,13 +168,31 @@ describe('action model: a policy can name more types to escalate, never fewer', 
     assert.deepEqual(pick(d), ['block', 0]);
   });
 
-  it('with an invalid policy only the table\'s read-only types go on to Tier 1', async () => {
+  it("with an invalid policy only the table's read-only types go on to Tier 1", async () => {
     const e = new Engine({
-      platform: 'linux', home: path.join(tmp, 'home'), workspaceRoots: [path.join(tmp, 'ws')], fs: nodeFileSystem, shellParser: await loadShellParser(),
-      shield: { ...buildShield({ policy: 'default', ifc: 'none', store: new MemoryStateStore(), home: path.join(tmp, 'home'), platform: 'linux', mode: 'report' }), policy: { ok: false, error: 'broken.yaml: allow must be a list' } },
+      platform: 'linux',
+      home: path.join(tmp, 'home'),
+      workspaceRoots: [path.join(tmp, 'ws')],
+      fs: nodeFileSystem,
+      shellParser: await loadShellParser(),
+      shield: {
+        ...buildShield({
+          policy: 'default',
+          ifc: 'none',
+          store: new MemoryStateStore(),
+          home: path.join(tmp, 'home'),
+          platform: 'linux',
+          mode: 'report',
+        }),
+        policy: { ok: false, error: 'broken.yaml: allow must be a list' },
+      },
     });
     for (const type of KNOWN_ACTION_TYPES) {
-      const d = await e.check({ type, payload: type === 'execute_command' ? { command: 'true' } : type === 'http_request' ? { url: 'https://93.184.215.14/' } : {}, sessionId: 'p' });
+      const d = await e.check({
+        type,
+        payload: type === 'execute_command' ? { command: 'true' } : type === 'http_request' ? { url: 'https://93.184.215.14/' } : {},
+        sessionId: 'p',
+      });
       assert.equal(d.decision === 'block', !ACTION_TYPES[type].readOnly, `${type}: ${JSON.stringify(d)}`);
       if (d.decision === 'block') assert.ok(d.rules.includes('policy.invalid'), d.rules.join());
     }
@@ -169,7 +232,13 @@ describe('action model: every path or URL in a payload is checked, whatever its 
   const TARGETS: { name: string; abs: () => string; rule: string; read: string; write: string }[] = [
     { name: '~/.ssh/id_rsa', abs: () => `${home}/.ssh/id_rsa`, rule: 'deny.home.ssh', read: 'block', write: 'block' },
     { name: '.env', abs: () => `${ws}/.env`, rule: 'deny.any.env_file', read: 'block', write: 'block' },
-    { name: '.git/hooks/pre-commit', abs: () => `${ws}/.git/hooks/pre-commit`, rule: 'editor.git_exec_config', read: 'allow', write: 'escalate' },
+    {
+      name: '.git/hooks/pre-commit',
+      abs: () => `${ws}/.git/hooks/pre-commit`,
+      rule: 'editor.git_exec_config',
+      read: 'allow',
+      write: 'escalate',
+    },
   ];
 
   for (const type of ['read_file', UNKNOWN]) {
@@ -206,7 +275,11 @@ describe('action model: every path or URL in a payload is checked, whatever its 
   });
 
   it('strings under content keys are text, not paths', async () => {
-    const d = await engine.check({ type: 'write_file', payload: { path: `${ws}/src/notes.md`, content: `${home}/.ssh/id_rsa`, description: '~/.ssh/id_rsa' }, sessionId: 'c' });
+    const d = await engine.check({
+      type: 'write_file',
+      payload: { path: `${ws}/src/notes.md`, content: `${home}/.ssh/id_rsa`, description: '~/.ssh/id_rsa' },
+      sessionId: 'c',
+    });
     assert.equal(d.decision, 'allow', JSON.stringify(d));
     const e = await engine.check({ type: 'web_search', payload: { query: '/etc/shadow file format' }, sessionId: 'c' });
     assert.deepEqual([e.decision, e.minTier, e.rules.includes('payload.unclear')], ['escalate', 1, false], JSON.stringify(e));
@@ -218,7 +291,10 @@ describe('action model: every path or URL in a payload is checked, whatever its 
     assert.equal(fileUriToPath('file:///C:/Users/u/.ssh/id_rsa'), 'C:/Users/u/.ssh/id_rsa');
     assert.equal(fileUriToPath('file:///home/u/%E0%A4%A'), undefined);
     const t = payloadTargetsOf({ type: UNKNOWN, payload: { uri: 'file:///home/u/%E0%A4%A' }, sessionId: 's' });
-    assert.deepEqual(t.unclear.map((u) => u.field), ['uri']);
+    assert.deepEqual(
+      t.unclear.map((u) => u.field),
+      ['uri'],
+    );
   });
 
   describe('a payload the engine cannot interpret is escalated to Tier 2, naming the field', () => {
@@ -226,9 +302,19 @@ describe('action model: every path or URL in a payload is checked, whatever its 
     const cases: [string, Record<string, unknown>, string | undefined, RegExp][] = [
       ['a number where a path is expected', { file_path: 42 }, ws, /`file_path` is a number where a path is expected/],
       ['a boolean in a list of paths', { paths: ['/tmp/a', true] }, ws, /`paths\[1\]` is a boolean where a path is expected/],
-      ['a relative path with no working directory', { target_dir: 'build/out' }, undefined, /`target_dir` looks like a path that cannot be checked \(relative path `build\/out` and no known working directory/],
+      [
+        'a relative path with no working directory',
+        { target_dir: 'build/out' },
+        undefined,
+        /`target_dir` looks like a path that cannot be checked \(relative path `build\/out` and no known working directory/,
+      ],
       ['nesting deeper than the bound', deep(MAX_PAYLOAD_DEPTH + 2), ws, new RegExp(`nested deeper than ${MAX_PAYLOAD_DEPTH} levels`)],
-      ['too many values', { rows: Array.from({ length: MAX_PAYLOAD_VALUES + 5 }, (_, i) => `r${i}`) }, ws, new RegExp(`more than ${MAX_PAYLOAD_VALUES} values`)],
+      [
+        'too many values',
+        { rows: Array.from({ length: MAX_PAYLOAD_VALUES + 5 }, (_, i) => `r${i}`) },
+        ws,
+        new RegExp(`more than ${MAX_PAYLOAD_VALUES} values`),
+      ],
       ['a path key holding many lines', { path: 'a\nb' }, ws, /`path` spans several lines to be a path/],
     ];
     for (const [name, payload, cwd, reason] of cases) {
@@ -253,26 +339,43 @@ describe('action model: every path or URL in a payload is checked, whatever its 
     });
 
     it('a deep or large payload still finds the protected path it reaches before the bound', async () => {
-      const d = await engine.check({ type: UNKNOWN, payload: { a: { b: { c: { d: [`${home}/.ssh/id_rsa`] } } }, rows: Array.from({ length: 50 }, (_, i) => i) }, sessionId: 'u', cwd: ws });
+      const d = await engine.check({
+        type: UNKNOWN,
+        payload: { a: { b: { c: { d: [`${home}/.ssh/id_rsa`] } } }, rows: Array.from({ length: 50 }, (_, i) => i) },
+        sessionId: 'u',
+        cwd: ws,
+      });
       assert.deepEqual([d.decision, d.rules[0]], ['block', 'deny.home.ssh']);
     });
   });
 
   describe('every URL in a payload is checked like an http_request', () => {
     it('the cloud metadata service in any field is blocked (SSRF)', async () => {
-      const d = await engine.check({ type: UNKNOWN, payload: { config: { endpoint: 'http://169.254.169.254/latest/meta-data/' } }, sessionId: 'n' });
+      const d = await engine.check({
+        type: UNKNOWN,
+        payload: { config: { endpoint: 'http://169.254.169.254/latest/meta-data/' } },
+        sessionId: 'n',
+      });
       assert.deepEqual([d.decision, d.rules[0]], ['block', 'ssrf.range.link_local'], JSON.stringify(d));
       assert.match(d.reason, /the payload field `config\.endpoint` names http:\/\/169\.254\.169\.254/);
     });
-    it('a loopback URL beside a known type\'s own fields is blocked, with the hint to allow a port', async () => {
-      const d = await engine.check({ type: 'send_message', payload: { to: 'team', message: 'hi', attachment_url: 'http://127.0.0.1:8080/admin' }, sessionId: 'n' });
+    it("a loopback URL beside a known type's own fields is blocked, with the hint to allow a port", async () => {
+      const d = await engine.check({
+        type: 'send_message',
+        payload: { to: 'team', message: 'hi', attachment_url: 'http://127.0.0.1:8080/admin' },
+        sessionId: 'n',
+      });
       assert.equal(d.decision, 'block');
       assert.match(d.reason, /allowLoopbackPorts/);
     });
     it('a public address passes; a URL inside content is text', async () => {
       const ok = await engine.check({ type: UNKNOWN, payload: { link: 'https://93.184.215.14/page' }, sessionId: 'n' });
       assert.deepEqual([ok.decision, ok.minTier], ['escalate', 2]);
-      const text = await engine.check({ type: 'write_file', payload: { path: `${ws}/src/doc.md`, content: 'see http://169.254.169.254/' }, sessionId: 'n' });
+      const text = await engine.check({
+        type: 'write_file',
+        payload: { path: `${ws}/src/doc.md`, content: 'see http://169.254.169.254/' },
+        sessionId: 'n',
+      });
       assert.equal(text.decision, 'allow');
     });
   });
@@ -285,7 +388,10 @@ describe('action model: searches and listings below a directory', () => {
   let engine: Engine;
   let parser: ShellParser;
   before(async () => {
-    ({ tmp, home, ws, parser, engine } = await engineWorld(['.ssh/id_rsa', 'notes/todo.md'], ['.env', 'src/app.ts', 'src/util/log.ts', 'docs/guide.md']));
+    ({ tmp, home, ws, parser, engine } = await engineWorld(
+      ['.ssh/id_rsa', 'notes/todo.md'],
+      ['.env', 'src/app.ts', 'src/util/log.ts', 'docs/guide.md'],
+    ));
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
   const check = (a: Omit<ActionRequest, 'sessionId'>) => engine.check({ ...a, sessionId: 'search', cwd: a.cwd ?? ws });
@@ -307,7 +413,10 @@ describe('action model: searches and listings below a directory', () => {
   it('a narrower search, or one whose include filter leaves the protected file out, is allowed', async () => {
     assert.equal((await check({ type: 'grep_files', payload: { path: `${ws}/src`, pattern: 'TOKEN' } })).decision, 'allow');
     assert.equal((await check({ type: 'grep_files', payload: { path: ws, pattern: 'TOKEN', include: '*.ts' } })).decision, 'allow');
-    assert.equal((await check({ type: 'grep_files', payload: { path: ws, pattern: 'TOKEN', include: ['**/*.ts', '*.md'] } })).decision, 'allow');
+    assert.equal(
+      (await check({ type: 'grep_files', payload: { path: ws, pattern: 'TOKEN', include: ['**/*.ts', '*.md'] } })).decision,
+      'allow',
+    );
     // A filter that admits .env, or one that cannot be read as a name filter, reads everything.
     assert.equal((await check({ type: 'grep_files', payload: { path: ws, pattern: 'TOKEN', include: '.e*' } })).decision, 'block');
     assert.equal((await check({ type: 'grep_files', payload: { path: ws, pattern: 'TOKEN', include: 'src/**' } })).decision, 'block');
@@ -322,8 +431,17 @@ describe('action model: searches and listings below a directory', () => {
       assert.deepEqual(nodeFileSystem.listTree(`${ws}/src`, 100)?.links, [link], 'the Node port says which entries are links');
       // A port that does not say which entries are links: every entry is resolved.
       const silent = new Engine({
-        platform: 'linux', home, workspaceRoots: [ws], shellParser: parser,
-        fs: { ...nodeFileSystem, listTree: (dir, limit) => { const t = nodeFileSystem.listTree(dir, limit); return t && { entries: t.entries, truncated: t.truncated }; } },
+        platform: 'linux',
+        home,
+        workspaceRoots: [ws],
+        shellParser: parser,
+        fs: {
+          ...nodeFileSystem,
+          listTree: (dir, limit) => {
+            const t = nodeFileSystem.listTree(dir, limit);
+            return t && { entries: t.entries, truncated: t.truncated };
+          },
+        },
       });
       const s = await silent.check({ type: 'grep_files', payload: { path: `${ws}/src`, pattern: 'x' }, sessionId: 'search' });
       assert.deepEqual([s.decision, s.rules[0]], ['block', 'deny.home.ssh'], JSON.stringify(s));
@@ -346,18 +464,27 @@ describe('action model: searches and listings below a directory', () => {
 
   it('shell analysis reports what a command reads below a directory, and the filter that narrows it', () => {
     const searches = (cmd: string) => engine.analyzeCommand(cmd, ws).searches;
-    assert.deepEqual(searches("grep -rn --include='*.ts' --include=*.md TODO src"), [{ path: `${ws}/src`, mode: 'contents', names: ['*.ts', '*.md'] }]);
+    assert.deepEqual(searches("grep -rn --include='*.ts' --include=*.md TODO src"), [
+      { path: `${ws}/src`, mode: 'contents', names: ['*.ts', '*.md'] },
+    ]);
     assert.deepEqual(searches('grep -n TODO src/app.ts'), []);
     // rg skips hidden entries below what it searches unless told otherwise (the protection check reads the ignore files).
     assert.deepEqual(searches('rg TODO'), [{ path: ws, mode: 'contents', skipsHidden: true }]);
     assert.deepEqual(searches('rg --hidden TODO'), [{ path: ws, mode: 'contents' }]);
-    assert.deepEqual(searches("rg -g '!*.lock' TODO"), [{ path: ws, mode: 'contents', skipsHidden: true }], 'an exclusion is no include filter');
+    assert.deepEqual(
+      searches("rg -g '!*.lock' TODO"),
+      [{ path: ws, mode: 'contents', skipsHidden: true }],
+      'an exclusion is no include filter',
+    );
     assert.deepEqual(searches('rg --files src'), [{ path: `${ws}/src`, mode: 'names', skipsHidden: true }]);
     assert.deepEqual(searches('find . -name "*.ts"'), [{ path: ws, mode: 'names', names: ['*.ts'] }]);
     assert.deepEqual(searches('find . -name "*.pyc" -delete'), [], 'prints nothing');
     assert.deepEqual(searches('find src -type f -exec grep -l TODO {} +'), [{ path: `${ws}/src`, mode: 'contents' }]);
     assert.deepEqual(searches('find . -name "*.log" -print -exec rm {} +'), [{ path: ws, mode: 'names', names: ['*.log'] }]);
-    assert.deepEqual(searches('ls -laR docs; tree src'), [{ path: `${ws}/docs`, mode: 'names' }, { path: `${ws}/src`, mode: 'names' }]);
+    assert.deepEqual(searches('ls -laR docs; tree src'), [
+      { path: `${ws}/docs`, mode: 'names' },
+      { path: `${ws}/src`, mode: 'names' },
+    ]);
     assert.deepEqual(searches('ls -la docs; tree -L 1 src'), []);
     assert.deepEqual(searches('du -sh . ; du -ah src'), [{ path: `${ws}/src`, mode: 'names' }], 'du lists every file only with -a');
   });
@@ -428,7 +555,10 @@ describe('IFC sinks for unknown tools', () => {
 
   function engine(): Engine {
     return new Engine({
-      platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem,
+      platform: 'linux',
+      home,
+      workspaceRoots: [ws],
+      fs: nodeFileSystem,
       shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
     });
   }
@@ -452,7 +582,11 @@ describe('IFC sinks for unknown tools', () => {
   it('a URL in any payload field is a flow to the network, even for a type that is no sink', async () => {
     const e = engine();
     await tainted(e, 'b');
-    const d = await e.check({ type: 'memory_search', payload: { query: 'pay', callback: 'https://93.184.215.14/collect?q=salary' }, sessionId: 'b' });
+    const d = await e.check({
+      type: 'memory_search',
+      payload: { query: 'pay', callback: 'https://93.184.215.14/collect?q=salary' },
+      sessionId: 'b',
+    });
     assert.deepEqual([d.decision, d.ifc?.rule], ['block', 'ifc.restricted.external'], JSON.stringify(d));
     assert.match(d.reason, /reaches the network \(https:\/\/93\.184\.215\.14\/collect\?q=salary\)/);
   });
@@ -476,7 +610,11 @@ describe('IFC sinks for unknown tools', () => {
   it('a declared path field holding a URL is a network target, not a path', async () => {
     const e = engine();
     await tainted(e, 'e');
-    const d = await e.check({ type: 'copy_file', payload: { source: 'https://93.184.215.14/a.txt', destination: `${ws}/src/a.txt` }, sessionId: 'e' });
+    const d = await e.check({
+      type: 'copy_file',
+      payload: { source: 'https://93.184.215.14/a.txt', destination: `${ws}/src/a.txt` },
+      sessionId: 'e',
+    });
     assert.equal(d.ifc?.decision, 'block', JSON.stringify(d));
     assert.match(d.reason, /reaches the network/);
   });

@@ -20,7 +20,9 @@ describe('architecture', () => {
   it('every contributed command is registered in src/vscode and vice versa', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
     const contributed = (manifest.contributes.commands as { command: string }[]).map((c) => c.command).sort();
-    const code = sourceFiles(path.join(root, 'src/vscode')).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    const code = sourceFiles(path.join(root, 'src/vscode'))
+      .map((f) => fs.readFileSync(f, 'utf8'))
+      .join('\n');
     const registered = [...code.matchAll(/COMMAND\s*=\s*'([^']+)'/g)].map((m) => m[1]!).sort();
     assert.deepEqual(registered, contributed);
   });
@@ -35,8 +37,15 @@ describe('architecture', () => {
   });
 
   it('.vscodeignore is an allow-list', () => {
-    const lines = fs.readFileSync(path.join(root, '.vscodeignore'), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+    const lines = fs
+      .readFileSync(path.join(root, '.vscodeignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l && !l.startsWith('#'));
     assert.equal(lines[0], '**');
-    assert.ok(lines.slice(1).every((l) => l.startsWith('!')), 'after `**` only `!` re-includes');
+    assert.ok(
+      lines.slice(1).every((l) => l.startsWith('!')),
+      'after `**` only `!` re-includes',
+    );
   });
 });

@@ -4,9 +4,24 @@ import { AuditView, type AuditEntry } from '../../src/node/audit-view';
 
 function entry(seq: number, over: Partial<AuditEntry> = {}): AuditEntry {
   return <AuditEntry>{
-    seq, id: `id-${seq}`, ts: '2026-01-01T00:00:00.000Z', session: seq % 2 ? 's1' : 's2', event: seq % 3 ? 'ACTION_APPROVED' : 'ACTION_BLOCKED', action_type: 'read_file',
-    details: { decision: { decision: seq % 3 ? 'allow' : 'block', tier: 0, rules: seq % 3 ? [] : ['protection.full_block'], reason: `reason ${seq}` }, args: { path: `/tmp/file-${seq}.txt` } },
-    prev_hash: 'p', hash: 'h', ...over,
+    seq,
+    id: `id-${seq}`,
+    ts: '2026-01-01T00:00:00.000Z',
+    session: seq % 2 ? 's1' : 's2',
+    event: seq % 3 ? 'ACTION_APPROVED' : 'ACTION_BLOCKED',
+    action_type: 'read_file',
+    details: {
+      decision: {
+        decision: seq % 3 ? 'allow' : 'block',
+        tier: 0,
+        rules: seq % 3 ? [] : ['protection.full_block'],
+        reason: `reason ${seq}`,
+      },
+      args: { path: `/tmp/file-${seq}.txt` },
+    },
+    prev_hash: 'p',
+    hash: 'h',
+    ...over,
   };
 }
 
@@ -15,13 +30,19 @@ describe('audit view model', () => {
     const v = new AuditView();
     for (let i = 1; i <= 1000; i++) v.add(entry(i));
     assert.equal(v.total, 1000);
-    assert.deepEqual(v.range(0, 3).map((r) => r.seq), [1, 2, 3]);
+    assert.deepEqual(
+      v.range(0, 3).map((r) => r.seq),
+      [1, 2, 3],
+    );
     assert.equal(v.range(0, 3)[0]!.summary, '/tmp/file-1.txt');
     v.setFilter({ decision: 'block' });
     assert.equal(v.filtered, 333);
     assert.ok(v.range(0, 500).every((r) => r.decision === 'block'));
     v.setFilter({ session: 's1', text: 'FILE-9' });
-    assert.deepEqual(v.range(0, 5).map((r) => r.seq), [9, 91, 93, 95, 97]);
+    assert.deepEqual(
+      v.range(0, 5).map((r) => r.seq),
+      [9, 91, 93, 95, 97],
+    );
     assert.equal(v.indexOf(91), 1);
     assert.equal(v.indexOf(2), -1);
     const live = v.add(entry(1001));
@@ -36,11 +57,23 @@ describe('audit view model', () => {
     const v = new AuditView();
     const base = { ts: '2026-01-01T00:00:00.000Z', session: 's', action_type: 'write_file', prev_hash: 'p', hash: 'h' };
     v.add(<AuditEntry>{ ...base, seq: 1, id: 'a', event: 'ACTION_PROPOSED', details: { action_id: 'x', args: { path: '/etc/passwd' } } });
-    v.add(<AuditEntry>{ ...base, seq: 2, id: 'b', event: 'ACTION_EVALUATED', details: { action_id: 'x', decision: { decision: 'block', tier: 0, rules: ['deny.etc'], reason: 'system file' } } });
+    v.add(<AuditEntry>{
+      ...base,
+      seq: 2,
+      id: 'b',
+      event: 'ACTION_EVALUATED',
+      details: { action_id: 'x', decision: { decision: 'block', tier: 0, rules: ['deny.etc'], reason: 'system file' } },
+    });
     v.add(<AuditEntry>{ ...base, seq: 3, id: 'c', event: 'ACTION_BLOCKED', details: { action_id: 'x', tier: 0, rules: ['deny.etc'] } });
     const rows = v.range(0, 3);
-    assert.deepEqual(rows.map((r) => r.summary), ['/etc/passwd', '/etc/passwd', '/etc/passwd']);
-    assert.deepEqual(rows.map((r) => r.decision), [undefined, 'block', 'block']);
+    assert.deepEqual(
+      rows.map((r) => r.summary),
+      ['/etc/passwd', '/etc/passwd', '/etc/passwd'],
+    );
+    assert.deepEqual(
+      rows.map((r) => r.decision),
+      [undefined, 'block', 'block'],
+    );
     const d = v.detail(3);
     assert.equal(d?.decision?.reason, 'system file');
     assert.match(d?.args ?? '', /etc\/passwd/);

@@ -20,15 +20,31 @@ interface Case {
   expect: { decision: string; rule?: string | null; why?: string; level?: string; min_tier?: number; reason?: string };
 }
 
-const WORKSPACE_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'HEARTBEAT.md', 'USER.md', 'MEMORY.md', 'memory/notes.md', 'skills/deploy/SKILL.md',
-  'src/app.ts', '.env', '.env.example', '.vscode/settings.json', '.bulwark/audit.jsonl', '.bulwark/canary.token', '.git/hooks/pre-commit.sample', 'docs/guide.md'];
+const WORKSPACE_FILES = [
+  'SOUL.md',
+  'IDENTITY.md',
+  'AGENTS.md',
+  'HEARTBEAT.md',
+  'USER.md',
+  'MEMORY.md',
+  'memory/notes.md',
+  'skills/deploy/SKILL.md',
+  'src/app.ts',
+  '.env',
+  '.env.example',
+  '.vscode/settings.json',
+  '.bulwark/audit.jsonl',
+  '.bulwark/canary.token',
+  '.git/hooks/pre-commit.sample',
+  'docs/guide.md',
+];
 const HOME_FILES = ['.ssh/id_rsa', '.ssh/config', '.aws/credentials', '.bashrc', '.gitconfig', 'notes/todo.md'];
-
 
 function fill(value: unknown, vars: Record<string, string>): unknown {
   if (typeof value === 'string') return value.replace(/\{(tmp|workspace|home|state)\}/g, (_, k: string) => vars[k]!);
   if (Array.isArray(value)) return value.map((v) => fill(v, vars));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [fill(k, vars) as string, fill(v, vars)]));
+  if (value && typeof value === 'object')
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [fill(k, vars) as string, fill(v, vars)]));
   return value;
 }
 
@@ -39,7 +55,9 @@ function touch(file: string): void {
 
 describe('decision corpus (test/cases/protection)', () => {
   let parser: ShellParser;
-  before(async () => { parser = await loadShellParser(); });
+  before(async () => {
+    parser = await loadShellParser();
+  });
 
   const files = yamlFilesUnder('test/cases/protection');
   it('has at least 150 cases with unique names', () => {
@@ -52,18 +70,24 @@ describe('decision corpus (test/cases/protection)', () => {
     const missing: string[] = [];
     for (const f of files) {
       for (const c of loadYaml<Case[]>(f)) {
-        if (c.expect.rule === null) assert.ok(typeof c.expect.why === 'string' && c.expect.why.length > 0, `${c.name}: \`rule: null\` needs a \`why\``);
+        if (c.expect.rule === null)
+          assert.ok(typeof c.expect.why === 'string' && c.expect.why.length > 0, `${c.name}: \`rule: null\` needs a \`why\``);
         else if (typeof c.expect.rule !== 'string' || c.expect.rule.length === 0) missing.push(`${path.basename(f)}: ${c.name}`);
       }
     }
-    assert.deepEqual(missing, [], 'cases without `expect.rule` (name the deciding rule, or `rule: null` with `why` when no rule can decide)');
+    assert.deepEqual(
+      missing,
+      [],
+      'cases without `expect.rule` (name the deciding rule, or `rule: null` with `why` when no rule can decide)',
+    );
   });
 
   for (const file of files) {
     describe(path.basename(file), () => {
       for (const c of loadYaml<Case[]>(file)) {
         it(c.name, async () => {
-          if (!('rule' in c.expect)) assert.fail(`case ${c.name} names no rule: add \`expect.rule\` (or \`rule: null\` with \`why\` where no rule can decide)`);
+          if (!('rule' in c.expect))
+            assert.fail(`case ${c.name} names no rule: add \`expect.rule\` (or \`rule: null\` with \`why\` where no rule can decide)`);
           const tmp = makeTempDir();
           try {
             const platform = c.platform ?? 'linux';
@@ -89,17 +113,32 @@ describe('decision corpus (test/cases/protection)', () => {
               fs.mkdirSync(path.dirname(link), { recursive: true });
               fs.linkSync(target, link);
             }
-            const engine = new Engine({ platform, home: vars.home, workspaceRoots: [vars.workspace], selfPaths: [vars.state], fs: nodeFileSystem, shellParser: parser });
-            const action = { ...(fill(c.action, vars) as object), sessionId: 'corpus', cwd: c.cwd ? (fill(c.cwd, vars) as string) : undefined } as ActionRequest;
+            const engine = new Engine({
+              platform,
+              home: vars.home,
+              workspaceRoots: [vars.workspace],
+              selfPaths: [vars.state],
+              fs: nodeFileSystem,
+              shellParser: parser,
+            });
+            const action = {
+              ...(fill(c.action, vars) as object),
+              sessionId: 'corpus',
+              cwd: c.cwd ? (fill(c.cwd, vars) as string) : undefined,
+            } as ActionRequest;
             const d = await engine.check(action);
             const got = JSON.stringify(d);
             assert.equal(d.decision, c.expect.decision, got);
             if (c.expect.rule) assert.ok(d.rules.includes(c.expect.rule), `expected rule ${c.expect.rule}: ${got}`);
-            if (c.expect.rule === null) assert.deepEqual(d.rules, [], `\`rule: null\` (${c.expect.why}) but the decision names rules: ${got}`);
+            if (c.expect.rule === null)
+              assert.deepEqual(d.rules, [], `\`rule: null\` (${c.expect.why}) but the decision names rules: ${got}`);
             if (c.expect.level) assert.equal(d.level, c.expect.level, got);
             if (c.expect.min_tier !== undefined) assert.equal(d.minTier, c.expect.min_tier, got);
             if (c.expect.reason) assert.ok(d.reason.includes(c.expect.reason), `reason should contain "${c.expect.reason}": ${got}`);
-            assert.ok(d.reason.length > 0 && (d.decision === 'allow' || d.rules.length > 0), `every non-allow decision names a rule: ${got}`);
+            assert.ok(
+              d.reason.length > 0 && (d.decision === 'allow' || d.rules.length > 0),
+              `every non-allow decision names a rule: ${got}`,
+            );
           } finally {
             fs.rmSync(tmp, { recursive: true, force: true });
           }
@@ -111,7 +150,9 @@ describe('decision corpus (test/cases/protection)', () => {
 
 describe('glob targets: protected locations that do not exist yet, and directories too large to expand', () => {
   let parser: ShellParser;
-  before(async () => { parser = await loadShellParser(); });
+  before(async () => {
+    parser = await loadShellParser();
+  });
 
   async function decide(setup: (ws: string) => void, command: string) {
     const tmp = makeTempDir();
@@ -119,14 +160,21 @@ describe('glob targets: protected locations that do not exist yet, and directori
       const ws = path.join(tmp, 'ws');
       fs.mkdirSync(ws);
       setup(ws);
-      const engine = new Engine({ platform: 'linux', home: path.join(tmp, 'home'), workspaceRoots: [ws], selfPaths: [path.join(tmp, 'state')], fs: nodeFileSystem, shellParser: parser });
+      const engine = new Engine({
+        platform: 'linux',
+        home: path.join(tmp, 'home'),
+        workspaceRoots: [ws],
+        selfPaths: [path.join(tmp, 'state')],
+        fs: nodeFileSystem,
+        shellParser: parser,
+      });
       return await engine.check({ type: 'execute_command', payload: { command }, sessionId: 'globs', cwd: ws });
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
   }
 
-  it('the file-system port lists breadth-first, so a truncated listing still holds all of a directory\'s own entries', () => {
+  it("the file-system port lists breadth-first, so a truncated listing still holds all of a directory's own entries", () => {
     const tmp = makeTempDir();
     try {
       for (const d of ['a', 'b', 'c']) for (let i = 0; i < 5; i++) touch(path.join(tmp, d, `f${i}`));
@@ -142,7 +190,11 @@ describe('glob targets: protected locations that do not exist yet, and directori
   });
 
   it('a pattern that could name a protected location is checked although nothing is on disk', async () => {
-    for (const [command, rule] of [['rm -rf .bul*', 'self.workspace_state'], ['rm -f SOUL.m?', 'ws.soul'], ['touch [A-Z]*.md', 'ws.soul']] as const) {
+    for (const [command, rule] of [
+      ['rm -rf .bul*', 'self.workspace_state'],
+      ['rm -f SOUL.m?', 'ws.soul'],
+      ['touch [A-Z]*.md', 'ws.soul'],
+    ] as const) {
       const d = await decide(() => {}, command);
       assert.equal(d.decision, 'block', `${command}: ${JSON.stringify(d)}`);
       assert.ok(d.rules.includes(rule), `${command}: ${JSON.stringify(d.rules)}`);
@@ -175,12 +227,20 @@ describe('glob targets: protected locations that do not exist yet, and directori
 
 describe('loopback servers: blocked by default with the way out named, reachable on an allowed port', () => {
   let parser: ShellParser;
-  before(async () => { parser = await loadShellParser(); });
+  before(async () => {
+    parser = await loadShellParser();
+  });
 
   it('curl to a local dev server', async () => {
     const tmp = makeTempDir();
     try {
-      const base = { platform: 'linux' as const, home: path.join(tmp, 'home'), workspaceRoots: [tmp], fs: nodeFileSystem, shellParser: parser };
+      const base = {
+        platform: 'linux' as const,
+        home: path.join(tmp, 'home'),
+        workspaceRoots: [tmp],
+        fs: nodeFileSystem,
+        shellParser: parser,
+      };
       const act = (command: string): ActionRequest => ({ type: 'execute_command', payload: { command }, sessionId: 'loopback', cwd: tmp });
       const closed = await new Engine(base).check(act('curl -s http://localhost:3000/health'));
       assert.equal(closed.decision, 'block');

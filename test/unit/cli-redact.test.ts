@@ -64,7 +64,9 @@ function startRedact(args: string[] = [], { snapshots: record = true, nodeArgs =
   child.stderr.on('data', (d: Buffer) => err.push(d));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   return {
-    child, stdout, snapshots,
+    child,
+    stdout,
+    snapshots,
     async waitFor(pred, ms = 5000) {
       const deadline = Date.now() + ms;
       while (!pred(stdout())) {
@@ -85,7 +87,9 @@ function startRedact(args: string[] = [], { snapshots: record = true, nodeArgs =
 
 describe('bulwark redact (dist/cli.js)', function () {
   this.timeout(60000);
-  afterEach(() => { for (const c of live) c.kill(); }); // a failed test leaves no process that keeps mocha alive
+  afterEach(() => {
+    for (const c of live) c.kill();
+  }); // a failed test leaves no process that keeps mocha alive
   before(function () {
     if (!fs.existsSync(CLI)) throw new Error('dist/cli.js is missing: run `node esbuild.mjs` before the unit tests');
   });
@@ -102,7 +106,11 @@ describe('bulwark redact (dist/cli.js)', function () {
 
   it('the sample has the planted secrets (test sanity)', () => {
     const found = findSecrets(rules, sample).map((f) => sample.slice(f.start, f.end));
-    for (const s of [ghp, akia, jwt, pem]) assert.ok(found.some((v) => v.includes(s) || s.includes(v)), `not found: ${s.slice(0, 12)}…`);
+    for (const s of [ghp, akia, jwt, pem])
+      assert.ok(
+        found.some((v) => v.includes(s) || s.includes(v)),
+        `not found: ${s.slice(0, 12)}…`,
+      );
     assert.ok(found.some((v) => pgUrl.includes(v)));
   });
 
@@ -130,7 +138,8 @@ describe('bulwark redact (dist/cli.js)', function () {
     assert.ok(beforeEof.length > 0 && stdout.startsWith(beforeEof));
     const windows = secretWindows(sample);
     assert.ok(windows.length > 50);
-    for (const snap of [...r.snapshots, stdout]) for (const w of windows) assert.ok(!snap.includes(w), `secret piece ${JSON.stringify(w)} on stdout`);
+    for (const snap of [...r.snapshots, stdout])
+      for (const w of windows) assert.ok(!snap.includes(w), `secret piece ${JSON.stringify(w)} on stdout`);
     // Everything after the PEM block's END line was settled before EOF (only the last line's tail may be held).
     assert.ok(beforeEof.includes('[REDACTED:pem-openssh-private-key]'), beforeEof.slice(-200));
   });
@@ -164,7 +173,10 @@ describe('bulwark redact (dist/cli.js)', function () {
 
     const cut = `key file:\n${pem.split('\n').slice(0, 3).join('\n')}\n`;
     const r2 = startRedact();
-    for (const line of cut.split(/(?<=\n)/)) { await r2.write(line); await sleep(30); }
+    for (const line of cut.split(/(?<=\n)/)) {
+      await r2.write(line);
+      await sleep(30);
+    }
     await r2.waitFor((o) => o === 'key file:\n');
     await sleep(150); // past the flush timer: time never releases part of a key
     assert.equal(r2.stdout(), 'key file:\n', 'an open PEM block is held until END or EOF');
@@ -188,7 +200,13 @@ describe('bulwark redact (dist/cli.js)', function () {
     assert.ok(!stdout.includes(ghp.slice(4, 12)));
     assert.match(stderr, /not valid UTF-8: 3 invalid sequence\(s\) replaced by U\+FFFD/);
     const summary = JSON.parse(stderr.trim().split('\n').at(-1)!) as Record<string, unknown>;
-    assert.deepEqual(summary, { redacted: 1, rules: { 'github-pat-classic': 1 }, bytes_in: summary.bytes_in, invalid_utf8: 3, complete: true });
+    assert.deepEqual(summary, {
+      redacted: 1,
+      rules: { 'github-pat-classic': 1 },
+      bytes_in: summary.bytes_in,
+      invalid_utf8: 3,
+      complete: true,
+    });
     assert.ok(!stderr.includes(ghp.slice(4, 12)), 'the report never contains a secret');
   });
 
@@ -207,7 +225,11 @@ describe('bulwark redact (dist/cli.js)', function () {
   });
 
   it('a closed stdout (`| head`) ends quietly', () => {
-    const r = spawnSync('sh', ['-c', `yes "log line with ${akia} in it" | head -c 3000000 | "${process.execPath}" "${CLI}" redact | head -c 100 > /dev/null`], { encoding: 'utf8' });
+    const r = spawnSync(
+      'sh',
+      ['-c', `yes "log line with ${akia} in it" | head -c 3000000 | "${process.execPath}" "${CLI}" redact | head -c 100 > /dev/null`],
+      { encoding: 'utf8' },
+    );
     assert.equal(r.stderr, '');
   });
 
@@ -215,9 +237,12 @@ describe('bulwark redact (dist/cli.js)', function () {
     const lines: string[] = [];
     let size = 0;
     for (let i = 0; size < 20_000_000; i++) {
-      const l = i % 997 === 0 ? `${i} GITHUB_TOKEN=${ghp}\n`
-        : i % 1499 === 0 ? `${i} aws ${akia} request id ${i * 7}\n`
-          : `2025-01-07T10:${String(i % 60).padStart(2, '0')}:00Z INFO request ${i} served in ${i % 250} ms path=/api/v1/items/${i % 1000}\n`;
+      const l =
+        i % 997 === 0
+          ? `${i} GITHUB_TOKEN=${ghp}\n`
+          : i % 1499 === 0
+            ? `${i} aws ${akia} request id ${i * 7}\n`
+            : `2025-01-07T10:${String(i % 60).padStart(2, '0')}:00Z INFO request ${i} served in ${i % 250} ms path=/api/v1/items/${i % 1000}\n`;
       lines.push(l);
       size += l.length;
     }
@@ -228,7 +253,9 @@ describe('bulwark redact (dist/cli.js)', function () {
     const r = startRedact([], { snapshots: false, nodeArgs: ['--max-old-space-size=48'] });
     let firstOutputAt = -1;
     let written = 0;
-    r.child.stdout.once('data', () => { firstOutputAt = written; });
+    r.child.stdout.once('data', () => {
+      firstOutputAt = written;
+    });
     const piece = 64 * 1024;
     for (let at = 0; at < input.length; at += piece) {
       const ok = r.child.stdin.write(input.slice(at, at + piece));

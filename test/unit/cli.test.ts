@@ -11,7 +11,12 @@ function run(args: string[], input: string | Buffer = '') {
   const r = spawnSync(process.execPath, [CLI, ...args], { input, timeout: 30000, maxBuffer: 64 * 1024 * 1024 });
   return { code: r.status, stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
 }
-const lines = (s: string) => s.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (s: string) =>
+  s
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('bulwark CLI (dist/cli.js)', () => {
   let tmp: string;
@@ -30,28 +35,47 @@ describe('bulwark CLI (dist/cli.js)', () => {
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   it('check: one decision per line with the documented fields', () => {
-    const input = [
-      { id: 'a', session: 's', type: 'read_file', payload: { path: `${ws}/SOUL.md` } },
-      { id: 'b', session: 's', type: 'write_file', payload: { path: `${ws}/SOUL.md`, content: 'x' } },
-      { id: 'c', session: 's', type: 'read_file', payload: { path: '~/.ssh/id_rsa' } },
-      { id: 'd', session: 's', type: 'execute_command', payload: { command: 'echo x > SOUL.md' }, cwd: ws },
-      { id: 'e', session: 's', type: 'execute_command', payload: { command: 'cat SOUL.md' }, cwd: ws },
-      { id: 'f', session: 's', type: 'http_request', payload: { url: 'http://169.254.169.254/latest/meta-data/' } },
-      { id: 'g', session: 's', type: 'execute_command', payload: { command: 'make deploy' }, cwd: ws },
-    ].map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const input =
+      [
+        { id: 'a', session: 's', type: 'read_file', payload: { path: `${ws}/SOUL.md` } },
+        { id: 'b', session: 's', type: 'write_file', payload: { path: `${ws}/SOUL.md`, content: 'x' } },
+        { id: 'c', session: 's', type: 'read_file', payload: { path: '~/.ssh/id_rsa' } },
+        { id: 'd', session: 's', type: 'execute_command', payload: { command: 'echo x > SOUL.md' }, cwd: ws },
+        { id: 'e', session: 's', type: 'execute_command', payload: { command: 'cat SOUL.md' }, cwd: ws },
+        { id: 'f', session: 's', type: 'http_request', payload: { url: 'http://169.254.169.254/latest/meta-data/' } },
+        { id: 'g', session: 's', type: 'execute_command', payload: { command: 'make deploy' }, cwd: ws },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
     const r = run(['check', '--workspace', ws, '--home', home, '--no-resolve'], input);
     assert.equal(r.code, 0, r.stderr);
     const out = lines(r.stdout);
-    assert.deepEqual(out.map((o) => o.id), ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
-    for (const o of out) assert.deepEqual(Object.keys(o).sort(), ['decision', 'id', 'level', 'min_tier', 'reason', 'reasons', 'rules', 'tier']);
+    assert.deepEqual(
+      out.map((o) => o.id),
+      ['a', 'b', 'c', 'd', 'e', 'f', 'g'],
+    );
+    for (const o of out)
+      assert.deepEqual(Object.keys(o).sort(), ['decision', 'id', 'level', 'min_tier', 'reason', 'reasons', 'rules', 'tier']);
     // Each line's reasons name its rules, in order, with their tier and kind.
     for (const o of out) assert.deepEqual([...new Set((o.reasons as { rule: string }[]).map((x) => x.rule))], o.rules);
-    assert.deepEqual((out[2]!.reasons as unknown[])[0], { rule: 'deny.home.ssh', tier: 0, kind: 'protection', message: (out[2]!.reasons as { message: string }[])[0]!.message });
-    assert.deepEqual(out.map((o) => o.decision), ['allow', 'block', 'block', 'block', 'allow', 'block', 'escalate']);
+    assert.deepEqual((out[2]!.reasons as unknown[])[0], {
+      rule: 'deny.home.ssh',
+      tier: 0,
+      kind: 'protection',
+      message: (out[2]!.reasons as { message: string }[])[0]!.message,
+    });
+    assert.deepEqual(
+      out.map((o) => o.decision),
+      ['allow', 'block', 'block', 'block', 'allow', 'block', 'escalate'],
+    );
     assert.equal(out[1]!.level, 'read_only');
     assert.deepEqual(out[2]!.rules, ['deny.home.ssh']);
-    assert.match(String(out[4]!.reason), /effects are inspect: `cat` only touches the files the analysis lists/, 'a harmless command runs without anyone asked, and says why');
-    assert.equal(out[6]!.tier, 2, 'the default policy sends the project\'s code, outside the sandbox, to Tier 2');
+    assert.match(
+      String(out[4]!.reason),
+      /effects are inspect: `cat` only touches the files the analysis lists/,
+      'a harmless command runs without anyone asked, and says why',
+    );
+    assert.equal(out[6]!.tier, 2, "the default policy sends the project's code, outside the sandbox, to Tier 2");
     assert.match(String(out[1]!.reason), /SOUL\.md is read-only to agents/);
   });
 
@@ -103,7 +127,8 @@ describe('bulwark CLI (dist/cli.js)', () => {
   });
 
   it('survives a huge payload without crashing', () => {
-    const big = JSON.stringify({ id: 'big', type: 'write_file', payload: { path: `${ws}/big.txt`, content: 'x'.repeat(4 * 1024 * 1024) } }) + '\n';
+    const big =
+      JSON.stringify({ id: 'big', type: 'write_file', payload: { path: `${ws}/big.txt`, content: 'x'.repeat(4 * 1024 * 1024) } }) + '\n';
     const r = run(['check', '--workspace', ws, '--home', home, '--no-resolve'], big);
     assert.equal(r.code, 0, r.stderr);
     // An ordinary file in the workspace: the default policy lets the edit through (its always-block heuristics ran over all 4 MiB).

@@ -19,7 +19,7 @@ describe('command table: global options, words cases', function () {
     return judgeInvocation(inv).effect;
   };
 
-  it('checks git\'s -c only before the subcommand: `git -c core.pager=x log` unjudged, `git shortlog -c` judged', () => {
+  it("checks git's -c only before the subcommand: `git -c core.pager=x log` unjudged, `git shortlog -c` judged", () => {
     assert.equal(effectOf('git -c core.pager=x log'), undefined);
     assert.equal(effectOf('git -C src -c core.pager=x shortlog -c'), undefined);
     assert.equal(effectOf('git --config-env=core.pager=P log'), undefined);
@@ -53,7 +53,11 @@ describe('command table: global options, words cases', function () {
       [{ name: 'x', cases: [{ words: ['a'], unless_options: '-a', effect: 'analysed' }], examples }, /unless_options must be a list/],
       [{ name: 'x', cases: [{ with_option: 'a', effect: 'analysed' }], examples }, /with_option must be an option/],
     ] as const) {
-      assert.throws(() => validateCommandTable({ version: 1, commands: [bad] }), (e: unknown) => e instanceof CommandTableError && (msg as RegExp).test(e.message), JSON.stringify(bad));
+      assert.throws(
+        () => validateCommandTable({ version: 1, commands: [bad] }),
+        (e: unknown) => e instanceof CommandTableError && (msg as RegExp).test(e.message),
+        JSON.stringify(bad),
+      );
     }
   });
 });

@@ -22,9 +22,17 @@ interface ContentTableFile {
   private_keys: { id: string; examples: { match: Example[]; no_match: Example[] } }[];
   public_material: { examples: { public: Example[]; not_public: Example[] } };
 }
-const bytesOf = (e: Example): Uint8Array => (typeof e === 'string' ? new TextEncoder().encode(e) : Array.isArray(e) ? new TextEncoder().encode(e.join('')) : hexBytes(e.hex));
+const bytesOf = (e: Example): Uint8Array =>
+  typeof e === 'string' ? new TextEncoder().encode(e) : Array.isArray(e) ? new TextEncoder().encode(e.join('')) : hexBytes(e.hex);
 const show = (e: Example): string => JSON.stringify(e).slice(0, 80);
-const has = (tool: string): boolean => { try { execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }); return true; } catch { return false; } };
+const has = (tool: string): boolean => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe('content signatures (security/protection/content.yaml)', () => {
   const file = loadYaml<ContentTableFile>('security/protection/content.yaml');
@@ -50,15 +58,40 @@ describe('content signatures (security/protection/content.yaml)', () => {
 
   it('public material: its examples are public and its counter-examples are not', () => {
     for (const e of file.public_material.examples.public) assert.equal(isPublicMaterial(bytesOf(e), table), true, `public: ${show(e)}`);
-    for (const e of file.public_material.examples.not_public) assert.equal(isPublicMaterial(bytesOf(e), table), false, `not public: ${show(e)}`);
+    for (const e of file.public_material.examples.not_public)
+      assert.equal(isPublicMaterial(bytesOf(e), table), false, `not public: ${show(e)}`);
   });
 
   it('a malformed table stops Bulwark instead of weakening it', () => {
-    const broken = (patch: (t: Record<string, unknown>) => void) => { const t = structuredClone(file) as unknown as Record<string, unknown>; patch(t); return () => compileContentTable(t); };
-    assert.throws(broken((t) => { t.version = 2; }), /version/);
-    assert.throws(broken((t) => { (t.private_keys as Record<string, unknown>[])[0]!.lines = ['^(unclosed']; }), /content signature table/);
-    assert.throws(broken((t) => { (t.private_keys as Record<string, unknown>[])[0]!.structure = 'pkcs12'; }), /exactly one/);
-    assert.throws(broken((t) => { (t.public_material as Record<string, unknown>).pem_labels = ['RSA PRIVATE KEY']; }), /private label/);
+    const broken = (patch: (t: Record<string, unknown>) => void) => {
+      const t = structuredClone(file) as unknown as Record<string, unknown>;
+      patch(t);
+      return () => compileContentTable(t);
+    };
+    assert.throws(
+      broken((t) => {
+        t.version = 2;
+      }),
+      /version/,
+    );
+    assert.throws(
+      broken((t) => {
+        (t.private_keys as Record<string, unknown>[])[0]!.lines = ['^(unclosed'];
+      }),
+      /content signature table/,
+    );
+    assert.throws(
+      broken((t) => {
+        (t.private_keys as Record<string, unknown>[])[0]!.structure = 'pkcs12';
+      }),
+      /exactly one/,
+    );
+    assert.throws(
+      broken((t) => {
+        (t.public_material as Record<string, unknown>).pem_labels = ['RSA PRIVATE KEY'];
+      }),
+      /private label/,
+    );
   });
 
   it('a DER structure counts only when it spans the whole file (an unrelated binary that starts alike is not a key)', () => {
@@ -74,7 +107,9 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
   let ws: string;
   let home: string;
   let engine: Engine;
-  before(async () => { parser = await loadShellParser(); });
+  before(async () => {
+    parser = await loadShellParser();
+  });
   beforeEach(() => {
     tmp = makeTempDir();
     ws = path.join(tmp, 'ws');
@@ -84,7 +119,8 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  const check = (type: string, payload: Record<string, unknown>, e = engine) => e.check({ type, payload, sessionId: 'content', cwd: ws } as ActionRequest);
+  const check = (type: string, payload: Record<string, unknown>, e = engine) =>
+    e.check({ type, payload, sessionId: 'content', cwd: ws } as ActionRequest);
   const put = (rel: string, data: string | Uint8Array): string => {
     const p = path.join(ws, rel);
     fs.mkdirSync(path.dirname(p), { recursive: true });
@@ -134,23 +170,35 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
     assert.deepEqual([disguised.decision, disguised.rules], ['block', ['content_kind.openssh_private_key']], JSON.stringify(disguised));
     // Public by content, read-only by name: writing it stays blocked, and so does the rest of ~/.ssh.
     assert.equal((await check('write_file', { path: '~/.ssh/id_ed25519.pub', content: 'ssh-ed25519 AAAA attacker' })).decision, 'block');
-    fs.writeFileSync(path.join(home, '.ssh/known_hosts'), 'github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n');
+    fs.writeFileSync(
+      path.join(home, '.ssh/known_hosts'),
+      'github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n',
+    );
     assert.equal((await check('read_file', { path: '~/.ssh/known_hosts' })).decision, 'block', 'known_hosts is not a public key file');
   });
 
   it('PuTTY, PGP (armored and binary) and GnuPG key files are blocked', async function () {
-    await assertKeyBlocked(put('putty.txt', ['PuTTY-User-Key-', 'File-3: ssh-ed25519\nEncryption: none\nComment: x\n'].join('')), 'content_kind.putty_private_key');
+    await assertKeyBlocked(
+      put('putty.txt', ['PuTTY-User-Key-', 'File-3: ssh-ed25519\nEncryption: none\nComment: x\n'].join('')),
+      'content_kind.putty_private_key',
+    );
     if (!has('gpg')) this.skip();
     const gnupg = path.join(tmp, 'gnupg');
     fs.mkdirSync(gnupg, { mode: 0o700 });
-    const gpg = (...args: string[]) => execFileSync('gpg', ['--homedir', gnupg, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const gpg = (...args: string[]) =>
+      execFileSync('gpg', ['--homedir', gnupg, '--batch', '--pinentry-mode', 'loopback', '--passphrase', '', ...args], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
     gpg('--quick-gen-key', 'Test <t@example.org>', 'ed25519', 'sign', 'never');
     put('armored.txt', gpg('--armor', '--export-secret-keys'));
     put('export.bin', gpg('--export-secret-keys'));
     await assertKeyBlocked(path.join(ws, 'armored.txt'), 'content_kind.pgp_private_key');
     await assertKeyBlocked(path.join(ws, 'export.bin'), 'content_kind.openpgp_secret_key');
     const keyFile = fs.readdirSync(path.join(gnupg, 'private-keys-v1.d'))[0]!;
-    await assertKeyBlocked(put('agent.key.txt', fs.readFileSync(path.join(gnupg, 'private-keys-v1.d', keyFile))), 'content_kind.gnupg_private_key');
+    await assertKeyBlocked(
+      put('agent.key.txt', fs.readFileSync(path.join(gnupg, 'private-keys-v1.d', keyFile))),
+      'content_kind.gnupg_private_key',
+    );
     // The public key is not secret.
     put('KEYS', gpg('--armor', '--export'));
     assert.equal((await check('read_file', { path: path.join(ws, 'KEYS') })).decision, 'allow');
@@ -162,12 +210,34 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
     const certPem = path.join(ws, 'c.tmp');
     execFileSync('openssl', ['req', '-x509', '-new', '-key', keyPem, '-subj', '/CN=t', '-days', '1', '-out', certPem], { stdio: 'ignore' });
     const p12 = path.join(ws, 'bundle.dat');
-    execFileSync('openssl', ['pkcs12', '-export', '-inkey', keyPem, '-in', certPem, '-passout', 'pass:pw', '-out', p12], { stdio: 'ignore' });
+    execFileSync('openssl', ['pkcs12', '-export', '-inkey', keyPem, '-in', certPem, '-passout', 'pass:pw', '-out', p12], {
+      stdio: 'ignore',
+    });
     await assertKeyBlocked(p12, 'content_kind.pkcs12');
     if (!has('keytool')) return;
     for (const type of ['JKS', 'JCEKS']) {
       const store = path.join(ws, `store-${type}`);
-      execFileSync('keytool', ['-genkeypair', '-alias', 'a', '-keyalg', 'EC', '-dname', 'CN=t', '-storetype', type, '-keystore', store, '-storepass', 'changeit', '-keypass', 'changeit'], { stdio: 'ignore' });
+      execFileSync(
+        'keytool',
+        [
+          '-genkeypair',
+          '-alias',
+          'a',
+          '-keyalg',
+          'EC',
+          '-dname',
+          'CN=t',
+          '-storetype',
+          type,
+          '-keystore',
+          store,
+          '-storepass',
+          'changeit',
+          '-keypass',
+          'changeit',
+        ],
+        { stdio: 'ignore' },
+      );
       await assertKeyBlocked(store, 'content_kind.java_keystore');
     }
   });
@@ -201,7 +271,10 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
 
   it('a certificate bundle larger than the head is read whole to prove it public; one beyond the bound is not', async () => {
     const cert = selfSignedCertificate();
-    const big = put('certs/cacert.pem', `##\n## Bundle of CA Root Certificates\n##\n\n${Array.from({ length: 40 }, (_, i) => `Root ${i}\n=======\n${cert}\n`).join('')}`);
+    const big = put(
+      'certs/cacert.pem',
+      `##\n## Bundle of CA Root Certificates\n##\n\n${Array.from({ length: 40 }, (_, i) => `Root ${i}\n=======\n${cert}\n`).join('')}`,
+    );
     assert.ok(fs.statSync(big).size > HEAD_BYTES);
     assert.equal((await check('read_file', { path: big })).decision, 'allow');
     fs.writeFileSync(big, cert.repeat(Math.ceil((1024 * 1024 + 1) / cert.length)));
@@ -245,12 +318,21 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
 
   it('a UTF-16 key file (saved by a Windows editor) is a key too', async () => {
     const pem = rsa().privateKey.export({ type: 'pkcs1', format: 'pem' }) as string;
-    await assertKeyBlocked(put('win.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(pem, 'utf16le')])), 'content_kind.pem_private_key');
+    await assertKeyBlocked(
+      put('win.txt', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(pem, 'utf16le')])),
+      'content_kind.pem_private_key',
+    );
   });
 
   it('a file that becomes a key is read again (the cache is keyed by size and times), an unchanged one is not', async () => {
     let reads = 0;
-    const counting: FileSystemPort = { ...nodeFileSystem, readHead: (p, n) => { reads++; return nodeFileSystem.readHead!(p, n); } };
+    const counting: FileSystemPort = {
+      ...nodeFileSystem,
+      readHead: (p, n) => {
+        reads++;
+        return nodeFileSystem.readHead!(p, n);
+      },
+    };
     const e = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: counting, shellParser: parser });
     const p = put('notes.txt', 'just notes\n');
     assert.equal((await check('read_file', { path: p }, e)).decision, 'allow');
@@ -302,7 +384,13 @@ describe('content beats names: what a file really is decides (issue 12 §2)', ()
     let clock = 0;
     const facts = new FileFactsCache(() => (clock += 1000));
     const rules = compileTables(builtinTables(), { platform: 'linux', home, workspaceRoots: [ws] });
-    const r = checkProtection('grep_files', [{ path: `${ws}/many`, access: 'read', source: 'path', below: 'contents' }], { platform: 'linux', home, rules, fs: nodeFileSystem, facts });
+    const r = checkProtection('grep_files', [{ path: `${ws}/many`, access: 'read', source: 'path', below: 'contents' }], {
+      platform: 'linux',
+      home,
+      rules,
+      fs: nodeFileSystem,
+      facts,
+    });
     assert.equal(r.allowed, true);
     assert.equal(r.minTier, 2, JSON.stringify(r));
     assert.deepEqual(r.rules, [CONTENT_UNCHECKED_RULE]);
@@ -317,7 +405,11 @@ function selfSignedCertificate(): string {
   try {
     const key = path.join(tmp, 'k.pem');
     fs.writeFileSync(key, crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
-    execFileSync('openssl', ['req', '-x509', '-new', '-key', key, '-subj', '/CN=test.example', '-days', '1', '-out', path.join(tmp, 'c.pem')], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-new', '-key', key, '-subj', '/CN=test.example', '-days', '1', '-out', path.join(tmp, 'c.pem')],
+      { stdio: 'ignore' },
+    );
     cachedCert = fs.readFileSync(path.join(tmp, 'c.pem'), 'utf8');
     return cachedCert;
   } finally {

@@ -17,19 +17,31 @@ describe('issue 14 command corpora', () => {
       assert.equal(typeof e.command, 'string', `${where}: command`);
       assert.ok(e.command.trim().length > 0 && e.command === e.command.trim(), `${where}: command empty or padded`);
       // No tldr placeholder left (Go templates of `docker --format` are literal braces, not placeholders).
-      if (e.source.startsWith('tldr-pages/')) assert.ok(!e.command.replace(/\{\{(?:\.|json |range |end)[^}]*\}\}/g, '').includes('{{'), `${where}: a placeholder left in ${e.command}`);
+      if (e.source.startsWith('tldr-pages/'))
+        assert.ok(
+          !e.command.replace(/\{\{(?:\.|json |range |end)[^}]*\}\}/g, '').includes('{{'),
+          `${where}: a placeholder left in ${e.command}`,
+        );
       assert.ok(classes.includes(e.class), `${where}: class ${e.class}`);
       assert.match(e.source, SOURCE, `${where}: source ${e.source}`);
       assert.ok(e.note === undefined || (typeof e.note === 'string' && e.note.length > 0), `${where}: note`);
-      assert.deepEqual(Object.keys(e).filter((k) => !['command', 'class', 'source', 'note'].includes(k)), [], `${where}: unknown fields`);
+      assert.deepEqual(
+        Object.keys(e).filter((k) => !['command', 'class', 'source', 'note'].includes(k)),
+        [],
+        `${where}: unknown fields`,
+      );
     });
   };
 
   it('every everyday entry has a command, a class, a source with a commit id', () => wellFormed('everyday', everyday, EVERYDAY_CLASSES));
-  it('every dangerous entry has a command, a class, a source with a commit id', () => wellFormed('dangerous', dangerous, DANGEROUS_CLASSES));
+  it('every dangerous entry has a command, a class, a source with a commit id', () =>
+    wellFormed('dangerous', dangerous, DANGEROUS_CLASSES));
 
   it('no command appears twice, within a corpus or across both', () => {
-    for (const [name, entries] of [['everyday', everyday], ['dangerous', dangerous]] as const) {
+    for (const [name, entries] of [
+      ['everyday', everyday],
+      ['dangerous', dangerous],
+    ] as const) {
       const seen = new Set<string>();
       for (const e of entries) {
         assert.ok(!seen.has(e.command), `${name}: duplicate ${JSON.stringify(e.command)}`);
@@ -37,14 +49,25 @@ describe('issue 14 command corpora', () => {
       }
     }
     const benign = new Set(everyday.map((e) => e.command));
-    assert.deepEqual(dangerous.filter((e) => benign.has(e.command)).map((e) => e.command), []);
+    assert.deepEqual(
+      dangerous.filter((e) => benign.has(e.command)).map((e) => e.command),
+      [],
+    );
   });
 
   it('sizes: at least 1,000 everyday and 500 dangerous commands, every class present', () => {
     assert.ok(everyday.length >= 1000, `everyday: ${everyday.length}`);
     assert.ok(dangerous.length >= 500, `dangerous: ${dangerous.length}`);
-    for (const c of EVERYDAY_CLASSES) assert.ok(everyday.some((e) => e.class === c), `no everyday ${c}`);
-    for (const c of DANGEROUS_CLASSES) assert.ok(dangerous.some((e) => e.class === c), `no dangerous ${c}`);
+    for (const c of EVERYDAY_CLASSES)
+      assert.ok(
+        everyday.some((e) => e.class === c),
+        `no everyday ${c}`,
+      );
+    for (const c of DANGEROUS_CLASSES)
+      assert.ok(
+        dangerous.some((e) => e.class === c),
+        `no dangerous ${c}`,
+      );
     assert.ok(everyday.filter((e) => e.class === 'read_only').length >= 300, 'read_only is the class the 90% target is about');
   });
 
@@ -52,7 +75,10 @@ describe('issue 14 command corpora', () => {
     // Fixed vectors: sha256("git status") starts e6…, sha256("rm -rf ~") starts 22… (< 0x33).
     assert.equal(splitOf('git status'), 'dev');
     assert.equal(splitOf('rm -rf ~'), 'held_out');
-    for (const [name, entries] of [['everyday', everyday], ['dangerous', dangerous]] as const) {
+    for (const [name, entries] of [
+      ['everyday', everyday],
+      ['dangerous', dangerous],
+    ] as const) {
       const share = entries.filter((e) => splitOf(e.command) === 'held_out').length / entries.length;
       assert.ok(share >= 0.15 && share <= 0.25, `${name}: held-out share ${(share * 100).toFixed(1)}%`);
     }

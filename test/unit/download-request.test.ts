@@ -8,8 +8,19 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
-  DOWNLOAD_NOT_CONFIRMED, MODEL_FILE_NAMES, UNPINNED_LABEL, afterUserConfirms, knownModelChoice, knownModelRequest, modelFolderName,
-  parseDownloadRequest, progressMessage, runModelDownload, type DownloadQuestion, type ModelDownloadRequest, type RequestProgress,
+  DOWNLOAD_NOT_CONFIRMED,
+  MODEL_FILE_NAMES,
+  UNPINNED_LABEL,
+  afterUserConfirms,
+  knownModelChoice,
+  knownModelRequest,
+  modelFolderName,
+  parseDownloadRequest,
+  progressMessage,
+  runModelDownload,
+  type DownloadQuestion,
+  type ModelDownloadRequest,
+  type RequestProgress,
 } from '../../src/node/classifier/download-request';
 import { KNOWN_MODELS, hubBaseUrl, isPinned, type KnownModel } from '../../src/node/classifier/model-download';
 import { makeTempDir } from './helpers/repo';
@@ -35,7 +46,11 @@ function rejects(arg: unknown, re: RegExp): void {
 
 describe('download command: request validation', () => {
   it('accepts https anywhere and http to loopback; normalises the base URL, hashes and destDir', () => {
-    const r = parseDownloadRequest({ baseUrl: 'https://example.com/org/model/resolve/abc', files: [...FILES, { name: 'tokenizer_config.json', sha256: H('D') }], destDir: `${ABS}/../x/` });
+    const r = parseDownloadRequest({
+      baseUrl: 'https://example.com/org/model/resolve/abc',
+      files: [...FILES, { name: 'tokenizer_config.json', sha256: H('D') }],
+      destDir: `${ABS}/../x/`,
+    });
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.value.baseUrl, 'https://example.com/org/model/resolve/abc/');
     assert.equal(r.value.destDir, ABS);
@@ -68,15 +83,32 @@ describe('download command: request validation', () => {
   });
 
   it('every file needs a 64-hex SHA-256', () => {
-    rejects({ baseUrl: 'https://h/', files: [{ ...FILES[0], sha256: 'TO-BE-PINNED' }, FILES[1], FILES[2]] }, /files\[0\]\.sha256 of model\.onnx must be its SHA-256 as 64 hex digits, got "TO-BE-PINNED"/);
+    rejects(
+      { baseUrl: 'https://h/', files: [{ ...FILES[0], sha256: 'TO-BE-PINNED' }, FILES[1], FILES[2]] },
+      /files\[0\]\.sha256 of model\.onnx must be its SHA-256 as 64 hex digits, got "TO-BE-PINNED"/,
+    );
     rejects({ baseUrl: 'https://h/', files: [{ name: 'model.onnx', sha256: H('a').slice(1) }, FILES[1], FILES[2]] }, /64 hex digits/);
     rejects({ baseUrl: 'https://h/', files: [{ name: 'model.onnx', sha256: H('g') }, FILES[1], FILES[2]] }, /64 hex digits/);
     rejects({ baseUrl: 'https://h/', files: [{ name: 'model.onnx' }, FILES[1], FILES[2]] }, /got nothing/);
   });
 
   it('only the file names of a model folder, each once, and the ones the loader needs', () => {
-    for (const name of ['../model.onnx', 'a/model.onnx', '.bashrc', 'tasks.json', 'settings.json', 'authorized_keys', 'model.onnx ', 'MODEL.ONNX', '', 7]) {
-      rejects({ baseUrl: 'https://h/', files: [...FILES, { name, sha256: H('e') }] }, /is not a model file name; Bulwark writes only model\.onnx/);
+    for (const name of [
+      '../model.onnx',
+      'a/model.onnx',
+      '.bashrc',
+      'tasks.json',
+      'settings.json',
+      'authorized_keys',
+      'model.onnx ',
+      'MODEL.ONNX',
+      '',
+      7,
+    ]) {
+      rejects(
+        { baseUrl: 'https://h/', files: [...FILES, { name, sha256: H('e') }] },
+        /is not a model file name; Bulwark writes only model\.onnx/,
+      );
     }
     rejects({ baseUrl: 'https://h/', files: [...FILES, { ...FILES[0] }] }, /model\.onnx is listed twice/);
     rejects({ baseUrl: 'https://h/', files: [FILES[0], FILES[1]] }, /files must include config\.json/);
@@ -94,12 +126,26 @@ describe('download command: request validation', () => {
     assert.equal(r.value.files[1]!.size, undefined);
     assert.equal(r.value.files[2]!.size, 0);
     for (const size of [-1, 1.5, '1014', Number.NaN, 2 ** 60, null]) {
-      rejects({ baseUrl: 'https://h/', files: [{ ...FILES[0], size }, FILES[1], FILES[2]] }, /files\[0\]\.size of model\.onnx must be its size in bytes/);
+      rejects(
+        { baseUrl: 'https://h/', files: [{ ...FILES[0], size }, FILES[1], FILES[2]] },
+        /files\[0\]\.size of model\.onnx must be its size in bytes/,
+      );
     }
   });
 
   it('remotePath stays relative to baseUrl', () => {
-    for (const remotePath of ['../../etc/passwd', 'onnx/../../x', 'onnx/%2e%2e/x', '/etc/passwd', 'https://evil.example/m', 'onnx\\model.onnx', 'onnx//model.onnx', 'onnx/model.onnx?x', 'bad%zz', '']) {
+    for (const remotePath of [
+      '../../etc/passwd',
+      'onnx/../../x',
+      'onnx/%2e%2e/x',
+      '/etc/passwd',
+      'https://evil.example/m',
+      'onnx\\model.onnx',
+      'onnx//model.onnx',
+      'onnx/model.onnx?x',
+      'bad%zz',
+      '',
+    ]) {
       rejects({ baseUrl: 'https://h/', files: [{ ...FILES[0], remotePath }, FILES[1], FILES[2]] }, /files\[0\]\.remotePath of model\.onnx/);
     }
   });
@@ -107,7 +153,8 @@ describe('download command: request validation', () => {
   it('destDir must be absolute; name must be a plain folder name', () => {
     for (const destDir of ['models/x', './x', '~/models', '', 3]) rejects({ baseUrl: 'https://h/', files: FILES, destDir }, /destDir/);
     rejects({ baseUrl: 'https://h/', files: FILES, destDir: `${ABS}\0` }, /NUL/);
-    for (const name of ['../x', '.hidden', 'a/b', '', 'x'.repeat(65)]) rejects({ baseUrl: 'https://h/', files: FILES, name }, /name .* must be a folder name/);
+    for (const name of ['../x', '.hidden', 'a/b', '', 'x'.repeat(65)])
+      rejects({ baseUrl: 'https://h/', files: FILES, name }, /name .* must be a folder name/);
   });
 
   it('the default folder name: the given name, else derived from the hashes (stable, order-independent)', () => {
@@ -150,14 +197,21 @@ describe('download command: known models', () => {
   });
 
   it('a pinned entry becomes a request into models/<id> from the hub', () => {
-    const m: KnownModel = { ...KNOWN_MODELS[0]!, revision: 'abc123'.repeat(7).slice(0, 40), files: KNOWN_MODELS[0]!.files.map((f, i) => ({ ...f, sha256: String(i).repeat(64) })) };
+    const m: KnownModel = {
+      ...KNOWN_MODELS[0]!,
+      revision: 'abc123'.repeat(7).slice(0, 40),
+      files: KNOWN_MODELS[0]!.files.map((f, i) => ({ ...f, sha256: String(i).repeat(64) })),
+    };
     assert.equal(knownModelChoice(m).label, m.id);
     const r = knownModelRequest(m);
     assert.ok(r.ok, !r.ok ? r.error : '');
     assert.equal(r.value.baseUrl, hubBaseUrl(m));
     assert.equal(r.value.name, m.id);
     assert.equal(modelFolderName(r.value), m.id);
-    assert.deepEqual(r.value.files.map((f) => f.remotePath), m.files.map((f) => f.remotePath));
+    assert.deepEqual(
+      r.value.files.map((f) => f.remotePath),
+      m.files.map((f) => f.remotePath),
+    );
   });
 });
 
@@ -180,9 +234,13 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
       const url = req.url ?? '';
       served.push(url);
       const m = /^\/(good|notamodel)\/onnx\/([\w.]+)$/.exec(url);
-      if (!m || !names.includes(m[2]!)) { res.writeHead(404).end(); return; }
+      if (!m || !names.includes(m[2]!)) {
+        res.writeHead(404).end();
+        return;
+      }
       // /notamodel/ serves a config.json without id2label: hashes can be pinned to it, but the loader refuses it.
-      const body = m[1] === 'notamodel' && m[2] === 'config.json' ? Buffer.from('{"model_type":"bert"}') : fs.readFileSync(path.join(src, m[2]!));
+      const body =
+        m[1] === 'notamodel' && m[2] === 'config.json' ? Buffer.from('{"model_type":"bert"}') : fs.readFileSync(path.join(src, m[2]!));
       res.writeHead(200, { 'content-length': String(body.length) }).end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -195,7 +253,11 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
   });
 
   const request = (extra: Record<string, unknown> = {}, route = 'good'): ModelDownloadRequest => {
-    const p = parseDownloadRequest({ baseUrl: `${base}/${route}/`, files: names.map((name) => ({ name, remotePath: `onnx/${name}`, sha256: hashes.get(name) })), ...extra });
+    const p = parseDownloadRequest({
+      baseUrl: `${base}/${route}/`,
+      files: names.map((name) => ({ name, remotePath: `onnx/${name}`, sha256: hashes.get(name) })),
+      ...extra,
+    });
     assert.ok(p.ok, !p.ok ? p.error : '');
     return p.value;
   };
@@ -255,15 +317,26 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
     // An existing empty folder stays, empty.
     const empty = path.join(root, 'empty');
     fs.mkdirSync(empty);
-    const r2 = await runModelDownload({ ...req, destDir: empty, files: req.files.map((f) => (f.name === 'config.json' ? { ...f, sha256: wrong } : f)) });
+    const r2 = await runModelDownload({
+      ...req,
+      destDir: empty,
+      files: req.files.map((f) => (f.name === 'config.json' ? { ...f, sha256: wrong } : f)),
+    });
     assert.equal(r2.ok, false);
     assert.deepEqual(ls(empty), []);
   });
 
   it('files whose hashes match but that do not load are removed (the folder would make Tier 1 block)', async () => {
-    const notModelHashes: Record<string, string> = { ...Object.fromEntries(hashes), 'config.json': sha256(Buffer.from('{"model_type":"bert"}')) };
+    const notModelHashes: Record<string, string> = {
+      ...Object.fromEntries(hashes),
+      'config.json': sha256(Buffer.from('{"model_type":"bert"}')),
+    };
     const dest = path.join(root, 'notamodel');
-    const p = parseDownloadRequest({ baseUrl: `${base}/notamodel/`, destDir: dest, files: names.map((name) => ({ name, remotePath: `onnx/${name}`, sha256: notModelHashes[name] })) });
+    const p = parseDownloadRequest({
+      baseUrl: `${base}/notamodel/`,
+      destDir: dest,
+      files: names.map((name) => ({ name, remotePath: `onnx/${name}`, sha256: notModelHashes[name] })),
+    });
     assert.ok(p.ok);
     const r = await runModelDownload(p.value);
     assert.equal(r.ok, false);
@@ -274,19 +347,35 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
   it('cancel: an aborted signal leaves nothing and says cancelled', async () => {
     const dest = path.join(root, 'cancelled');
     const ac = new AbortController();
-    const r = await runModelDownload(request({ destDir: dest }), { signal: ac.signal, onProgress: (p) => { if (p.received > 0) ac.abort(); } });
+    const r = await runModelDownload(request({ destDir: dest }), {
+      signal: ac.signal,
+      onProgress: (p) => {
+        if (p.received > 0) ac.abort();
+      },
+    });
     assert.deepEqual(r, { ok: false, error: 'the download was cancelled', cancelled: true });
     assert.equal(ls(dest), undefined);
   });
 
-  it('a caller\'s request the user declines: asked once, naming the files and the source; nothing is fetched or written', async () => {
+  it("a caller's request the user declines: asked once, naming the files and the source; nothing is fetched or written", async () => {
     const dest = path.join(root, 'declined');
     const r = request({ destDir: dest });
-    for (const answer of [false, undefined, 'Download and Use']) { // no, dismissed, anything but an explicit true
+    for (const answer of [false, undefined, 'Download and Use']) {
+      // no, dismissed, anything but an explicit true
       const asked: DownloadQuestion[] = [];
       let ran = 0;
       const before = served.length;
-      const result = await afterUserConfirms(r, async (q) => { asked.push(q); return answer as boolean; }, (req) => { ran++; return runModelDownload(req); });
+      const result = await afterUserConfirms(
+        r,
+        async (q) => {
+          asked.push(q);
+          return answer as boolean;
+        },
+        (req) => {
+          ran++;
+          return runModelDownload(req);
+        },
+      );
       assert.deepEqual(result, { confirmed: false, error: DOWNLOAD_NOT_CONFIRMED }, String(answer));
       assert.equal(asked.length, 1);
       assert.equal(asked[0]!.message, 'Bulwark: replace the Tier 1 classifier model?');
@@ -300,7 +389,11 @@ describe('download command: runModelDownload (HTTP server on 127.0.0.1)', functi
   it('the same request, confirmed: downloaded from the server into the folder', async () => {
     const dest = path.join(root, 'confirmed');
     const before = served.length;
-    const result = await afterUserConfirms(request({ destDir: dest }), async (q) => q.yes === 'Download and Use', (req) => runModelDownload(req));
+    const result = await afterUserConfirms(
+      request({ destDir: dest }),
+      async (q) => q.yes === 'Download and Use',
+      (req) => runModelDownload(req),
+    );
     assert.deepEqual(result, { confirmed: true, result: { ok: true, dir: dest } });
     assert.deepEqual(served.slice(before).sort(), names.map((n) => `/good/onnx/${n}`).sort());
     assert.deepEqual(ls(dest), [...names].sort());

@@ -16,7 +16,10 @@ import { buildShield } from '../../src/node/shield-setup';
 import { normalizeHostSettings } from '../../src/node/host-settings';
 import { loadYaml, makeTempDir, yamlFilesUnder } from './helpers/repo';
 
-interface Entry { name: string; examples: { judged: string[]; unjudged: string[] } }
+interface Entry {
+  name: string;
+  examples: { judged: string[]; unjudged: string[] };
+}
 
 describe('effect-based decisions', function () {
   this.timeout(60_000);
@@ -29,7 +32,18 @@ describe('effect-based decisions', function () {
     root = makeTempDir('bulwark-effects-');
     ws = path.join(root, 'ws');
     home = path.join(root, 'home');
-    for (const f of ['src/app.ts', 'src/old.ts', 'src/list.txt', 'package.json', 'README.md', 'a.txt', 'b.txt', 'build.log', 'tsconfig.json', '.env']) {
+    for (const f of [
+      'src/app.ts',
+      'src/old.ts',
+      'src/list.txt',
+      'package.json',
+      'README.md',
+      'a.txt',
+      'b.txt',
+      'build.log',
+      'tsconfig.json',
+      '.env',
+    ]) {
       fs.mkdirSync(path.dirname(path.join(ws, f)), { recursive: true });
       fs.writeFileSync(path.join(ws, f), f === 'package.json' ? '{"name":"x"}' : 'x\n');
     }
@@ -45,7 +59,10 @@ describe('effect-based decisions', function () {
     const entries = yamlFilesUnder('security/shell/commands').flatMap((f) => loadYaml<{ commands: Entry[] }>(f).commands);
     it('names each command once across its files', () => {
       const names = entries.map((e) => e.name);
-      assert.deepEqual(names.filter((n, i) => names.indexOf(n) !== i), []);
+      assert.deepEqual(
+        names.filter((n, i) => names.indexOf(n) !== i),
+        [],
+      );
     });
     for (const entry of entries) {
       it(`${entry.name}: its examples`, () => {
@@ -73,9 +90,16 @@ describe('effect-based decisions', function () {
         [{ version: 1, commands: [{ ...ok, allow: true }] }, /unknown key `allow`/],
         [{ version: 1, commands: [{ name: 'x', examples: ok.examples }] }, /needs an effect, subcommands or cases/],
         [{ version: 1, commands: [{ name: 'git', subcommands: { push: 'fine' }, examples: ok.examples }] }, /`git push`: effect must be/],
-        [{ version: 1, commands: [{ name: 'x', cases: [{ effect: 'analysed' }], examples: ok.examples }] }, /exactly one of only_args, with_option/],
+        [
+          { version: 1, commands: [{ name: 'x', cases: [{ effect: 'analysed' }], examples: ok.examples }] },
+          /exactly one of only_args, with_option/,
+        ],
       ] as const) {
-        assert.throws(() => validateCommandTable(bad), (e: unknown) => e instanceof CommandTableError && (msg as RegExp).test(e.message), JSON.stringify(bad));
+        assert.throws(
+          () => validateCommandTable(bad),
+          (e: unknown) => e instanceof CommandTableError && (msg as RegExp).test(e.message),
+          JSON.stringify(bad),
+        );
       }
     });
 
@@ -86,7 +110,7 @@ describe('effect-based decisions', function () {
       assert.equal(invocationsOf('ls').unnamedNetwork, false);
     });
 
-    it('judges a program named by a path below the working directory as the project\'s code, any other path not at all', () => {
+    it("judges a program named by a path below the working directory as the project's code, any other path not at all", () => {
       for (const c of ['./scripts/test.sh', 'scripts/build.sh --fast', 'node_modules/.bin/tsc --noEmit']) {
         const inv = invocationsOf(c).invocations[0]!;
         assert.equal(judgeInvocation(inv).effect, 'runs_project_code', c);
@@ -97,22 +121,37 @@ describe('effect-based decisions', function () {
       }
     });
 
-    it('reads a shell\'s options only before its script (`bash x.sh -c` passes -c to the script)', () => {
+    it("reads a shell's options only before its script (`bash x.sh -c` passes -c to the script)", () => {
       assert.equal(judgeInvocation(invocationsOf('bash scripts/x.sh -c ls').invocations[0]!).effect, 'runs_project_code');
       assert.equal(judgeInvocation(invocationsOf("bash -c 'ls'").invocations[0]!).effect, 'analysed');
-      assert.throws(() => validateCommandTable({ version: 1, commands: [{ name: 'x', effect: 'analysed', options_first: 'yes', examples: { judged: ['x'], unjudged: [] } }] }), /options_first must be true or false/);
+      assert.throws(
+        () =>
+          validateCommandTable({
+            version: 1,
+            commands: [{ name: 'x', effect: 'analysed', options_first: 'yes', examples: { judged: ['x'], unjudged: [] } }],
+          }),
+        /options_first must be true or false/,
+      );
     });
 
     it('judges a wrapper only as one that adds nothing, and a privilege wrapper not at all', () => {
       const sudo = invocationsOf('sudo ls').invocations;
-      assert.ok(sudo.some((i) => !judgeInvocation(i).effect), JSON.stringify(sudo));
+      assert.ok(
+        sudo.some((i) => !judgeInvocation(i).effect),
+        JSON.stringify(sudo),
+      );
       const timeout = invocationsOf('timeout 5 ls').invocations;
-      assert.ok(timeout.every((i) => judgeInvocation(i).effect), JSON.stringify(timeout));
+      assert.ok(
+        timeout.every((i) => judgeInvocation(i).effect),
+        JSON.stringify(timeout),
+      );
     });
   });
 
   describe('the workspace boundary (security/shell/boundary.yaml)', () => {
-    const table = loadYaml<{ harmless_reads: { path: string; examples: { inside: string[]; outside: string[] } }[] }>('security/shell/boundary.yaml');
+    const table = loadYaml<{ harmless_reads: { path: string; examples: { inside: string[]; outside: string[] } }[] }>(
+      'security/shell/boundary.yaml',
+    );
     it('every harmless location reads as inside and its neighbours as outside', () => {
       const b = new Boundary({ platform: 'linux', home: '/home/u', workspaceRoots: ['/work/app'] });
       for (const h of table.harmless_reads) {
@@ -139,14 +178,33 @@ describe('effect-based decisions', function () {
     let engine: Engine;
     before(() => {
       engine = new Engine({
-        platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser,
+        platform: 'linux',
+        home,
+        workspaceRoots: [ws],
+        fs: nodeFileSystem,
+        shellParser: parser,
         shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
       });
     });
-    const run = (command: string, extra: Partial<ActionRequest> = {}) => engine.check({ type: 'execute_command', payload: { command }, sessionId: 'e', cwd: ws, ...extra });
+    const run = (command: string, extra: Partial<ActionRequest> = {}) =>
+      engine.check({ type: 'execute_command', payload: { command }, sessionId: 'e', cwd: ws, ...extra });
 
     // The issue's list of commands that must run without asking anyone.
-    for (const command of ['ls -la', 'cat src/app.ts', 'grep -rn TODO src', 'git status', 'git log --oneline -20', 'git diff', "find . -name '*.ts'", 'wc -l src/app.ts', 'head src/app.ts', 'tail -n 5 build.log', 'jq . package.json', 'node --version', 'tsc --noEmit']) {
+    for (const command of [
+      'ls -la',
+      'cat src/app.ts',
+      'grep -rn TODO src',
+      'git status',
+      'git log --oneline -20',
+      'git diff',
+      "find . -name '*.ts'",
+      'wc -l src/app.ts',
+      'head src/app.ts',
+      'tail -n 5 build.log',
+      'jq . package.json',
+      'node --version',
+      'tsc --noEmit',
+    ]) {
       it(`allows \`${command}\` with no one asked, and says which effects it judged`, async () => {
         const d = await run(command);
         assert.equal(d.decision, 'allow', d.reason);
@@ -166,14 +224,15 @@ describe('effect-based decisions', function () {
       assert.equal(outside.sandboxHides, undefined);
     });
 
-    it('printing the environment is harmless inside the sandbox (its environment has no secrets), refused outside it; another process\'s environ file stays refused', async () => {
+    it("printing the environment is harmless inside the sandbox (its environment has no secrets), refused outside it; another process's environ file stays refused", async () => {
       for (const command of ['printenv', 'ps auxe', 'printenv | sort']) {
         const inside = await run(command, { sandboxed: true });
         assert.equal(inside.decision, 'allow', `${command}: ${inside.reason}`);
         assert.match(inside.reason, /environment, which the OS sandbox gives it without secrets/);
         assert.equal((await run(command)).decision, 'block', command);
       }
-      for (const command of ['cat /proc/1/environ', 'printenv; cat /proc/self/environ']) assert.equal((await run(command, { sandboxed: true })).decision, 'block', command);
+      for (const command of ['cat /proc/1/environ', 'printenv; cat /proc/self/environ'])
+        assert.equal((await run(command, { sandboxed: true })).decision, 'block', command);
     });
 
     it('never leaves to the sandbox a protected file the command names, a search of a protected directory, or one outside the workspace', async () => {
@@ -184,7 +243,7 @@ describe('effect-based decisions', function () {
       }
     });
 
-    it('runs the project\'s code without asking only inside the sandbox', async () => {
+    it("runs the project's code without asking only inside the sandbox", async () => {
       for (const command of ['npm test', 'make', 'pytest -x tests']) {
         assert.equal((await run(command)).decision, 'escalate', command);
         const inside = await run(command, { sandboxed: true });
@@ -193,10 +252,15 @@ describe('effect-based decisions', function () {
     });
 
     for (const [command, why] of [
-      ['sudo ls', /sudo/], ['curl https://example.com/install.sh', /network/], ['npm install left-pad', /network/],
-      ['frobnicate --all', /not in the command table/], ['cat /srv/other/notes.txt', /outside the workspace/],
-      ['git -c core.pager=evil log', /opaque|can do more than the analysis sees/], ['rm -rf src', /workspace delete/],
-      ['ls > /var/tmp/listing.txt', /outside the workspace/], ['git commit -m x', /git commit/],
+      ['sudo ls', /sudo/],
+      ['curl https://example.com/install.sh', /network/],
+      ['npm install left-pad', /network/],
+      ['frobnicate --all', /not in the command table/],
+      ['cat /srv/other/notes.txt', /outside the workspace/],
+      ['git -c core.pager=evil log', /opaque|can do more than the analysis sees/],
+      ['rm -rf src', /workspace delete/],
+      ['ls > /var/tmp/listing.txt', /outside the workspace/],
+      ['git commit -m x', /git commit/],
     ] as const) {
       it(`reviews \`${command}\` (${why.source})`, async () => {
         const d = await run(command);
@@ -206,7 +270,15 @@ describe('effect-based decisions', function () {
     }
 
     it('never takes a program named by its path, or one found through a changed PATH, for the system command of that name', async () => {
-      for (const c of ['./ls', 'bin/cat src/app.ts', `${ws}/ls`, 'PATH=./bin:$PATH ls', 'export PATH=./bin:$PATH; ls', 'PATH=bin ls -la', 'declare -x PATH=./bin; ls']) {
+      for (const c of [
+        './ls',
+        'bin/cat src/app.ts',
+        `${ws}/ls`,
+        'PATH=./bin:$PATH ls',
+        'export PATH=./bin:$PATH; ls',
+        'PATH=bin ls -la',
+        'declare -x PATH=./bin; ls',
+      ]) {
         const d = await run(c);
         assert.notEqual(d.decision, 'allow', `${c}: ${d.reason}`);
       }
@@ -231,12 +303,21 @@ describe('effect-based decisions', function () {
         assert.ok(fs.existsSync(path.join(ws, '.env')), 'nothing ran');
       });
       it('one plain git setting is a review; a setting or alias that runs commands is not', async () => {
-        for (const c of ['git config --global alias.co checkout', 'git config user.name "Ann Example"', 'git config --global pull.rebase true']) {
+        for (const c of [
+          'git config --global alias.co checkout',
+          'git config user.name "Ann Example"',
+          'git config --global pull.rebase true',
+        ]) {
           const d = await run(c);
           assert.equal(d.decision, 'escalate', `${c}: ${d.reason}`);
           assert.ok(d.rules.includes('shell.review'), `${c}: ${d.rules.join()}`);
         }
-        for (const c of [`git config --global alias.x '!sh -c evil'`, 'git config --global core.pager "sh -c evil"', 'git config --global --edit', 'git config --global --add include.path /tmp/x']) {
+        for (const c of [
+          `git config --global alias.x '!sh -c evil'`,
+          'git config --global core.pager "sh -c evil"',
+          'git config --global --edit',
+          'git config --global --add include.path /tmp/x',
+        ]) {
           const d = await run(c);
           assert.ok(!d.rules.includes('shell.review') || d.decision === 'block' || d.minTier >= 2, `${c}: ${d.decision} ${d.rules.join()}`);
           assert.notEqual(d.decision, 'allow', c);
@@ -248,12 +329,25 @@ describe('effect-based decisions', function () {
         assert.equal(fresh.decision, 'escalate', fresh.reason);
         assert.equal(fresh.minTier, 3);
         assert.ok(fresh.rules.includes('shell.approval'), fresh.rules.join());
-        for (const c of [`ssh-keygen -f ${home}/.ssh/id_rsa`, `ssh-keygen -f ${home}/.ssh/authorized_keys`]) assert.equal((await run(c)).decision, 'block', c);
+        for (const c of [`ssh-keygen -f ${home}/.ssh/id_rsa`, `ssh-keygen -f ${home}/.ssh/authorized_keys`])
+          assert.equal((await run(c)).decision, 'block', c);
       });
       it('a database client on a loopback port the user allowed is reviewed, not refused as loopback', async () => {
         const allowed = new Engine({
-          platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser, ssrfPolicy: { allowLoopbackPorts: [3306] },
-          shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
+          platform: 'linux',
+          home,
+          workspaceRoots: [ws],
+          fs: nodeFileSystem,
+          shellParser: parser,
+          ssrfPolicy: { allowLoopbackPorts: [3306] },
+          shield: buildShield({
+            policy: 'default',
+            ifc: 'default',
+            store: new MemoryStateStore(),
+            home,
+            platform: 'linux',
+            mode: 'report',
+          }),
         });
         const check = (command: string) => allowed.check({ type: 'execute_command', payload: { command }, sessionId: 'db', cwd: ws });
         assert.equal((await check('mysql -h localhost -P 3306')).decision, 'escalate');
@@ -270,7 +364,9 @@ describe('effect-based decisions', function () {
   });
 
   it('the bulwark.boundary.extraReadRoots setting keeps absolute directories and reports the rest', () => {
-    const { settings, problems } = normalizeHostSettings((k) => (k === 'boundary.extraReadRoots' ? ['/srv/lib', 'relative/dir', '/', 42, '/srv/lib/'] : undefined));
+    const { settings, problems } = normalizeHostSettings((k) =>
+      k === 'boundary.extraReadRoots' ? ['/srv/lib', 'relative/dir', '/', 42, '/srv/lib/'] : undefined,
+    );
     assert.deepEqual(settings.extraReadRoots, ['/srv/lib']);
     assert.equal(problems.filter((p) => p.includes('boundary.extraReadRoots')).length, 3, problems.join('\n'));
     assert.deepEqual(normalizeHostSettings((k) => (k === 'boundary.extraReadRoots' ? '/srv/lib' : undefined)).settings.extraReadRoots, []);

@@ -38,12 +38,31 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
   /** The fixture's files and their ages; directories last (creating entries in them changes their times). */
   const FIXTURE: Array<[string, number, number?]> = [
     // Protected and recent: Bulwark's state, an agent instruction file, a private key by name.
-    ['.bulwark/audit.jsonl', 2 * MINUTE, 40], ['SOUL.md', 2 * MINUTE, 30], ['keys/id_ed25519', 2 * MINUTE, 60],
+    ['.bulwark/audit.jsonl', 2 * MINUTE, 40],
+    ['SOUL.md', 2 * MINUTE, 30],
+    ['keys/id_ed25519', 2 * MINUTE, 60],
     // Ordinary files of every age and size.
-    ['logs/old.log', 40 * DAY, 100], ['logs/new.log', 1 * DAY, 100], ['logs/deep/older.log', 90 * DAY, 100],
-    ['build/big.bin', 3 * DAY, 20 * 1024], ['build/empty.o', 3 * DAY, 0], ['a.tmp', 5 * DAY, 5], ['node_modules/pkg/stale.log', 50 * DAY, 10],
+    ['logs/old.log', 40 * DAY, 100],
+    ['logs/new.log', 1 * DAY, 100],
+    ['logs/deep/older.log', 90 * DAY, 100],
+    ['build/big.bin', 3 * DAY, 20 * 1024],
+    ['build/empty.o', 3 * DAY, 0],
+    ['a.tmp', 5 * DAY, 5],
+    ['node_modules/pkg/stale.log', 50 * DAY, 10],
   ];
-  const DIRS = ['logs/deep', 'logs', 'build', 'cache/nested/leaf', 'cache/nested', 'cache', 'node_modules/pkg', 'node_modules', 'keys', '.bulwark', '.'];
+  const DIRS = [
+    'logs/deep',
+    'logs',
+    'build',
+    'cache/nested/leaf',
+    'cache/nested',
+    'cache',
+    'node_modules/pkg',
+    'node_modules',
+    'keys',
+    '.bulwark',
+    '.',
+  ];
   /** Reading a file (protection reads heads) moves its access time: every test starts from the fixture's times. */
   const resetTimes = () => {
     for (const [rel, ageMs] of FIXTURE) age(rel, ageMs);
@@ -72,8 +91,15 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
     return a.deletes.map((p) => path.relative(ws, p) || '.').sort();
   };
   const decide = (command: string, clock: ClockPort = clockAt(NOW)): Promise<CheckResult> =>
-    new Engine({ platform: 'linux', home, workspaceRoots: [ws], selfPaths: [path.join(tmp, 'state')], fs: nodeFileSystem, shellParser: parser, clock })
-      .check({ type: 'execute_command', payload: { command }, sessionId: 'find', cwd: ws });
+    new Engine({
+      platform: 'linux',
+      home,
+      workspaceRoots: [ws],
+      selfPaths: [path.join(tmp, 'state')],
+      fs: nodeFileSystem,
+      shellParser: parser,
+      clock,
+    }).check({ type: 'execute_command', payload: { command }, sessionId: 'find', cwd: ws });
   const show = (d: CheckResult) => JSON.stringify({ decision: d.decision, rules: d.rules, reason: d.reason });
 
   describe('each test the analysis can answer selects exactly the entries it is true for', () => {
@@ -93,7 +119,10 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
       ['find . -iname "*.LOG" -mtime +2 -delete', ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
       ['find . -path "./logs/*" -mtime +30 -delete', ['logs/deep/older.log', 'logs/old.log']],
       ['find . -newer logs/new.log -type f -delete', ['.bulwark/audit.jsonl', 'SOUL.md', 'keys/id_ed25519']],
-      ['find . -type f ! -newer build/big.bin -delete', ['a.tmp', 'build/big.bin', 'build/empty.o', 'logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
+      [
+        'find . -type f ! -newer build/big.bin -delete',
+        ['a.tmp', 'build/big.bin', 'build/empty.o', 'logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log'],
+      ],
       ['find . -maxdepth 2 -mtime +30 -delete', ['logs/old.log']],
       ['find . -mindepth 3 -name "*.log" -size +0 -delete', ['logs/deep/older.log', 'node_modules/pkg/stale.log']],
     ];
@@ -108,17 +137,23 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
       ["find . -name '*.log' -o -name '*.tmp' -delete", ['a.tmp']],
       // SOUL.md makes the first alternative true: it never reaches -delete.
       ["find . -name 'SOUL.*' -o -name '*.md' -delete", []],
-      ["find . \\( -name '*.log' -o -name '*.tmp' \\) -mtime +4 -delete", ['a.tmp', 'logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
+      [
+        "find . \\( -name '*.log' -o -name '*.tmp' \\) -mtime +4 -delete",
+        ['a.tmp', 'logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log'],
+      ],
       ["find logs ! -name 'new.log' -type f -delete", ['logs/deep/older.log', 'logs/old.log']],
-      ["find logs -not -mtime -30 -type f -delete", ['logs/deep/older.log', 'logs/old.log']],
+      ['find logs -not -mtime -30 -type f -delete', ['logs/deep/older.log', 'logs/old.log']],
       ["find . -name '*.log' -mtime +30 , -name '*.tmp' -delete", ['a.tmp']],
       // With -delete, -prune does nothing (it implies -depth): node_modules is still searched.
-      ["find . -name node_modules -prune -o -name '*.log' -mtime +30 -delete", ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
+      [
+        "find . -name node_modules -prune -o -name '*.log' -mtime +30 -delete",
+        ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log'],
+      ],
       ["find . -name node_modules -prune -o -name '*.log' -mtime +30 -exec rm {} +", ['logs/deep/older.log', 'logs/old.log']],
-      ["find . -type f -mtime +30 -execdir rm -f {} \\;", ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
-      ["find . -mtime +30 -type f -exec unlink {} \\;", ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
+      ['find . -type f -mtime +30 -execdir rm -f {} \\;', ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
+      ['find . -mtime +30 -type f -exec unlink {} \\;', ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']],
       // Tests after the action do not narrow what it acts on.
-      ["find logs -type f -delete -mtime +30", ['logs/deep/older.log', 'logs/new.log', 'logs/old.log']],
+      ['find logs -type f -delete -mtime +30', ['logs/deep/older.log', 'logs/new.log', 'logs/old.log']],
     ];
     for (const [command, want] of cases) {
       it(command, () => assert.deepEqual(deleted(command), want.sort()));
@@ -183,7 +218,7 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
     });
 
     it('a test it cannot answer (owner, regex) may be true: the entries it could select all count', () => {
-      assert.ok(deleted("find . -user nobody -mtime +30 -delete").length === 3);
+      assert.ok(deleted('find . -user nobody -mtime +30 -delete').length === 3);
       const all = deleted('find logs -regex ".*x" -delete');
       assert.deepEqual(all, ['logs', 'logs/deep', 'logs/deep/older.log', 'logs/new.log', 'logs/old.log']);
     });
@@ -205,7 +240,11 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
   describe('the clock is a port, and an age close to the limit counts as matching', () => {
     it('the same tree, later: more files are old enough', () => {
       assert.deepEqual(deleted('find logs -type f -mtime +30 -delete', clockAt(NOW)), ['logs/deep/older.log', 'logs/old.log']);
-      assert.deepEqual(deleted('find logs -type f -mtime +30 -delete', clockAt(NOW + 60 * DAY)), ['logs/deep/older.log', 'logs/new.log', 'logs/old.log']);
+      assert.deepEqual(deleted('find logs -type f -mtime +30 -delete', clockAt(NOW + 60 * DAY)), [
+        'logs/deep/older.log',
+        'logs/new.log',
+        'logs/old.log',
+      ]);
       assert.deepEqual(deleted('find logs -type f -mtime +30 -delete', clockAt(NOW - 80 * DAY)), []);
     });
 
@@ -231,8 +270,14 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
 
   describe('find feeding xargs: the names it prints', () => {
     it('xargs rm removes exactly what find prints (-print and -print0 | xargs -0)', () => {
-      for (const command of ['find . -type f -mtime +30 | xargs rm', 'find . -type f -mtime +30 -print0 | xargs -0 rm -f', 'find logs -name "*.log" -mtime +30 -print | xargs -I{} rm {}']) {
-        const want = command.startsWith('find logs') ? ['logs/deep/older.log', 'logs/old.log'] : ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log'];
+      for (const command of [
+        'find . -type f -mtime +30 | xargs rm',
+        'find . -type f -mtime +30 -print0 | xargs -0 rm -f',
+        'find logs -name "*.log" -mtime +30 -print | xargs -I{} rm {}',
+      ]) {
+        const want = command.startsWith('find logs')
+          ? ['logs/deep/older.log', 'logs/old.log']
+          : ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log'];
         assert.deepEqual(deleted(command), want, command);
         // The -exec form's analysis, not a review of unknown names: xargs gets exactly what find printed.
         assert.equal(analyse(command).opaque, false, command);
@@ -241,13 +286,26 @@ describe('find: the expression decides what is deleted (issue 14)', () => {
 
     it('xargs cat reads exactly the printed files, and the listing is only of the printed names', () => {
       const a = analyse('find logs -mtime +30 -type f | xargs cat');
-      assert.deepEqual(a.reads.filter((p) => p.endsWith('.log')).map((p) => path.relative(ws, p)).sort(), ['logs/deep/older.log', 'logs/old.log']);
-      assert.deepEqual(a.searches.map((x) => ({ ...x, names: x.names?.slice().sort() })), [{ path: path.join(ws, 'logs'), mode: 'names', names: ['old.log', 'older.log'] }]);
+      assert.deepEqual(
+        a.reads
+          .filter((p) => p.endsWith('.log'))
+          .map((p) => path.relative(ws, p))
+          .sort(),
+        ['logs/deep/older.log', 'logs/old.log'],
+      );
+      assert.deepEqual(
+        a.searches.map((x) => ({ ...x, names: x.names?.slice().sort() })),
+        [{ path: path.join(ws, 'logs'), mode: 'names', names: ['old.log', 'older.log'] }],
+      );
     });
 
     it('the start directory `.` is never removed (find and rm refuse it); printed, it is not passed on as a name', () => {
       age('.', 40 * DAY);
-      assert.deepEqual(deleted('find . -mtime +30 -exec rm -rf {} +'), ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']);
+      assert.deepEqual(deleted('find . -mtime +30 -exec rm -rf {} +'), [
+        'logs/deep/older.log',
+        'logs/old.log',
+        'node_modules/pkg/stale.log',
+      ]);
       assert.deepEqual(deleted('find . -mtime +30 -delete'), ['logs/deep/older.log', 'logs/old.log', 'node_modules/pkg/stale.log']);
       const piped = analyse('find . -mtime +30 | xargs rm -rf');
       assert.equal(piped.opaque, true);

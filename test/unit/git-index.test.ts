@@ -25,7 +25,12 @@ describe('git index: tracked paths for git grep / git ls-files', function () {
   let parser: ShellParser;
   let root: string;
   let ws: string;
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], { cwd: ws, stdio: 'pipe', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], {
+      cwd: ws,
+      stdio: 'pipe',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root },
+    });
   const tracked = ['README.md', 'src/app.ts', 'src/deep/dir/name with space.ts', 'docs/ünïcode.md', 'link-to-readme'];
   before(async function () {
     if (!hasGit) this.skip();
@@ -86,7 +91,8 @@ describe('git index: tracked paths for git grep / git ls-files', function () {
     assert.equal(parseGitIndex(tooMany), undefined);
   });
 
-  const analyse = (command: string, cwd = ws) => analyzeShell(parser, command, { cwd, home: path.join(root, 'home'), platform: 'linux', fs: nodeFileSystem });
+  const analyse = (command: string, cwd = ws) =>
+    analyzeShell(parser, command, { cwd, home: path.join(root, 'home'), platform: 'linux', fs: nodeFileSystem });
   const rel = (p: string) => path.relative(ws, p);
 
   for (const version of ['2', '4']) {
@@ -101,7 +107,13 @@ describe('git index: tracked paths for git grep / git ls-files', function () {
   }
 
   it('git grep: pathspecs narrow, -C and a subdirectory are respected, a revision reads history', () => {
-    assert.deepEqual(analyse('git grep TODO -- src').reads.map(rel).filter((r) => r.startsWith('src/')).sort(), ['src', 'src/app.ts', 'src/deep/dir/name with space.ts'].filter((r) => r !== 'src').sort());
+    assert.deepEqual(
+      analyse('git grep TODO -- src')
+        .reads.map(rel)
+        .filter((r) => r.startsWith('src/'))
+        .sort(),
+      ['src', 'src/app.ts', 'src/deep/dir/name with space.ts'].filter((r) => r !== 'src').sort(),
+    );
     assert.ok(!analyse('git grep TODO', path.join(ws, 'src')).reads.map(rel).includes('README.md'));
     assert.ok(analyse(`git -C ${ws}/src grep TODO`, root).reads.map(rel).includes('src/app.ts'));
     const rev = analyse('git grep TODO HEAD~2');
@@ -109,10 +121,18 @@ describe('git index: tracked paths for git grep / git ls-files', function () {
   });
 
   it('git grep --untracked / --no-index, another index, or an earlier index change: everything below, as before', () => {
-    for (const c of ['git grep --untracked TODO', 'git grep --no-index TODO', 'git --git-dir=.git grep TODO',
-      'git update-index --add --cacheinfo 100644,0000000000000000000000000000000000000000,.env; git grep TODO', 'git grep TODO | git update-index --stdin']) {
+    for (const c of [
+      'git grep --untracked TODO',
+      'git grep --no-index TODO',
+      'git --git-dir=.git grep TODO',
+      'git update-index --add --cacheinfo 100644,0000000000000000000000000000000000000000,.env; git grep TODO',
+      'git grep TODO | git update-index --stdin',
+    ]) {
       const a = analyse(c);
-      assert.ok((a.searches ?? []).some((s) => s.path === ws && s.mode === 'contents'), `${c}: ${JSON.stringify(a.searches)}`);
+      assert.ok(
+        (a.searches ?? []).some((s) => s.path === ws && s.mode === 'contents'),
+        `${c}: ${JSON.stringify(a.searches)}`,
+      );
     }
     assert.ok((analyse('git grep TODO', path.join(root, 'home')).searches ?? []).length > 0, 'no repository');
   });
@@ -125,8 +145,14 @@ describe('git index: tracked paths for git grep / git ls-files', function () {
     const reads = a.reads.map(rel);
     assert.ok(reads.includes('src/app.ts'), JSON.stringify(reads));
     assert.ok(!reads.some((r) => r.includes('.env')), JSON.stringify(reads));
-    assert.deepEqual((a.searches ?? []).filter((s) => s.mode === 'contents'), []);
+    assert.deepEqual(
+      (a.searches ?? []).filter((s) => s.mode === 'contents'),
+      [],
+    );
     const other = analyse('git ls-files -o | xargs wc -l');
-    assert.ok((other.searches ?? []).some((s) => s.path === ws && s.mode === 'contents'), JSON.stringify(other.searches));
+    assert.ok(
+      (other.searches ?? []).some((s) => s.path === ws && s.mode === 'contents'),
+      JSON.stringify(other.searches),
+    );
   });
 });

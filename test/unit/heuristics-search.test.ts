@@ -17,7 +17,9 @@ import { repoRoot } from './helpers/repo';
 
 const set = loadHeuristicRules();
 const DIR = path.join(repoRoot(), 'security/heuristics');
-const EXAMPLES = fs.readdirSync(DIR).filter((f) => f.endsWith('.yaml'))
+const EXAMPLES = fs
+  .readdirSync(DIR)
+  .filter((f) => f.endsWith('.yaml'))
   .flatMap((f) => (load(fs.readFileSync(path.join(DIR, f), 'utf8')) as HeuristicRuleFile).rules)
   .flatMap((r) => [...r.examples.match, ...r.examples.no_match]);
 
@@ -25,7 +27,10 @@ const EXAMPLES = fs.readdirSync(DIR).filter((f) => f.endsWith('.yaml'))
 function naiveEnds(index: KeywordIndex, text: string): Map<number, number[]> {
   const sym = (s: string) => {
     let out = '';
-    for (let i = 0; i < s.length; i++) { const c = s.charCodeAt(i); out += String.fromCharCode(0x100 + (c < 128 ? index.classOf[c]! : 0)); }
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      out += String.fromCharCode(0x100 + (c < 128 ? index.classOf[c]! : 0));
+    }
     return out;
   };
   const t = sym(text);
@@ -59,17 +64,31 @@ describe('heuristics: keyword index', () => {
       const expected = naiveEnds(set.keywords, text);
       let compared = 0;
       set.keywords.keywords.forEach((k, id) => {
-        if (k === '\u0080') { assert.equal(hits.found[id], isAscii(text) ? 0 : 1); return; }
+        if (k === '\u0080') {
+          assert.equal(hits.found[id], isAscii(text) ? 0 : 1);
+          return;
+        }
         const want = expected.get(id) ?? [];
         assert.equal(hits.found[id], want.length > 0 ? 1 : 0, `${JSON.stringify(k)} at length ${length}`);
         const ends = hits.ends([id]);
         if (want.length > MAX_POSITIONS) assert.equal(ends, null, JSON.stringify(k));
-        else { assert.deepEqual(ends!.sort((a, b) => a - b), want, `${JSON.stringify(k)} at length ${length}`); compared++; }
+        else {
+          assert.deepEqual(
+            ends!.sort((a, b) => a - b),
+            want,
+            `${JSON.stringify(k)} at length ${length}`,
+          );
+          compared++;
+        }
         const starts = hits.starts([id]);
         if (starts) {
           const got: number[] = [];
           for (let q = starts.next(); q >= 0; q = starts.next()) got.push(q);
-          assert.deepEqual(got, want.map((e) => e - k.length), `starts of ${JSON.stringify(k)}`);
+          assert.deepEqual(
+            got,
+            want.map((e) => e - k.length),
+            `starts of ${JSON.stringify(k)}`,
+          );
         }
       });
       assert.ok(compared > 100);
@@ -78,35 +97,41 @@ describe('heuristics: keyword index', () => {
 });
 
 describe('heuristics: rule search on long texts', () => {
-  itSeeded('finds the whole-text match (same offset, same text) of every rule, on texts dense with the rules\' own words', 20261126, (seed) => {
-    const rnd = prng(seed);
-    let matched = 0;
-    let compared = 0;
-    for (let i = 0; i < 12; i++) {
-      const raw = denseText(rnd, [5000, 20_000, 64_000][i % 3]!);
-      for (const v of prepareField(raw, i % 2 === 0).variants) {
-        if (v.text.length < 4096) continue;
-        const hits = set.keywords.scan(v.text);
-        for (const r of set.rules) {
-          if (r.raw || !r.prefilter.every((s) => s.some((k) => hits.found[k] === 1))) continue;
-          const whole = r.regex.exec(v.text);
-          const found = execRule(r, v.text, hits);
-          compared++;
-          assert.equal(found?.index, whole?.index, `${r.rule.id}: offset`);
-          assert.equal(found?.[0], whole?.[0], `${r.rule.id}: matched text`);
-          if (whole) matched++;
+  itSeeded(
+    "finds the whole-text match (same offset, same text) of every rule, on texts dense with the rules' own words",
+    20261126,
+    (seed) => {
+      const rnd = prng(seed);
+      let matched = 0;
+      let compared = 0;
+      for (let i = 0; i < 12; i++) {
+        const raw = denseText(rnd, [5000, 20_000, 64_000][i % 3]!);
+        for (const v of prepareField(raw, i % 2 === 0).variants) {
+          if (v.text.length < 4096) continue;
+          const hits = set.keywords.scan(v.text);
+          for (const r of set.rules) {
+            if (r.raw || !r.prefilter.every((s) => s.some((k) => hits.found[k] === 1))) continue;
+            const whole = r.regex.exec(v.text);
+            const found = execRule(r, v.text, hits);
+            compared++;
+            assert.equal(found?.index, whole?.index, `${r.rule.id}: offset`);
+            assert.equal(found?.[0], whole?.[0], `${r.rule.id}: matched text`);
+            if (whole) matched++;
+          }
         }
       }
-    }
-    assert.ok(compared > 1000 && matched > 300, `${compared} comparisons, ${matched} matches`);
-  });
+      assert.ok(compared > 1000 && matched > 300, `${compared} comparisons, ${matched} matches`);
+    },
+  );
 
   it('and where a rule matches nowhere but its words are everywhere', () => {
     // Each rule's near misses, repeated: its literals occur thousands of times, its regex never matches.
     for (const r of set.rules) {
       if (r.raw) continue;
       const misses = r.rule.examples?.no_match ?? [];
-      const text = Array.from({ length: 400 }, (_, i) => misses[i % misses.length]).join('\n').slice(0, 60_000);
+      const text = Array.from({ length: 400 }, (_, i) => misses[i % misses.length])
+        .join('\n')
+        .slice(0, 60_000);
       if (text.length < 4096) continue;
       const hits = set.keywords.scan(text);
       if (!r.prefilter.every((s) => s.some((k) => hits.found[k] === 1))) continue;
@@ -137,14 +162,29 @@ describe('heuristics: normalisation shortcuts', () => {
       const out: Blob[] = [];
       for (const m of text.matchAll(/[A-Za-z0-9+/_-]+/g)) {
         if (out.length >= 16) break;
-        const run = m[0]; const start = m.index!; const end = start + run.length;
+        const run = m[0];
+        const start = m.index!;
+        const end = start + run.length;
         if (run.length >= 16 && /^[0-9A-Fa-f]+$/.test(run)) out.push({ kind: 'hex', start, end: end - (run.length & 1) });
         else if (run.length >= 24 && /[A-Z]/.test(run) && /[a-z]/.test(run)) out.push({ kind: 'base64', start, end });
       }
       return out;
     };
     const rnd = prng(seed);
-    const pieces = ['QUJDREVGR0hJSktMTU5PUFFSU1RVVldY', '0123456789abcdef0', 'deadbeef', 'aGVsbG8', 'x', ' ', '\n', '.', '==', 'é', '-_/+', 'Zm9vYmFy'];
+    const pieces = [
+      'QUJDREVGR0hJSktMTU5PUFFSU1RVVldY',
+      '0123456789abcdef0',
+      'deadbeef',
+      'aGVsbG8',
+      'x',
+      ' ',
+      '\n',
+      '.',
+      '==',
+      'é',
+      '-_/+',
+      'Zm9vYmFy',
+    ];
     for (let i = 0; i < 2000; i++) {
       let text = '';
       while (text.length < (i % 50 === 0 ? 5000 : 200)) text += pieces[Math.floor(rnd() * pieces.length)]!;
@@ -156,7 +196,21 @@ describe('heuristics: normalisation shortcuts', () => {
 
   itSeeded('a plain text skips only the cue searches that cannot match (the same variants either way)', 17, (seed) => {
     const rnd = prng(seed);
-    const cues = ['read it in reverse', 'spelled\tin  reverse', 'write\nin reverse', 'backwards', 'BACKWARD', 'rot13', 'ROT-13', 'rot_13', 'rot 13', 'reversed  text', 'reverse the\tmessage', 'al revés', 'ruckwarts'];
+    const cues = [
+      'read it in reverse',
+      'spelled\tin  reverse',
+      'write\nin reverse',
+      'backwards',
+      'BACKWARD',
+      'rot13',
+      'ROT-13',
+      'rot_13',
+      'rot 13',
+      'reversed  text',
+      'reverse the\tmessage',
+      'al revés',
+      'ruckwarts',
+    ];
     for (let i = 0; i < 300; i++) {
       let text = '';
       while (text.length < 3000) {

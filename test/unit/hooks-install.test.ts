@@ -10,7 +10,16 @@ import { parse as parseJsonc } from 'jsonc-parser';
 import type { AgentId } from '../../src/engine/agents/types';
 import { runHooks } from '../../src/cli/hooks';
 import {
-  applyPlan, detectClients, hooksStatus, manifestPath, planInstall, planUninstall, readManifest, repairWrapper, type HooksContext, type InstallOptions,
+  applyPlan,
+  detectClients,
+  hooksStatus,
+  manifestPath,
+  planInstall,
+  planUninstall,
+  readManifest,
+  repairWrapper,
+  type HooksContext,
+  type InstallOptions,
 } from '../../src/node/hooks/install';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
@@ -22,7 +31,10 @@ function snapshot(dir: string): Map<string, Buffer | null> {
   const walk = (d: string) => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const p = path.join(d, e.name);
-      if (e.isDirectory()) { out.set(p, null); walk(p); } else out.set(p, fs.readFileSync(p));
+      if (e.isDirectory()) {
+        out.set(p, null);
+        walk(p);
+      } else out.set(p, fs.readFileSync(p));
     }
   };
   if (fs.existsSync(dir)) walk(dir);
@@ -49,14 +61,24 @@ describe('hooks install / uninstall / status', function () {
   let fakeCli: string;
 
   /** A fresh home + workspace + state dir, with a context pointing the wrapper at existing files. */
-  function setup(): { home: string; ws: string; ctx: HooksContext; opts: (agents: AgentId[], extra?: Partial<InstallOptions>) => InstallOptions } {
+  function setup(): {
+    home: string;
+    ws: string;
+    ctx: HooksContext;
+    opts: (agents: AgentId[], extra?: Partial<InstallOptions>) => InstallOptions;
+  } {
     const root = path.join(tmp, `t${n++}`);
     const home = path.join(root, 'home');
     const ws = path.join(root, 'ws');
     fs.mkdirSync(home, { recursive: true });
     fs.mkdirSync(ws, { recursive: true });
     const ctx: HooksContext = { home, stateDir: path.join(home, '.bulwark'), env: { PATH: '' }, platform: 'linux' };
-    return { home, ws, ctx, opts: (agents, extra = {}) => ({ ...ctx, agents, scope: 'user', timeoutSeconds: 60, node: fakeNode, cli: fakeCli, ...extra }) };
+    return {
+      home,
+      ws,
+      ctx,
+      opts: (agents, extra = {}) => ({ ...ctx, agents, scope: 'user', timeoutSeconds: 60, node: fakeNode, cli: fakeCli, ...extra }),
+    };
   }
   const install = (o: InstallOptions) => applyPlan(planInstall(o));
 
@@ -68,7 +90,7 @@ describe('hooks install / uninstall / status', function () {
   });
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  it('writes each client\'s own format, with the timeout in its unit and the wrapper command', () => {
+  it("writes each client's own format, with the timeout in its unit and the wrapper command", () => {
     const { home, ctx, opts } = setup();
     install(opts(ALL, { timeoutSeconds: 45 }));
     const wrapper = path.join(ctx.stateDir, 'bin', 'bulwark-hook');
@@ -79,7 +101,11 @@ describe('hooks install / uninstall / status', function () {
     const codex = json(path.join(home, '.codex', 'hooks.json'));
     assert.deepEqual(codex.hooks.PreToolUse, [{ matcher: '.*', hooks: [{ type: 'command', command: cmd('codex'), timeout: 45 }] }]);
     const gemini = json(path.join(home, '.gemini', 'settings.json'));
-    assert.deepEqual(gemini.hooks.BeforeTool, [{ matcher: '.*', hooks: [{ name: 'bulwark', type: 'command', command: cmd('gemini'), timeout: 45000 }] }], 'Gemini\'s timeout is in ms');
+    assert.deepEqual(
+      gemini.hooks.BeforeTool,
+      [{ matcher: '.*', hooks: [{ name: 'bulwark', type: 'command', command: cmd('gemini'), timeout: 45000 }] }],
+      "Gemini's timeout is in ms",
+    );
     assert.ok(gemini.hooks.AfterTool);
     // Both Copilots read ~/.copilot/hooks: one file, each client's own event spelling.
     const copilot = json(path.join(home, '.copilot', 'hooks', 'bulwark.json'));
@@ -88,7 +114,7 @@ describe('hooks install / uninstall / status', function () {
     assert.ok(copilot.hooks.postToolUse);
     assert.deepEqual(copilot.hooks.PreToolUse, [{ type: 'command', command: cmd('vscode'), timeout: 45 }]);
     assert.ok(copilot.hooks.PostToolUse);
-    assert.equal(fs.existsSync(path.join(home, '.copilot', 'settings.json')), false, 'Copilot CLI\'s settings.json is not touched');
+    assert.equal(fs.existsSync(path.join(home, '.copilot', 'settings.json')), false, "Copilot CLI's settings.json is not touched");
     assert.equal(fs.statSync(wrapper).mode & 0o777, 0o755);
     assert.match(fs.readFileSync(wrapper, 'utf8'), new RegExp(`CLI='${fakeCli.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'`));
     const m = readManifest(ctx.stateDir);
@@ -102,7 +128,8 @@ describe('hooks install / uninstall / status', function () {
     const { home, ws, opts } = setup();
     const claude = path.join(home, '.claude', 'settings.json');
     fs.mkdirSync(path.dirname(claude), { recursive: true });
-    const original = '{\n\t// my own hooks\n\t"model": "opus",\n\t"env": { "FOO": "bar" },\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{ "matcher": "Bash", "hooks": [ { "type": "command", "command": "my-linter" } ] }, // keep\n\t\t],\n\t},\n}\n';
+    const original =
+      '{\n\t// my own hooks\n\t"model": "opus",\n\t"env": { "FOO": "bar" },\n\t"hooks": {\n\t\t"PreToolUse": [\n\t\t\t{ "matcher": "Bash", "hooks": [ { "type": "command", "command": "my-linter" } ] }, // keep\n\t\t],\n\t},\n}\n';
     fs.writeFileSync(claude, original, { mode: 0o600 });
     const gemini = path.join(home, '.gemini', 'settings.json');
     fs.mkdirSync(path.dirname(gemini), { recursive: true });
@@ -116,7 +143,7 @@ describe('hooks install / uninstall / status', function () {
     assert.equal(parsed.model, 'opus');
     assert.deepEqual(parsed.env, { FOO: 'bar' });
     assert.equal(parsed.hooks.PreToolUse.length, 2);
-    assert.equal(parsed.hooks.PreToolUse[0].hooks[0].command, 'my-linter', 'the user\'s own entry stays first');
+    assert.equal(parsed.hooks.PreToolUse[0].hooks[0].command, 'my-linter', "the user's own entry stays first");
     assert.equal(fs.statSync(claude).mode & 0o777, 0o600, 'the file keeps its mode');
     assert.deepEqual(json(gemini).security, { auth: { selectedType: 'gemini-api-key' } });
     applyPlan(planUninstall(opts([])));
@@ -124,13 +151,16 @@ describe('hooks install / uninstall / status', function () {
     assertSameTree(beforeWs, snapshot(ws));
   });
 
-  it('--no-sandbox and --allow-net go into every client\'s hook command; switching them is one re-install, and uninstall is still exact', () => {
+  it("--no-sandbox and --allow-net go into every client's hook command; switching them is one re-install, and uninstall is still exact", () => {
     const { home, ws, opts } = setup();
     const before = snapshot(home);
     install(opts(ALL, { policy: 'permissive', sandbox: false, allowNet: ['registry.npmjs.org:443'] }));
     const claude = () => json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse;
     assert.match(claude()[0].hooks[0].command, / claude 60 permissive no-sandbox 'allow-net=registry\.npmjs\.org:443' \|\| exit 2$/);
-    assert.match(json(path.join(home, '.copilot', 'hooks', 'bulwark.json')).hooks.preToolUse[0].bash, / copilot-cli 60 permissive no-sandbox /);
+    assert.match(
+      json(path.join(home, '.copilot', 'hooks', 'bulwark.json')).hooks.preToolUse[0].bash,
+      / copilot-cli 60 permissive no-sandbox /,
+    );
     // Back to the default (wrapping on): the entry is replaced, not added beside the old one.
     install(opts(ALL, { policy: 'permissive' }));
     assert.equal(claude().length, 1);
@@ -144,11 +174,17 @@ describe('hooks install / uninstall / status', function () {
   it('files with a byte order mark, only whitespace, or `{}` on one line come back byte for byte', () => {
     const { home, opts } = setup();
     const files = {
-      claude: [path.join(home, '.claude', 'settings.json'), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"opus"}\r\n')])],
+      claude: [
+        path.join(home, '.claude', 'settings.json'),
+        Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"model":"opus"}\r\n')]),
+      ],
       gemini: [path.join(home, '.gemini', 'settings.json'), Buffer.from('  \n')],
       codex: [path.join(home, '.codex', 'hooks.json'), Buffer.from('{}')],
     } as const;
-    for (const [file, bytes] of Object.values(files)) { fs.mkdirSync(path.dirname(file), { recursive: true }); fs.writeFileSync(file, bytes); }
+    for (const [file, bytes] of Object.values(files)) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, bytes);
+    }
     const before = snapshot(home);
     install(opts(['claude', 'gemini', 'codex']));
     assert.equal(json(files.claude[0]).model, 'opus');
@@ -178,7 +214,7 @@ describe('hooks install / uninstall / status', function () {
     assert.equal(fs.existsSync(path.join(home, '.bulwark')), false, 'the wrapper, the manifest and the state folder are gone');
   });
 
-  it('uninstalling one of two clients that share a file keeps the other\'s entries', () => {
+  it("uninstalling one of two clients that share a file keeps the other's entries", () => {
     const { ws, opts } = setup();
     install(opts(['copilot-cli', 'vscode'], { scope: 'workspace', workspace: ws }));
     const file = path.join(ws, '.github', 'hooks', 'bulwark.json');
@@ -202,7 +238,10 @@ describe('hooks install / uninstall / status', function () {
     install(opts(['claude', 'gemini']));
     const first = snapshot(home);
     const again = planInstall(opts(['claude', 'gemini']));
-    assert.deepEqual(again.files.map((f) => f.action), ['unchanged', 'unchanged']);
+    assert.deepEqual(
+      again.files.map((f) => f.action),
+      ['unchanged', 'unchanged'],
+    );
     assert.equal(again.wrapper!.action, 'unchanged');
     applyPlan(again);
     assertSameTree(first, snapshot(home));
@@ -211,7 +250,11 @@ describe('hooks install / uninstall / status', function () {
     assert.equal(hooks.PreToolUse.length, 1);
     assert.equal(hooks.PreToolUse[0].hooks[0].timeout, 120);
     assert.match(hooks.PreToolUse[0].hooks[0].command, / claude 120 \|\| exit 2$/);
-    assert.equal(json(path.join(home, '.gemini', 'settings.json')).hooks.BeforeTool[0].hooks[0].timeout, 60000, 'the other client is untouched');
+    assert.equal(
+      json(path.join(home, '.gemini', 'settings.json')).hooks.BeforeTool[0].hooks[0].timeout,
+      60000,
+      'the other client is untouched',
+    );
     applyPlan(planUninstall(opts([])));
     assert.equal(fs.readFileSync(claude, 'utf8'), original);
   });
@@ -229,7 +272,7 @@ describe('hooks install / uninstall / status', function () {
     assert.equal(pre[0].hooks[0].timeout, 30);
   });
 
-  it('a file changed after the install: uninstall removes Bulwark\'s entries and keeps the user\'s change', () => {
+  it("a file changed after the install: uninstall removes Bulwark's entries and keeps the user's change", () => {
     const { home, opts } = setup();
     install(opts(['claude']));
     const claude = path.join(home, '.claude', 'settings.json');
@@ -335,17 +378,24 @@ describe('hooks install / uninstall / status', function () {
     assert.match(state('claude').problems.join('\n'), /Node is gone/);
   });
 
-  it('repairs a wrapper whose dist/cli.js is gone (an extension update) without touching the clients\' files', () => {
+  it("repairs a wrapper whose dist/cli.js is gone (an extension update) without touching the clients' files", () => {
     const { home, ctx, opts } = setup();
     const oldCli = path.join(tmp, `old-cli-${n}.js`);
     fs.writeFileSync(oldCli, '');
     install(opts(['claude', 'vscode'], { cli: oldCli }));
     const clientFiles = snapshot(path.join(home, '.claude'));
-    assert.equal(repairWrapper({ stateDir: ctx.stateDir, platform: 'linux', node: fakeNode, cli: fakeCli }), undefined, 'nothing to repair while the old one exists');
+    assert.equal(
+      repairWrapper({ stateDir: ctx.stateDir, platform: 'linux', node: fakeNode, cli: fakeCli }),
+      undefined,
+      'nothing to repair while the old one exists',
+    );
     fs.rmSync(oldCli);
     assert.equal(hooksStatus(ctx).clients.find((c) => c.client === 'claude')!.state, 'broken');
     assert.match(repairWrapper({ stateDir: ctx.stateDir, platform: 'linux', node: fakeNode, cli: fakeCli })!, /now runs .*cli\.js/);
-    assert.match(fs.readFileSync(path.join(ctx.stateDir, 'bin', 'bulwark-hook'), 'utf8'), new RegExp(`CLI='${fakeCli.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'`));
+    assert.match(
+      fs.readFileSync(path.join(ctx.stateDir, 'bin', 'bulwark-hook'), 'utf8'),
+      new RegExp(`CLI='${fakeCli.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'`),
+    );
     assert.equal(hooksStatus(ctx).clients.find((c) => c.client === 'claude')!.state, 'guarded');
     assertSameTree(clientFiles, snapshot(path.join(home, '.claude')));
   });
@@ -370,8 +420,12 @@ describe('hooks install / uninstall / status', function () {
       if (extra.answer !== undefined) stdin.end(extra.answer);
       let out = '';
       let err = '';
-      stdout.on('data', (d) => { out += d; });
-      stderr.on('data', (d) => { err += d; });
+      stdout.on('data', (d) => {
+        out += d;
+      });
+      stderr.on('data', (d) => {
+        err += d;
+      });
       return { io: { stdout, stderr, stdin, env: { PATH: '' }, node: fakeNode, cli: fakeCli }, out: () => out, err: () => err };
     }
 
@@ -397,7 +451,28 @@ describe('hooks install / uninstall / status', function () {
     it('install --yes, status, uninstall --yes; bad flags are usage errors', async () => {
       const { home, ws } = setup();
       const a = io();
-      assert.equal(await runHooks(['install', '--agent', 'codex', '--agent', 'vscode', '--scope', 'workspace', '--workspace', ws, '--home', home, '--timeout', '30', '--yes'], a.io), 0);
+      assert.equal(
+        await runHooks(
+          [
+            'install',
+            '--agent',
+            'codex',
+            '--agent',
+            'vscode',
+            '--scope',
+            'workspace',
+            '--workspace',
+            ws,
+            '--home',
+            home,
+            '--timeout',
+            '30',
+            '--yes',
+          ],
+          a.io,
+        ),
+        0,
+      );
       assert.match(a.out(), /note: Codex runs a new or changed hook only after you trust it/);
       const s = io();
       assert.equal(await runHooks(['status', '--home', home], s.io), 0);
@@ -408,41 +483,75 @@ describe('hooks install / uninstall / status', function () {
       assert.equal(fs.existsSync(path.join(ws, '.codex')), false);
       await assert.rejects(runHooks(['install', '--agent', 'cursor', '--home', home], io().io), /--agent must be one of/);
       await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', 'rel'], io().io), /--home must be an absolute path/);
-      await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--timeout', '2'], io().io), /--timeout must be a whole number/);
+      await assert.rejects(
+        runHooks(['install', '--agent', 'claude', '--home', home, '--timeout', '2'], io().io),
+        /--timeout must be a whole number/,
+      );
       await assert.rejects(runHooks(['install', '--home', home], io().io), /no agent client found/);
       await assert.rejects(runHooks(['frobnicate'], io().io), /usage: bulwark hooks/);
-      await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'none'], io().io), /--policy must be one of default, permissive, strict/);
+      await assert.rejects(
+        runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'none'], io().io),
+        /--policy must be one of default, permissive, strict/,
+      );
       assert.equal(await runHooks(['install', '--agent', 'claude', '--home', home, '--policy', 'permissive', '--yes'], io().io), 0);
-      assert.match(json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command, / claude 60 permissive \|\| exit 2$/);
-      assert.equal(await runHooks(['install', '--agent', 'claude', '--home', home, '--no-sandbox', '--allow-net', 'a.example.org', '--yes'], io().io), 0);
-      assert.match(json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command, / claude 60 no-sandbox 'allow-net=a\.example\.org' \|\| exit 2$/);
-      await assert.rejects(runHooks(['install', '--agent', 'claude', '--home', home, '--allow-net', 'http://a.org/'], io().io), /--allow-net takes HOST/);
+      assert.match(
+        json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command,
+        / claude 60 permissive \|\| exit 2$/,
+      );
+      assert.equal(
+        await runHooks(['install', '--agent', 'claude', '--home', home, '--no-sandbox', '--allow-net', 'a.example.org', '--yes'], io().io),
+        0,
+      );
+      assert.match(
+        json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command,
+        / claude 60 no-sandbox 'allow-net=a\.example\.org' \|\| exit 2$/,
+      );
+      await assert.rejects(
+        runHooks(['install', '--agent', 'claude', '--home', home, '--allow-net', 'http://a.org/'], io().io),
+        /--allow-net takes HOST/,
+      );
     });
   });
 
   describe('the installed command, run as the client runs it', () => {
     const cli = path.join(repoRoot(), 'dist', 'cli.js');
-    const run = (command: string, input: unknown, env: NodeJS.ProcessEnv) => spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify(input), env, encoding: 'utf8', timeout: 30000 });
+    const run = (command: string, input: unknown, env: NodeJS.ProcessEnv) =>
+      spawnSync('/bin/sh', ['-c', command], { input: JSON.stringify(input), env, encoding: 'utf8', timeout: 30000 });
 
-    it('denies reading ~/.ssh through Claude Code\'s installed hook (real dist/cli.js)', function () {
+    it("denies reading ~/.ssh through Claude Code's installed hook (real dist/cli.js)", function () {
       if (!fs.existsSync(cli)) this.skip();
       const { home, ws, opts } = setup();
       fs.mkdirSync(path.join(home, '.ssh'));
       fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'fake key');
       install(opts(['claude'], { cli }));
       const command = json(path.join(home, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
-      const r = run(command, { session_id: 's', cwd: ws, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path.join(home, '.ssh', 'id_rsa') }, tool_use_id: 't' }, { PATH: process.env.PATH, HOME: home });
+      const r = run(
+        command,
+        {
+          session_id: 's',
+          cwd: ws,
+          hook_event_name: 'PreToolUse',
+          tool_name: 'Read',
+          tool_input: { file_path: path.join(home, '.ssh', 'id_rsa') },
+          tool_use_id: 't',
+        },
+        { PATH: process.env.PATH, HOME: home },
+      );
       assert.equal(r.status, 0, r.stderr);
       const answer = JSON.parse(r.stdout);
       assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
       assert.match(answer.hookSpecificOutput.permissionDecisionReason, /deny\.home\.ssh/);
     });
 
-    it('a broken install (Node gone) still denies, in each client\'s form', function () {
+    it("a broken install (Node gone) still denies, in each client's form", function () {
       const { home, ws, opts } = setup();
       install(opts(ALL, { node: path.join(tmp, 'no', 'node'), scope: 'workspace', workspace: ws }));
       const claudeCmd = json(path.join(ws, '.claude', 'settings.json')).hooks.PreToolUse[0].hooks[0].command as string;
-      const r = run(claudeCmd, { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } }, { PATH: process.env.PATH, HOME: home });
+      const r = run(
+        claudeCmd,
+        { hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'ls' } },
+        { PATH: process.env.PATH, HOME: home },
+      );
       assert.equal(r.status, 2);
       assert.match(r.stderr, /Node was not found/);
       const copilotCmd = json(path.join(ws, '.github', 'hooks', 'bulwark.json')).hooks.preToolUse[0].bash as string;

@@ -6,10 +6,22 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentId } from '../../src/engine/agents/types';
-import { FAILURE_LOG, renderPosixWrapper, renderPowerShellWrapper, shQuote, wrapperCommand, wrapperTiming } from '../../src/node/hooks/wrapper';
+import {
+  FAILURE_LOG,
+  renderPosixWrapper,
+  renderPowerShellWrapper,
+  shQuote,
+  wrapperCommand,
+  wrapperTiming,
+} from '../../src/node/hooks/wrapper';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
-interface Run { code: number | null; stdout: string; stderr: string; ms: number }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
 
 /** Runs `command` the way clients do (`sh -c`), with `input` on stdin. */
 function runShell(command: string, input: string, env: NodeJS.ProcessEnv = process.env, timeoutMs = 30000): Promise<Run> {
@@ -18,10 +30,20 @@ function runShell(command: string, input: string, env: NodeJS.ProcessEnv = proce
     const child = spawn('/bin/sh', ['-c', command], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`the wrapper did not finish in ${timeoutMs} ms`)); }, timeoutMs);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr, ms: Date.now() - started }); });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the wrapper did not finish in ${timeoutMs} ms`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr, ms: Date.now() - started });
+    });
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
   });
@@ -29,7 +51,11 @@ function runShell(command: string, input: string, env: NodeJS.ProcessEnv = proce
 
 /** Whether a process still runs (a zombie waiting to be reaped counts as gone). */
 function alive(pid: number): boolean {
-  try { return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8')); } catch { return false; }
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 describe('hook wrapper (sh)', function () {
@@ -43,7 +69,7 @@ describe('hook wrapper (sh)', function () {
     const cli = path.join(dir, 'cli.js');
     if (program !== undefined) fs.writeFileSync(cli, program);
     const wrapper = path.join(dir, opts.name ?? 'bulwark-hook');
-    const node = opts.node === 'NOT_EXECUTABLE' ? notExecutable : opts.node ?? process.execPath;
+    const node = opts.node === 'NOT_EXECUTABLE' ? notExecutable : (opts.node ?? process.execPath);
     fs.writeFileSync(wrapper, renderPosixWrapper({ node, cli, stateDir }), { mode: 0o755 });
     return wrapper;
   }
@@ -85,20 +111,39 @@ describe('hook wrapper (sh)', function () {
     const bad = await runShell(`${shQuote(w)} vscode 60 /tmp/my-policy.yaml || exit 2`, '{}');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /names no known policy/);
-    assert.throws(() => wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', { policy: 'lax' as never }), /must be one of default, permissive, strict/);
-    assert.equal(wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', { policy: 'strict' }), `'/s/bin/bulwark-hook' claude 60 strict || exit 2`);
+    assert.throws(
+      () => wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', { policy: 'lax' as never }),
+      /must be one of default, permissive, strict/,
+    );
+    assert.equal(
+      wrapperCommand('claude', 60, '/s/bin/bulwark-hook', 'linux', { policy: 'strict' }),
+      `'/s/bin/bulwark-hook' claude 60 strict || exit 2`,
+    );
   });
 
   it('passes --no-sandbox and --allow-net hosts on to the program as given, and refuses a host a shell would read', async () => {
     const seen = path.join(tmp, 'seen-sandbox.json');
     const w = wrapperFor(`require('fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify(process.argv.slice(2)))`);
-    const command = wrapperCommand('claude', 60, w, 'linux', { policy: 'permissive', sandbox: false, allowNet: ['registry.npmjs.org:443', '*.example.com'] });
-    assert.equal(command, `${shQuote(w)} claude 60 permissive no-sandbox 'allow-net=registry.npmjs.org:443' 'allow-net=*.example.com' || exit 2`);
+    const command = wrapperCommand('claude', 60, w, 'linux', {
+      policy: 'permissive',
+      sandbox: false,
+      allowNet: ['registry.npmjs.org:443', '*.example.com'],
+    });
+    assert.equal(
+      command,
+      `${shQuote(w)} claude 60 permissive no-sandbox 'allow-net=registry.npmjs.org:443' 'allow-net=*.example.com' || exit 2`,
+    );
     // A file named like the pattern must not change what arrives (the wrapper does not expand `*`).
     fs.writeFileSync(path.join(tmp, '--allow-net=x.example.com'), '');
     const r = await runShell(`cd ${shQuote(tmp)} && ${command}`, '{}');
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(JSON.parse(fs.readFileSync(seen, 'utf8')).slice(-5), ['--policy', 'permissive', '--no-sandbox', '--allow-net=registry.npmjs.org:443', '--allow-net=*.example.com']);
+    assert.deepEqual(JSON.parse(fs.readFileSync(seen, 'utf8')).slice(-5), [
+      '--policy',
+      'permissive',
+      '--no-sandbox',
+      '--allow-net=registry.npmjs.org:443',
+      '--allow-net=*.example.com',
+    ]);
     for (const bad of [`'allow-net=a;touch x'`, `'allow-net=$(id)'`, 'allow-net=', 'sandbox-off']) {
       const b = await runShell(`${shQuote(w)} claude 60 ${bad} || exit 2`, '{}');
       assert.equal(b.code, 2, bad);
@@ -107,10 +152,13 @@ describe('hook wrapper (sh)', function () {
     assert.throws(() => wrapperCommand('claude', 60, w, 'linux', { allowNet: ['a b'] }), /--allow-net takes HOST/);
   });
 
-  it('does not let the agent\'s environment load code into the program (NODE_OPTIONS, NODE_PATH)', async () => {
+  it("does not let the agent's environment load code into the program (NODE_OPTIONS, NODE_PATH)", async () => {
     const marker = path.join(tmp, 'injected');
     const evil = path.join(tmp, 'evil.js');
-    fs.writeFileSync(evil, `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); process.stdout.write('{"decision":"allow"}'); process.exit(0);`);
+    fs.writeFileSync(
+      evil,
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); process.stdout.write('{"decision":"allow"}'); process.exit(0);`,
+    );
     const w = wrapperFor(`process.stdin.resume();process.stdin.on('end',()=>{process.stderr.write('Blocked\\n');process.exit(2);});`);
     const r = await runShell(call(w, 'gemini'), '{}', { ...process.env, NODE_OPTIONS: `--require ${evil}`, NODE_PATH: tmp });
     assert.equal(r.code, 2, r.stdout);
@@ -118,7 +166,9 @@ describe('hook wrapper (sh)', function () {
   });
 
   it('passes a deny on exit 2 through with its reason', async () => {
-    const w = wrapperFor(`process.stdin.resume();process.stdin.on('end',()=>{process.stderr.write('Blocked: ~/.ssh is fully blocked (rule deny.home.ssh)\\n');process.exit(2);});`);
+    const w = wrapperFor(
+      `process.stdin.resume();process.stdin.on('end',()=>{process.stderr.write('Blocked: ~/.ssh is fully blocked (rule deny.home.ssh)\\n');process.exit(2);});`,
+    );
     const r = await runShell(call(w, 'claude'), '{}');
     assert.equal(r.code, 2);
     assert.equal(r.stdout, '');
@@ -126,14 +176,28 @@ describe('hook wrapper (sh)', function () {
   });
 
   const failures: { name: string; program?: string; node?: string; why: RegExp }[] = [
-    { name: 'the program throws', program: `process.stdin.resume();process.stdin.on('end',()=>{throw new Error('boom: ' + 'SECRET_FROM_INPUT')})`, why: /exit status 1: it crashed/ },
+    {
+      name: 'the program throws',
+      program: `process.stdin.resume();process.stdin.on('end',()=>{throw new Error('boom: ' + 'SECRET_FROM_INPUT')})`,
+      why: /exit status 1: it crashed/,
+    },
     { name: 'the program exits 1', program: 'process.exit(1)', why: /exit status 1/ },
     { name: 'the program exits 3', program: 'process.exit(3)', why: /exit status 3/ },
     { name: 'the program has a syntax error (an older Node)', program: 'const = ;', why: /exit status 1/ },
     { name: 'the program kills itself', program: `process.kill(process.pid, 'SIGKILL')`, why: /killed by signal 9/ },
     { name: 'the program is missing', program: undefined, why: /the hook program .*cli\.js is missing/ },
-    { name: 'the node path is wrong', program: 'process.exit(0)', node: '/nonexistent/bin/node', why: /Node was not found at \/nonexistent\/bin\/node/ },
-    { name: 'the node path is not executable', program: 'process.exit(0)', node: 'NOT_EXECUTABLE', why: /Node at .*not-executable-node is not executable/ },
+    {
+      name: 'the node path is wrong',
+      program: 'process.exit(0)',
+      node: '/nonexistent/bin/node',
+      why: /Node was not found at \/nonexistent\/bin\/node/,
+    },
+    {
+      name: 'the node path is not executable',
+      program: 'process.exit(0)',
+      node: 'NOT_EXECUTABLE',
+      why: /Node at .*not-executable-node is not executable/,
+    },
   ];
   for (const f of failures) {
     it(`${f.name}: exit 2 with a one-line reason for claude, codex, gemini and vscode`, async () => {
@@ -146,7 +210,7 @@ describe('hook wrapper (sh)', function () {
         assert.equal(lines.length, 1, r.stderr);
         assert.match(lines[0]!, /^Bulwark: the hook program failed \(.*\), so this tool call is denied\. .*bulwark hooks status/);
         assert.match(lines[0]!, f.why);
-        assert.doesNotMatch(r.stderr, /SECRET_FROM_INPUT/, 'neither stdin nor the program\'s error text reaches the client');
+        assert.doesNotMatch(r.stderr, /SECRET_FROM_INPUT/, "neither stdin nor the program's error text reaches the client");
       }
     });
     it(`${f.name}: copilot-cli gets its deny JSON on stdout with exit 0`, async () => {
@@ -161,7 +225,7 @@ describe('hook wrapper (sh)', function () {
     });
   }
 
-  it('keeps the failed program\'s stderr in a 0600 file in the state directory, not in the answer', async () => {
+  it("keeps the failed program's stderr in a 0600 file in the state directory, not in the answer", async () => {
     const w = wrapperFor(`throw new Error('distinctive failure text')`);
     const r = await runShell(call(w, 'claude'), '{}');
     assert.equal(r.code, 2);
@@ -203,7 +267,9 @@ describe('hook wrapper (sh)', function () {
     const w = wrapperFor(`require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);`);
     const child = spawn('/bin/sh', [w, 'claude', '60'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stderr = '';
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.stdin.end('{}');
     for (let i = 0; i < 100 && !fs.existsSync(pidFile); i++) await new Promise((res) => setTimeout(res, 50));
     const programPid = Number(fs.readFileSync(pidFile, 'utf8'));
@@ -220,7 +286,11 @@ describe('hook wrapper (sh)', function () {
     for (const args of ['', 'claud 60', 'claude', 'claude abc', 'claude 5', 'claude 99999', '"claude;id" 60']) {
       const r = await runShell(`${shQuote(w)} ${args} || exit 2`, '{}');
       assert.equal(r.code, 2, args);
-      assert.match(r.stderr, /Bulwark: the hook program failed \((the hook command names no known agent|the hook command has no valid timeout|the hook timeout is (below 10|above 3600) s)\)/, args);
+      assert.match(
+        r.stderr,
+        /Bulwark: the hook program failed \((the hook command names no known agent|the hook command has no valid timeout|the hook timeout is (below 10|above 3600) s)\)/,
+        args,
+      );
     }
   });
 
@@ -248,11 +318,18 @@ describe('hook wrapper (sh)', function () {
 
   it('refuses paths with control characters and renders the Windows wrapper with the same intent', () => {
     assert.throws(() => renderPosixWrapper({ node: '/bin/node\n', cli: '/c.js', stateDir: '/s' }), /control character/);
-    const ps1 = renderPowerShellWrapper({ node: 'C:\\Program Files\\nodejs\\node.exe', cli: "C:\\Users\\o'b\\cli.js", stateDir: 'C:\\Users\\u\\.bulwark' });
+    const ps1 = renderPowerShellWrapper({
+      node: 'C:\\Program Files\\nodejs\\node.exe',
+      cli: "C:\\Users\\o'b\\cli.js",
+      stateDir: 'C:\\Users\\u\\.bulwark',
+    });
     assert.match(ps1, /\$Cli = 'C:\\Users\\o''b\\cli\.js'/, 'single quotes are doubled in PowerShell literals');
     assert.match(ps1, /WaitForExit\(\$watchdogMs\)/);
     assert.match(ps1, /taskkill\.exe \/PID \$p\.Id \/T \/F/);
-    assert.match(wrapperCommand('copilot-cli', 60, 'C:\\s\\bin\\bulwark-hook.ps1', 'win32'), /^powershell -NoProfile -ExecutionPolicy Bypass -File "C:\\s\\bin\\bulwark-hook\.ps1" copilot-cli 60$/);
+    assert.match(
+      wrapperCommand('copilot-cli', 60, 'C:\\s\\bin\\bulwark-hook.ps1', 'win32'),
+      /^powershell -NoProfile -ExecutionPolicy Bypass -File "C:\\s\\bin\\bulwark-hook\.ps1" copilot-cli 60$/,
+    );
   });
 
   it('the real hook program answers through the wrapper (dist/cli.js)', async function () {
@@ -265,10 +342,17 @@ describe('hook wrapper (sh)', function () {
     const home = path.join(dir, 'home');
     fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
     fs.writeFileSync(path.join(home, '.ssh', 'id_rsa'), 'fake key');
-    const payload = { session_id: 's1', cwd: dir, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: `cat ${home}/.ssh/id_rsa` }, tool_use_id: 't1' };
+    const payload = {
+      session_id: 's1',
+      cwd: dir,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: `cat ${home}/.ssh/id_rsa` },
+      tool_use_id: 't1',
+    };
     const r = await runShell(wrapperCommand('claude', 60, wrapper, 'linux'), JSON.stringify(payload), { ...process.env, HOME: home });
     const denied = r.code === 2 || /"permissionDecision"\s*:\s*"deny"/.test(r.stdout);
     assert.ok(denied, `the real program denies reading ~/.ssh/id_rsa: exit ${r.code}, ${r.stdout} ${r.stderr}`);
-    assert.doesNotMatch(r.stderr + r.stdout, /the hook program failed/, 'the answer is the program\'s, not the wrapper\'s failure deny');
+    assert.doesNotMatch(r.stderr + r.stdout, /the hook program failed/, "the answer is the program's, not the wrapper's failure deny");
   });
 });

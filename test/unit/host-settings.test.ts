@@ -14,8 +14,14 @@ describe('host settings', () => {
 
   it('values of the wrong type or out of range fall back to the default and are reported', () => {
     const { settings, problems } = settingsFrom({
-      'classifier.threshold': 1.5, 'tier2.dailyBudget': -1, 'tier2.timeoutSeconds': 0, 'tier3.maxPerHour': 2.5,
-      'tier3.timeoutSeconds': 'soon', 'tier2.backend': 'gpt', 'tier2.onUnavailable': 'allow', 'tier2.cacheTtlSeconds': Number.NaN,
+      'classifier.threshold': 1.5,
+      'tier2.dailyBudget': -1,
+      'tier2.timeoutSeconds': 0,
+      'tier3.maxPerHour': 2.5,
+      'tier3.timeoutSeconds': 'soon',
+      'tier2.backend': 'gpt',
+      'tier2.onUnavailable': 'allow',
+      'tier2.cacheTtlSeconds': Number.NaN,
     });
     assert.equal(settings.classifierThreshold, 0.85);
     assert.equal(settings.tier2.dailyBudget, 100);
@@ -26,7 +32,10 @@ describe('host settings', () => {
     assert.equal(settings.tier2.onUnavailable, 'block', 'an unknown onUnavailable never escalates');
     assert.equal(settings.tier2.cacheTtlSeconds, 60);
     assert.equal(problems.length, 8);
-    assert.ok(problems.every((p) => p.startsWith('setting bulwark.')), problems.join('\n'));
+    assert.ok(
+      problems.every((p) => p.startsWith('setting bulwark.')),
+      problems.join('\n'),
+    );
   });
 
   it('loopback ports: valid ports are kept once, anything else is left out and reported; not a list allows none', () => {
@@ -41,7 +50,7 @@ describe('host settings', () => {
     assert.equal(notList.problems.length, 1);
   });
 
-  it('the IFC mode: empty is the policy\'s own, a bad value is read as enforce', () => {
+  it("the IFC mode: empty is the policy's own, a bad value is read as enforce", () => {
     assert.equal(settingsFrom({ 'ifc.mode': '' }).settings.ifcMode, undefined);
     assert.equal(settingsFrom({ 'ifc.mode': 'audit' }).settings.ifcMode, 'audit');
     const bad = settingsFrom({ 'ifc.mode': 'off' });

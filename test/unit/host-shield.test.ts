@@ -13,8 +13,15 @@ import { makeTempDir } from './helpers/repo';
 
 function deps(o: Partial<HostShieldDeps> & { settings?: HostSettings } = {}): HostShieldDeps {
   return {
-    settings: HOST_SETTING_DEFAULTS, home: '/home/u', platform: 'linux', workspaceRoots: [], stateDir: undefined,
-    store: new MemoryStateStore(), tier2: { kind: 'none' }, surfaces: [], ...o,
+    settings: HOST_SETTING_DEFAULTS,
+    home: '/home/u',
+    platform: 'linux',
+    workspaceRoots: [],
+    stateDir: undefined,
+    store: new MemoryStateStore(),
+    tier2: { kind: 'none' },
+    surfaces: [],
+    ...o,
   };
 }
 const view = { type: 'write_file', payload: { path: '/w/src/a.ts', content: 'x' } };
@@ -37,7 +44,10 @@ describe('host shield: parts fail closed', () => {
     fs.writeFileSync(file, 'mode: sometimes\n');
     const s = buildHostShield(deps({ settings: { ...HOST_SETTING_DEFAULTS, ifcPolicy: file } }));
     assert.equal(s.parts.policy.ok, false);
-    assert.ok(!s.parts.policy.ok && /IFC policy/.test(s.parts.policy.error) && s.parts.policy.error.includes(file), JSON.stringify(s.parts.policy));
+    assert.ok(
+      !s.parts.policy.ok && /IFC policy/.test(s.parts.policy.error) && s.parts.policy.error.includes(file),
+      JSON.stringify(s.parts.policy),
+    );
   });
 
   it('a policy setting that is not a string stays unusable (the policy then blocks) rather than falling back to a preset', () => {
@@ -50,13 +60,18 @@ describe('host shield: parts fail closed', () => {
   it('a workspace .bulwark/policy.yaml is loaded and can only tighten', () => {
     const root = makeTempDir();
     fs.mkdirSync(path.join(root, '.bulwark'));
-    fs.writeFileSync(path.join(root, '.bulwark', 'policy.yaml'), 'version: 1\ndeny:\n  - name: no_writes\n    action_types: [write_file]\n');
+    fs.writeFileSync(
+      path.join(root, '.bulwark', 'policy.yaml'),
+      'version: 1\ndeny:\n  - name: no_writes\n    action_types: [write_file]\n',
+    );
     const s = buildHostShield(deps({ workspaceRoots: [root] }));
     assert.ok(s.parts.policy.ok && s.parts.policy.policies.length === 2);
   });
 
   it('Tier 2 none: no evaluator part, and the opted-in onUnavailable goes to the pipeline', () => {
-    const s = buildHostShield(deps({ settings: { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, onUnavailable: 'escalate' } } }));
+    const s = buildHostShield(
+      deps({ settings: { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, onUnavailable: 'escalate' } } }),
+    );
     assert.equal(s.parts.tier2, undefined);
     assert.equal(s.parts.tier2Unavailable, 'escalate');
     assert.equal(s.parts.mode, 'enforce');
@@ -68,14 +83,21 @@ describe('host shield: parts fail closed', () => {
     const blocked = await buildHostShield(deps({ tier2: source })).parts.tier2!.evaluate(view);
     assert.deepEqual([blocked.decision, blocked.rules], ['block', ['tier2.not_configured']]);
     assert.match(blocked.reason, /API key/);
-    const escalated = await buildHostShield(deps({ tier2: source, settings: { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, onUnavailable: 'escalate' } } })).parts.tier2!.evaluate(view);
+    const escalated = await buildHostShield(
+      deps({ tier2: source, settings: { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, onUnavailable: 'escalate' } } }),
+    ).parts.tier2!.evaluate(view);
     assert.equal(escalated.decision, 'escalate');
   });
 
   it('Tier 2 misconfigured (plain http to a remote host): always blocks, even when escalation is opted in', async () => {
-    const source = openAITier2Source({ ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, baseUrl: 'http://example.com/v1' } }, 'sk-x');
+    const source = openAITier2Source(
+      { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, baseUrl: 'http://example.com/v1' } },
+      'sk-x',
+    );
     assert.equal(source.kind, 'misconfigured');
-    const s = buildHostShield(deps({ tier2: source, settings: { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, onUnavailable: 'escalate' } } }));
+    const s = buildHostShield(
+      deps({ tier2: source, settings: { ...HOST_SETTING_DEFAULTS, tier2: { ...HOST_SETTING_DEFAULTS.tier2, onUnavailable: 'escalate' } } }),
+    );
     const v = await s.parts.tier2!.evaluate(view);
     assert.deepEqual([v.decision, v.rules], ['block', ['tier2.misconfigured']]);
     assert.equal(s.problems[0]!.severity, 'error');
@@ -84,7 +106,17 @@ describe('host shield: parts fail closed', () => {
   it('Tier 2 with a back end: the canary is created in the state folder and sent only in the system prompt', async () => {
     const stateDir = makeTempDir();
     let system = '';
-    const tier2: Tier2Source = { kind: 'backend', backend: { id: 'fake', complete: async (sys) => { system = sys; const c = /Canary: ([0-9a-f]{64})/.exec(sys)![1]; return JSON.stringify({ decision: 'ALLOW', confidence: 0.9, reasoning: 'ok', canary: c }); } } };
+    const tier2: Tier2Source = {
+      kind: 'backend',
+      backend: {
+        id: 'fake',
+        complete: async (sys) => {
+          system = sys;
+          const c = /Canary: ([0-9a-f]{64})/.exec(sys)![1];
+          return JSON.stringify({ decision: 'ALLOW', confidence: 0.9, reasoning: 'ok', canary: c });
+        },
+      },
+    };
     const s = buildHostShield(deps({ tier2, stateDir }));
     const v = await s.parts.tier2!.evaluate(view);
     assert.equal(v.decision, 'allow');
@@ -104,11 +136,21 @@ describe('host shield: parts fail closed', () => {
   it('Tier 3: the rate limit from the settings denies without asking, and the verdict is passed on (to tell the user)', async () => {
     const seen: Tier3Verdict[] = [];
     let asked = 0;
-    const s = buildHostShield(deps({
-      settings: { ...HOST_SETTING_DEFAULTS, tier3: { timeoutSeconds: 5, maxPerHour: 0 } },
-      surfaces: [{ id: 'x', ask: async () => { asked++; return 'approve'; } }],
-      onTier3Verdict: (v) => seen.push(v),
-    }));
+    const s = buildHostShield(
+      deps({
+        settings: { ...HOST_SETTING_DEFAULTS, tier3: { timeoutSeconds: 5, maxPerHour: 0 } },
+        surfaces: [
+          {
+            id: 'x',
+            ask: async () => {
+              asked++;
+              return 'approve';
+            },
+          },
+        ],
+        onTier3Verdict: (v) => seen.push(v),
+      }),
+    );
     const v = await s.parts.tier3!.decide({ id: '1', sessionId: 's', actionType: 'write_file', payload: {}, reasons: [] });
     assert.equal(v.decision, 'block');
     assert.equal(asked, 0);

@@ -44,9 +44,20 @@ describe('IFC: public material found by the protection check is public (issue 14
   after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
   const setup = (port: FileSystemPort = nodeFileSystem) => {
-    const shield = buildShield({ policy: 'permissive', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' });
+    const shield = buildShield({
+      policy: 'permissive',
+      ifc: 'default',
+      store: new MemoryStateStore(),
+      home,
+      platform: 'linux',
+      mode: 'report',
+    });
     const engine = new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: port, shellParser: parser, shield });
-    return { shield, engine, run: (command: string) => engine.check({ type: 'execute_command', payload: { command }, sessionId: 'pem', cwd: ws }) };
+    return {
+      shield,
+      engine,
+      run: (command: string) => engine.check({ type: 'execute_command', payload: { command }, sessionId: 'pem', cwd: ws }),
+    };
   };
   const show = (d: CheckResult) => JSON.stringify({ decision: d.decision, rules: d.rules, reason: d.reason, ifc: d.ifc?.classified });
 
@@ -63,7 +74,11 @@ describe('IFC: public material found by the protection check is public (issue 14
         assert.ok(!d.rules.some((r) => r.startsWith('ifc.')), show(d));
         assert.equal(d.ifc?.decision, 'allow', show(d));
         const c = d.ifc!.classified.find((x) => x.path === path.join(ws, file));
-        assert.deepEqual(c && { sensitivity: c.sensitivity, source: c.source }, { sensitivity: 'public', source: PUBLIC_MATERIAL }, show(d));
+        assert.deepEqual(
+          c && { sensitivity: c.sensitivity, source: c.source },
+          { sensitivity: 'public', source: PUBLIC_MATERIAL },
+          show(d),
+        );
       });
     }
 
@@ -107,9 +122,19 @@ describe('IFC: public material found by the protection check is public (issue 14
       const read = e.evaluate('s', 'execute_command', { reads: [ca], writes: [], network: ['https://example.com'], publicMaterial: [ca] });
       assert.equal(read.decision, 'allow', read.reason);
       assert.equal(read.readTaint.sensitivity, 'public');
-      const written = e.evaluate('s', 'execute_command', { reads: [], writes: [ca], network: ['https://example.com'], publicMaterial: [ca] });
+      const written = e.evaluate('s', 'execute_command', {
+        reads: [],
+        writes: [ca],
+        network: ['https://example.com'],
+        publicMaterial: [ca],
+      });
       assert.equal(written.decision, 'block', written.reason);
-      const other = e.evaluate('s', 'execute_command', { reads: [ca, '/w/certs/server.pem'], writes: [], network: ['https://example.com'], publicMaterial: [ca] });
+      const other = e.evaluate('s', 'execute_command', {
+        reads: [ca, '/w/certs/server.pem'],
+        writes: [],
+        network: ['https://example.com'],
+        publicMaterial: [ca],
+      });
       assert.equal(other.decision, 'block', other.reason);
       assert.equal(other.sensitivity, 'critical');
     });

@@ -8,9 +8,24 @@ import Ajv from 'ajv';
 import { load } from 'js-yaml';
 import { MemoryStateStore, type StateStore } from '../../src/engine/shield/types';
 import {
-  IFC_PRESETS, IFC_TAINT_NAMESPACE, IfcEngine, IfcPolicyError, IfcStoreError, UNCLASSIFIED,
-  classifyPath, loadIfcPreset, parseIfcPolicy, sinkOf, sourceMatches, validateIfcPolicy,
-  type IfcDecision, type IfcMode, type IfcPolicy, type IfcPresetName, type IfcTouched, type Sensitivity,
+  IFC_PRESETS,
+  IFC_TAINT_NAMESPACE,
+  IfcEngine,
+  IfcPolicyError,
+  IfcStoreError,
+  UNCLASSIFIED,
+  classifyPath,
+  loadIfcPreset,
+  parseIfcPolicy,
+  sinkOf,
+  sourceMatches,
+  validateIfcPolicy,
+  type IfcDecision,
+  type IfcMode,
+  type IfcPolicy,
+  type IfcPresetName,
+  type IfcTouched,
+  type Sensitivity,
 } from '../../src/engine/ifc';
 import { repoRoot, yamlFilesUnder } from './helpers/repo';
 
@@ -28,7 +43,9 @@ const MATRICES: Record<IfcPresetName, Record<Sensitivity, string>> = {
   strict: { public: 'AAAAA', internal: 'BAAAA', confidential: 'BBEEA', restricted: 'BBBBA', critical: 'BBBBB' },
 };
 const expandMatrix = (m: Record<Sensitivity, string>) =>
-  Object.fromEntries(Object.entries(m).map(([level, row]) => [level, Object.fromEntries(SINK_ORDER.map((s, i) => [s, V[row[i] as keyof typeof V]]))]));
+  Object.fromEntries(
+    Object.entries(m).map(([level, row]) => [level, Object.fromEntries(SINK_ORDER.map((s, i) => [s, V[row[i] as keyof typeof V]]))]),
+  );
 
 const SINKS = {
   external: ['http_request', 'send_email', 'send_message'],
@@ -41,8 +58,19 @@ const SINKS = {
 
 // OpenParallax's `ssh_keys`, `system_security` and `openparallax_internals` each become two rules,
 // because every criterion of a source must hold (OpenParallax OR-ed them by accident).
-const CRITICAL_SOURCES = ['ssh_keys', 'ssh_dir', 'env_files', 'credential_files', 'credential_extensions', 'cloud_config_dirs',
-  'system_security', 'system_security_dirs', 'process_environment', 'bulwark_internals', 'bulwark_state_files'];
+const CRITICAL_SOURCES = [
+  'ssh_keys',
+  'ssh_dir',
+  'env_files',
+  'credential_files',
+  'credential_extensions',
+  'cloud_config_dirs',
+  'system_security',
+  'system_security_dirs',
+  'process_environment',
+  'bulwark_internals',
+  'bulwark_state_files',
+];
 const SOURCES: Record<IfcPresetName, string[]> = {
   default: [...CRITICAL_SOURCES, 'financial_documents', 'workspace_config', 'default'],
   permissive: [...CRITICAL_SOURCES, 'default'],
@@ -52,7 +80,11 @@ const SOURCES: Record<IfcPresetName, string[]> = {
 // ---- helpers --------------------------------------------------------------------------------------
 
 const W = '/home/u/proj'; // a workspace
-const touch = (t: Partial<IfcTouched> = {}): IfcTouched => ({ reads: t.reads ?? [], writes: t.writes ?? [], ...(t.network ? { network: t.network } : {}) });
+const touch = (t: Partial<IfcTouched> = {}): IfcTouched => ({
+  reads: t.reads ?? [],
+  writes: t.writes ?? [],
+  ...(t.network ? { network: t.network } : {}),
+});
 
 /** Evaluates and, like the pipeline, commits the read taint when the action would run. */
 function run(e: IfcEngine, session: string, type: string, t: Partial<IfcTouched> = {}, ran?: boolean): IfcDecision {
@@ -65,9 +97,17 @@ class FaultyStore implements StateStore {
   readonly inner = new MemoryStateStore();
   failGet = false;
   failSet = false;
-  get(ns: string, key: string): string | undefined { if (this.failGet) throw new Error('database is locked'); return this.inner.get(ns, key); }
-  set(ns: string, key: string, value: string): void { if (this.failSet) throw new Error('disk I/O error'); this.inner.set(ns, key, value); }
-  delete(ns: string, key: string): void { this.inner.delete(ns, key); }
+  get(ns: string, key: string): string | undefined {
+    if (this.failGet) throw new Error('database is locked');
+    return this.inner.get(ns, key);
+  }
+  set(ns: string, key: string, value: string): void {
+    if (this.failSet) throw new Error('disk I/O error');
+    this.inner.set(ns, key, value);
+  }
+  delete(ns: string, key: string): void {
+    this.inner.delete(ns, key);
+  }
 }
 
 /** Line (1-based) of the first line matching `re`, and the column (1-based) of `needle` in it. */
@@ -79,7 +119,12 @@ function where(text: string, re: RegExp, needle: string): { line: number; column
 }
 
 function policyError(text: string, file = 'custom.yaml'): IfcPolicyError {
-  try { parseIfcPolicy(text, file); } catch (e) { assert.ok(e instanceof IfcPolicyError, String(e)); return e; }
+  try {
+    parseIfcPolicy(text, file);
+  } catch (e) {
+    assert.ok(e instanceof IfcPolicyError, String(e));
+    return e;
+  }
   assert.fail('policy was accepted');
 }
 
@@ -121,18 +166,27 @@ describe('IFC presets', () => {
         assert.equal(policy.origin, 'preset');
       });
 
-      it('has the preset\'s decision matrix, exactly', () => {
+      it("has the preset's decision matrix, exactly", () => {
         assert.deepEqual(policy.rules, expandMatrix(MATRICES[name]));
       });
 
-      it('has OpenParallax\'s sinks (plus copy_dir/move_dir)', () => {
+      it("has OpenParallax's sinks (plus copy_dir/move_dir)", () => {
         assert.deepEqual(policy.sinks, SINKS);
       });
 
       it('has the source rules of its preset, in order', () => {
-        assert.deepEqual(policy.sources.map((s) => s.name), SOURCES[name]);
+        assert.deepEqual(
+          policy.sources.map((s) => s.name),
+          SOURCES[name],
+        );
         for (const s of policy.sources) {
-          const want = CRITICAL_SOURCES.includes(s.name) ? 'critical' : s.name === 'workspace_config' ? 'confidential' : s.name === 'default' ? 'public' : 'restricted';
+          const want = CRITICAL_SOURCES.includes(s.name)
+            ? 'critical'
+            : s.name === 'workspace_config'
+              ? 'confidential'
+              : s.name === 'default'
+                ? 'public'
+                : 'restricted';
           assert.equal(s.sensitivity, want, s.name);
         }
         assert.ok(!policy.sources.some((s) => s.sensitivity === 'internal'), 'no preset assigns `internal` (reserved)');
@@ -143,7 +197,8 @@ describe('IFC presets', () => {
           assert.ok(source.examples, 'preset sources carry examples');
           assert.ok(source.examples.match.length > 0);
           if (Object.keys(source.match).length > 0) assert.ok(source.examples.no_match.length > 0);
-          for (const p of source.examples.match) assert.deepEqual(classifyPath(policy, p), { sensitivity: source.sensitivity, source: source.name }, p);
+          for (const p of source.examples.match)
+            assert.deepEqual(classifyPath(policy, p), { sensitivity: source.sensitivity, source: source.name }, p);
           for (const p of source.examples.no_match) assert.equal(sourceMatches(source, p), false, `${source.name} should not match ${p}`);
         });
       }
@@ -160,15 +215,60 @@ describe('IFC presets', () => {
     const base = loadRepoYaml<Record<string, unknown>>('security/ifc/default.yaml');
     const clone = (): Record<string, any> => JSON.parse(JSON.stringify(base));
     const broken: [string, (p: Record<string, any>) => void][] = [
-      ['bad mode', (p) => { p.mode = 'enforcing'; }],
-      ['bad sensitivity', (p) => { p.sources[0].sensitivity = 'secret'; }],
-      ['unknown criterion', (p) => { p.sources[0].match.basename_ni = ['x']; }],
-      ['empty criterion list', (p) => { p.sources[0].match.basename_in = []; }],
-      ['missing sensitivity row', (p) => { delete p.rules.internal; }],
-      ['bad decision', (p) => { p.rules.restricted.exec = 'ask'; }],
-      ['unknown top-level key', (p) => { p.memory_block_levels = ['critical']; }],
-      ['missing sources', (p) => { delete p.sources; }],
-      ['bad sink category name', (p) => { p.sinks['Bad Name'] = ['x']; }],
+      [
+        'bad mode',
+        (p) => {
+          p.mode = 'enforcing';
+        },
+      ],
+      [
+        'bad sensitivity',
+        (p) => {
+          p.sources[0].sensitivity = 'secret';
+        },
+      ],
+      [
+        'unknown criterion',
+        (p) => {
+          p.sources[0].match.basename_ni = ['x'];
+        },
+      ],
+      [
+        'empty criterion list',
+        (p) => {
+          p.sources[0].match.basename_in = [];
+        },
+      ],
+      [
+        'missing sensitivity row',
+        (p) => {
+          delete p.rules.internal;
+        },
+      ],
+      [
+        'bad decision',
+        (p) => {
+          p.rules.restricted.exec = 'ask';
+        },
+      ],
+      [
+        'unknown top-level key',
+        (p) => {
+          p.memory_block_levels = ['critical'];
+        },
+      ],
+      [
+        'missing sources',
+        (p) => {
+          delete p.sources;
+        },
+      ],
+      [
+        'bad sink category name',
+        (p) => {
+          p.sinks['Bad Name'] = ['x'];
+        },
+      ],
     ];
     for (const [what, mutate] of broken) {
       const p = clone();
@@ -178,12 +278,48 @@ describe('IFC presets', () => {
     }
     // Cross-references only the engine can check.
     const engineOnly: [string, (p: Record<string, any>) => void, RegExp][] = [
-      ['action type in two sinks', (p) => { p.sinks.exec.push('send_email'); }, /send_email.*one sink/],
-      ['incomplete matrix row', (p) => { delete p.rules.restricted.memory; }, /no decision for sink `memory`/],
-      ['rule for an unknown sink', (p) => { p.rules.public.network = 'allow'; }, /not a sink category/],
-      ['catch-all before other sources', (p) => { p.sources.unshift({ name: 'everything', sensitivity: 'public', match: {} }); }, /can never match/],
-      ['duplicate source name', (p) => { p.sources[1].name = p.sources[0].name; }, /duplicate source name/],
-      ['a sink named like an Object property, missing in the matrix', (p) => { p.sinks.constructor = ['x_tool']; }, /no decision for sink `constructor`/],
+      [
+        'action type in two sinks',
+        (p) => {
+          p.sinks.exec.push('send_email');
+        },
+        /send_email.*one sink/,
+      ],
+      [
+        'incomplete matrix row',
+        (p) => {
+          delete p.rules.restricted.memory;
+        },
+        /no decision for sink `memory`/,
+      ],
+      [
+        'rule for an unknown sink',
+        (p) => {
+          p.rules.public.network = 'allow';
+        },
+        /not a sink category/,
+      ],
+      [
+        'catch-all before other sources',
+        (p) => {
+          p.sources.unshift({ name: 'everything', sensitivity: 'public', match: {} });
+        },
+        /can never match/,
+      ],
+      [
+        'duplicate source name',
+        (p) => {
+          p.sources[1].name = p.sources[0].name;
+        },
+        /duplicate source name/,
+      ],
+      [
+        'a sink named like an Object property, missing in the matrix',
+        (p) => {
+          p.sinks.constructor = ['x_tool'];
+        },
+        /no decision for sink `constructor`/,
+      ],
     ];
     for (const [what, mutate, message] of engineOnly) {
       const p = clone();
@@ -201,24 +337,30 @@ describe('IFC classification', () => {
   const cls = (p: IfcPolicy, file: string) => classifyPath(p, file);
 
   it('every criterion given must match (OpenParallax OR-ed path_contains into basename_in)', () => {
-    const p = parseIfcPolicy(MINI(`  - name: ssh_private_keys
+    const p = parseIfcPolicy(
+      MINI(`  - name: ssh_private_keys
     sensitivity: critical
     match: { basename_in: [id_rsa], path_contains: ["/.ssh/"] }
   - name: default
     sensitivity: public
-    match: {}`), 'mini.yaml');
+    match: {}`),
+      'mini.yaml',
+    );
     assert.equal(cls(p, '/home/u/.ssh/id_rsa').source, 'ssh_private_keys');
     assert.equal(cls(p, '/home/u/backup/id_rsa').source, 'default', 'basename alone is not enough');
     assert.equal(cls(p, '/home/u/.ssh/config').source, 'default', 'path alone is not enough');
   });
 
   it('basename_not_in excludes, even with no other criterion', () => {
-    const p = parseIfcPolicy(MINI(`  - name: env
+    const p = parseIfcPolicy(
+      MINI(`  - name: env
     sensitivity: critical
     match: { basename_contains: [".env"], basename_not_in: [".env.example"] }
   - name: all_but_readme
     sensitivity: internal
-    match: { basename_not_in: [readme.md] }`), 'mini.yaml');
+    match: { basename_not_in: [readme.md] }`),
+      'mini.yaml',
+    );
     assert.equal(cls(p, '/w/.env.local').source, 'env');
     assert.equal(cls(p, '/w/.env.example').source, 'all_but_readme');
     assert.deepEqual(cls(p, '/w/README.md'), { sensitivity: 'public', source: UNCLASSIFIED }, 'no rule matched: public, unclassified');
@@ -230,7 +372,7 @@ describe('IFC classification', () => {
     assert.equal(cls(def, '/home/u/.aws/config').source, 'cloud_config_dirs');
   });
 
-  it('OpenParallax\'s matcher defects are fixed: /.bulwark/ internals and /.ssh/ are matched as named', () => {
+  it("OpenParallax's matcher defects are fixed: /.bulwark/ internals and /.ssh/ are matched as named", () => {
     assert.deepEqual(cls(def, `${W}/.bulwark/approvals.json`), { sensitivity: 'critical', source: 'bulwark_internals' });
     assert.deepEqual(cls(def, '/home/u/.ssh/config'), { sensitivity: 'critical', source: 'ssh_dir' });
     assert.deepEqual(cls(def, '/home/u/.ssh'), { sensitivity: 'critical', source: 'ssh_dir' }, 'listing the directory itself');
@@ -239,7 +381,17 @@ describe('IFC classification', () => {
   });
 
   it('compares in lower case and sees through spelling tricks', () => {
-    for (const p of [`${W}/.ENV`, `${W}/.env.`, `${W}/.env `, `${W}/src/../.env`, `${W}//.env`, `${W}/./.env`, 'C:\\Users\\u\\proj\\.env', 'C:/Users/u/proj/.env::$DATA', `${W}/.env/`]) {
+    for (const p of [
+      `${W}/.ENV`,
+      `${W}/.env.`,
+      `${W}/.env `,
+      `${W}/src/../.env`,
+      `${W}//.env`,
+      `${W}/./.env`,
+      'C:\\Users\\u\\proj\\.env',
+      'C:/Users/u/proj/.env::$DATA',
+      `${W}/.env/`,
+    ]) {
       assert.deepEqual(cls(def, p), { sensitivity: 'critical', source: 'env_files' }, p);
     }
     assert.equal(cls(def, 'C:\\Users\\u\\.SSH\\id_rsa').sensitivity, 'critical');
@@ -287,7 +439,10 @@ describe('IFC: worked flows', () => {
     assert.equal(send.rule, 'ifc.critical.external');
     assert.equal(send.sink, 'external');
     assert.equal(send.sensitivity, 'critical');
-    assert.equal(send.reason, `Blocked by IFC: the session has read critical data (${W}/.env, rule env_files); send_email is an external sink, and critical → external is block in the default policy`);
+    assert.equal(
+      send.reason,
+      `Blocked by IFC: the session has read critical data (${W}/.env, rule env_files); send_email is an external sink, and critical → external is block in the default policy`,
+    );
   });
 
   it('Example 2: a Go test helper that mentions DROP TABLE → allow (path, not content)', () => {
@@ -295,7 +450,10 @@ describe('IFC: worked flows', () => {
     const d = run(e, 's2', 'write_file', { writes: [`${W}/testhelpers/db.go`] });
     assert.equal(d.decision, 'allow');
     assert.equal(d.rule, 'ifc.public.workspace_write');
-    assert.deepEqual(d.classified.map((c) => [c.sensitivity, c.source]), [['public', 'default']]);
+    assert.deepEqual(
+      d.classified.map((c) => [c.sensitivity, c.source]),
+      [['public', 'default']],
+    );
   });
 
   it('Example 3: patient intake form, then write the report → strict: block', () => {
@@ -316,7 +474,10 @@ describe('IFC: worked flows', () => {
     // The escalate path is real for restricted data the default preset does know: a financial document.
     const e = new IfcEngine(loadIfcPreset('default'), new MemoryStateStore());
     const read = run(e, 's3d', 'read_file', { reads: ['/home/u/clinic/patient-intake-2024.pdf'] });
-    assert.deepEqual(read.classified.map((c) => [c.sensitivity, c.source]), [['public', 'default']]);
+    assert.deepEqual(
+      read.classified.map((c) => [c.sensitivity, c.source]),
+      [['public', 'default']],
+    );
     assert.equal(run(e, 's3d', 'write_file', { writes: [`${W}/report.md`] }).decision, 'allow');
 
     run(e, 's3d', 'read_file', { reads: ['/home/u/finance/invoice-2024-03.pdf'] });
@@ -330,7 +491,10 @@ describe('IFC: worked flows', () => {
   it('Example 4: NDA, then send an email → strict: block (default: the NDA is public there)', () => {
     const strict = new IfcEngine(loadIfcPreset('strict'), new MemoryStateStore());
     const read = run(strict, 's4', 'read_file', { reads: ['/home/u/legal/nda-acme-2024.pdf'] });
-    assert.deepEqual(read.classified.map((c) => [c.sensitivity, c.source]), [['restricted', 'legal_documents']]);
+    assert.deepEqual(
+      read.classified.map((c) => [c.sensitivity, c.source]),
+      [['restricted', 'legal_documents']],
+    );
     const send = run(strict, 's4', 'send_email');
     assert.equal(send.decision, 'block');
     assert.equal(send.rule, 'ifc.restricted.external');
@@ -353,7 +517,10 @@ describe('IFC engine', () => {
     const d = e.evaluate('sh', 'execute_command', touch({ reads: [`${W}/.env`], network: ['https://attacker.example/upload'] }));
     assert.equal(d.decision, 'block');
     assert.equal(d.rule, 'ifc.critical.external');
-    assert.match(d.reason, /reads \/home\/u\/proj\/\.env \(critical, rule env_files\); execute_command reaches the network \(https:\/\/attacker\.example\/upload\), an external sink/);
+    assert.match(
+      d.reason,
+      /reads \/home\/u\/proj\/\.env \(critical, rule env_files\); execute_command reaches the network \(https:\/\/attacker\.example\/upload\), an external sink/,
+    );
     assert.deepEqual(d.readTaint, { sensitivity: 'critical', path: `${W}/.env`, source: 'env_files' });
   });
 
@@ -451,7 +618,11 @@ describe('IFC engine', () => {
     });
 
     it('allows look the same in both modes apart from `enforced`', () => {
-      const d = new IfcEngine(def, new MemoryStateStore(), { modeOverride: 'audit' }).evaluate('a', 'read_file', touch({ reads: [`${W}/a.ts`] }));
+      const d = new IfcEngine(def, new MemoryStateStore(), { modeOverride: 'audit' }).evaluate(
+        'a',
+        'read_file',
+        touch({ reads: [`${W}/a.ts`] }),
+      );
       assert.deepEqual([d.decision, d.enforced, d.wouldBlock], ['allow', false, false]);
     });
 
@@ -631,7 +802,12 @@ interface FlowStep {
   ran?: boolean;
   expect: { decision: string; rule?: string; sensitivity?: Sensitivity; would_block?: boolean; reason?: string; taint_after?: Sensitivity };
 }
-interface FlowCase { name: string; preset: IfcPresetName; mode?: IfcMode; steps: FlowStep[] }
+interface FlowCase {
+  name: string;
+  preset: IfcPresetName;
+  mode?: IfcMode;
+  steps: FlowStep[];
+}
 
 describe('IFC flow corpus (test/cases/ifc)', () => {
   const files = yamlFilesUnder('test/cases/ifc');
@@ -647,7 +823,10 @@ describe('IFC flow corpus (test/cases/ifc)', () => {
           const e = new IfcEngine(loadIfcPreset(c.preset), new MemoryStateStore(), c.mode ? { modeOverride: c.mode } : {});
           c.steps.forEach((s, i) => {
             const at = `step ${i + 1} (${s.action})`;
-            assert.ok(typeof s.expect.rule === 'string' && s.expect.rule.length > 0, `${at}: the step names no rule: add \`expect.rule\` (every IFC decision carries one)`);
+            assert.ok(
+              typeof s.expect.rule === 'string' && s.expect.rule.length > 0,
+              `${at}: the step names no rule: add \`expect.rule\` (every IFC decision carries one)`,
+            );
             const d = run(e, 'corpus', s.action, { reads: s.reads, writes: s.writes, network: s.network }, s.ran);
             assert.equal(d.decision, s.expect.decision, `${at}: ${d.reason}`);
             assert.equal(d.rule, s.expect.rule, at);

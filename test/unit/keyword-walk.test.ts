@@ -72,29 +72,82 @@ describe('secret scan: WebAssembly keyword walk', () => {
 
 describe('secret scan: case-sensitive keywords (keyword_case: exact)', () => {
   // Two rules with the same case-insensitive regex: one folds its keyword, one matches it exactly.
-  const demo = compileSecretRules([['t.yaml', {
-    version: 1, family: 'demo', description: 'demo rules', rules: [
-      { id: 'exact-demo', description: 'exact keyword', keywords: ['QX', 'Zk'], keyword_case: 'exact', regex: '(?i)\\b((?:qx|zk)[0-9]{6})\\b',
-        examples: { match: ['QX123456', 'Zk123456'], no_match: ['qx123456', 'ZK123456'] } },
-      { id: 'fold-demo', description: 'folded keyword', keywords: ['qx7'], regex: '(?i)\\b(qx7[0-9]{5})\\b',
-        examples: { match: ['qx712345', 'QX712345'], no_match: ['qx71234', 'zk712345'] } },
-      { id: 'fold-words', description: 'folded keywords sharing letters', keywords: ['token', 'zkey', 'nt'], regex: '(?i)(?:token|zkey|nt)=([a-z0-9]{8})',
-        examples: { match: ['token=abcd1234', 'NT=abcd1234'], no_match: ['token=abc', 'tok=abcd1234'] } },
+  const demo = compileSecretRules([
+    [
+      't.yaml',
+      {
+        version: 1,
+        family: 'demo',
+        description: 'demo rules',
+        rules: [
+          {
+            id: 'exact-demo',
+            description: 'exact keyword',
+            keywords: ['QX', 'Zk'],
+            keyword_case: 'exact',
+            regex: '(?i)\\b((?:qx|zk)[0-9]{6})\\b',
+            examples: { match: ['QX123456', 'Zk123456'], no_match: ['qx123456', 'ZK123456'] },
+          },
+          {
+            id: 'fold-demo',
+            description: 'folded keyword',
+            keywords: ['qx7'],
+            regex: '(?i)\\b(qx7[0-9]{5})\\b',
+            examples: { match: ['qx712345', 'QX712345'], no_match: ['qx71234', 'zk712345'] },
+          },
+          {
+            id: 'fold-words',
+            description: 'folded keywords sharing letters',
+            keywords: ['token', 'zkey', 'nt'],
+            regex: '(?i)(?:token|zkey|nt)=([a-z0-9]{8})',
+            examples: { match: ['token=abcd1234', 'NT=abcd1234'], no_match: ['token=abc', 'tok=abcd1234'] },
+          },
+        ],
+      },
     ],
-  }]]);
+  ]);
 
   it('finds a case-sensitive keyword only as written, beside folded keywords with the same letters', () => {
-    assert.deepEqual(findSecrets(demo, 'a QX123456 b').map((f) => f.ruleId), ['exact-demo']);
+    assert.deepEqual(
+      findSecrets(demo, 'a QX123456 b').map((f) => f.ruleId),
+      ['exact-demo'],
+    );
     assert.deepEqual(findSecrets(demo, 'a qx123456 b Qx123456 zK123456'), []);
-    assert.deepEqual(findSecrets(demo, 'a Zk123456').map((f) => f.ruleId), ['exact-demo']);
+    assert.deepEqual(
+      findSecrets(demo, 'a Zk123456').map((f) => f.ruleId),
+      ['exact-demo'],
+    );
     // The folded rule still folds: qx7…, QX7…, Qx7… all count (and the exact rule sees QX7 too: one finding, merged).
     for (const t of ['qx712345', 'QX712345', 'Qx712345']) assert.equal(findSecrets(demo, t).length, 1, t);
-    assert.deepEqual(findSecrets(demo, 'x TOKEN=abcd1234 ZKEY=abcd1234 nT=abcd1234').map((f) => f.ruleId), ['fold-words', 'fold-words', 'fold-words']);
+    assert.deepEqual(
+      findSecrets(demo, 'x TOKEN=abcd1234 ZKEY=abcd1234 nT=abcd1234').map((f) => f.ruleId),
+      ['fold-words', 'fold-words', 'fold-words'],
+    );
   });
 
   itSeeded('the index lists exactly the occurrences a naive search finds, in both walks and in the streaming index', 99, (seed) => {
     const rnd = prng(seed);
-    const pieces = ['QX', 'qx', 'Qx', 'Zk', 'ZK', 'zk', 'qx7', 'QX7', 'token', 'TOKEN', 'zkey', 'ZkEy', 'nt', 'NT', '\u212a', 'Z\u212aey', ' ', '=', '1'];
+    const pieces = [
+      'QX',
+      'qx',
+      'Qx',
+      'Zk',
+      'ZK',
+      'zk',
+      'qx7',
+      'QX7',
+      'token',
+      'TOKEN',
+      'zkey',
+      'ZkEy',
+      'nt',
+      'NT',
+      '\u212a',
+      'Z\u212aey',
+      ' ',
+      '=',
+      '1',
+    ];
     for (let i = 0; i < 300; i++) {
       let text = '';
       const n = 1 + Math.floor(rnd() * 40);
@@ -117,7 +170,9 @@ describe('secret scan: case-sensitive keywords (keyword_case: exact)', () => {
     assert.match(batch, /\[REDACTED:exact-demo\].*\[REDACTED:exact-demo\]/s);
     for (let cut = 1; cut < text.length; cut++) {
       let out = '';
-      const r = new StreamingRedactor(demo, (s) => { out += s; });
+      const r = new StreamingRedactor(demo, (s) => {
+        out += s;
+      });
       r.write(text.slice(0, cut));
       r.write(text.slice(cut));
       r.close();
@@ -129,6 +184,7 @@ describe('secret scan: case-sensitive keywords (keyword_case: exact)', () => {
     const discord = rules.rules.find((r) => r.id === 'discord-bot-token')!;
     assert.ok(discord.exactKeywords);
     const occ = indexKeywords(rules, 'content and node', 'content and node', 0);
-    for (const k of discord.keywords) assert.equal(occ.get(rules.keywords.findIndex((w, id) => w === k && rules.keywordExact[id] === 1)), undefined, k);
+    for (const k of discord.keywords)
+      assert.equal(occ.get(rules.keywords.findIndex((w, id) => w === k && rules.keywordExact[id] === 1)), undefined, k);
   });
 });

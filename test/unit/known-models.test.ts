@@ -9,7 +9,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { REQUIRED_MODEL_FILES, knownModelChoice, knownModelRequest, runModelDownload } from '../../src/node/classifier/download-request';
-import { KNOWN_MODELS, ModelDownloadError, downloadModel, hubBaseUrl, isPinned, type KnownModel } from '../../src/node/classifier/model-download';
+import {
+  KNOWN_MODELS,
+  ModelDownloadError,
+  downloadModel,
+  hubBaseUrl,
+  isPinned,
+  type KnownModel,
+} from '../../src/node/classifier/model-download';
 import { loadOnnxClassifier } from '../../src/node/classifier/onnx-classifier';
 import { makeTempDir } from './helpers/repo';
 import { writeTinyClassifier } from './helpers/tiny-classifier';
@@ -28,8 +35,16 @@ describe('KNOWN_MODELS: pinned classifier downloads', () => {
       assert.ok(isPinned(m), at);
       assert.equal(m.license, 'Apache-2.0', at);
       assert.ok(hubBaseUrl(m).endsWith(`/resolve/${m.revision}/`), at);
-      assert.deepEqual(REQUIRED_MODEL_FILES.filter((n) => !m.files.some((f) => f.name === n)), [], `${at}: has what the loader needs`);
-      assert.equal(m.approxBytes, m.files.reduce((n, f) => n + f.size, 0), at);
+      assert.deepEqual(
+        REQUIRED_MODEL_FILES.filter((n) => !m.files.some((f) => f.name === n)),
+        [],
+        `${at}: has what the loader needs`,
+      );
+      assert.equal(
+        m.approxBytes,
+        m.files.reduce((n, f) => n + f.size, 0),
+        at,
+      );
       for (const f of m.files) {
         const where = `${at} ${f.remotePath}`;
         assert.match(f.sha256, HEX64, where);
@@ -38,7 +53,11 @@ describe('KNOWN_MODELS: pinned classifier downloads', () => {
         assert.ok(f.sources.length >= 2, `${where}: the hub's URL and at least one published pin`);
         for (const s of f.sources) assert.match(s, /^https:\/\/[^\s]+$/, `${where}: ${s}`);
         // The first source is the file at the pinned revision on the hub: the LFS pointer itself for an LFS file.
-        assert.equal(f.sources[0], `https://huggingface.co/${m.repo}/${f.storage === 'lfs' ? 'raw' : 'blob'}/${m.revision}/${f.remotePath}`, where);
+        assert.equal(
+          f.sources[0],
+          `https://huggingface.co/${m.repo}/${f.storage === 'lfs' ? 'raw' : 'blob'}/${m.revision}/${f.remotePath}`,
+          where,
+        );
         // The others are pins at a commit, never a moving branch.
         for (const s of f.sources.slice(1)) assert.match(s, /\/blob\/[0-9a-f]{40}\//, `${where}: ${s}`);
       }
@@ -56,7 +75,10 @@ describe('KNOWN_MODELS: pinned classifier downloads', () => {
       assert.ok(r.ok, !r.ok ? r.error : '');
       assert.equal(r.value.baseUrl, `https://huggingface.co/${m.repo}/resolve/${m.revision}/`);
       assert.ok(!r.value.baseUrl.includes('/main/'));
-      assert.deepEqual(r.value.files, m.files.map((f) => ({ name: f.name, sha256: f.sha256, remotePath: f.remotePath, size: f.size })));
+      assert.deepEqual(
+        r.value.files,
+        m.files.map((f) => ({ name: f.name, sha256: f.sha256, remotePath: f.remotePath, size: f.size })),
+      );
     }
   });
 });
@@ -75,7 +97,10 @@ describe('KNOWN_MODELS: a download whose bytes are not the pinned ones (HTTP ser
     src = writeTinyClassifier(path.join(root, 'tiny'));
     server = http.createServer((req, res) => {
       const r = routes.get(req.url ?? '');
-      if (!r) { res.writeHead(404).end(); return; }
+      if (!r) {
+        res.writeHead(404).end();
+        return;
+      }
       res.writeHead(200, r.chunked ? {} : { 'content-length': String(r.body.length) });
       res.end(r.body);
     });
@@ -105,7 +130,12 @@ describe('KNOWN_MODELS: a download whose bytes are not the pinned ones (HTTP ser
       if (!r.ok) {
         assert.equal(r.cancelled, false);
         // The first file already differs in length from its pin: refused before its body is read.
-        assert.match(r.error, new RegExp(`download of model\\.onnx from ${base}/${m.id}/onnx/model\\.onnx: the server announces \\d+ bytes, but the pinned size is ${m.files[0]!.size} bytes`));
+        assert.match(
+          r.error,
+          new RegExp(
+            `download of model\\.onnx from ${base}/${m.id}/onnx/model\\.onnx: the server announces \\d+ bytes, but the pinned size is ${m.files[0]!.size} bytes`,
+          ),
+        );
       }
       assert.equal(ls(path.join(root, 'runs')), undefined, 'no file and no folder left behind');
     });
@@ -117,7 +147,11 @@ describe('KNOWN_MODELS: a download whose bytes are not the pinned ones (HTTP ser
       for (const chunked of [false, true]) {
         routes.set(`/${m.id}/${config.remotePath}`, { body: impostor, chunked });
         const dir = path.join(root, 'hash', m.id);
-        const r = await runModelDownload({ baseUrl: `${base}/${m.id}/`, destDir: dir, files: [{ name: config.name, sha256: config.sha256, remotePath: config.remotePath, size: config.size }] });
+        const r = await runModelDownload({
+          baseUrl: `${base}/${m.id}/`,
+          destDir: dir,
+          files: [{ name: config.name, sha256: config.sha256, remotePath: config.remotePath, size: config.size }],
+        });
         assert.equal(r.ok, false);
         if (!r.ok) {
           assert.match(r.error, /^download: SHA-256 mismatch for config\.json from /);
@@ -133,14 +167,30 @@ describe('KNOWN_MODELS: a download whose bytes are not the pinned ones (HTTP ser
     routes.set('/size/tokenizer.json', { body, chunked: true });
     for (const size of [body.length - 1, body.length + 1]) {
       const dir = path.join(root, 'size', String(size));
-      const e = await downloadModel({ baseUrl: `${base}/size/`, destDir: dir, files: [{ name: 'tokenizer.json', sha256: sha256(body), size }] }).then(() => undefined, (x: unknown) => x);
+      const e = await downloadModel({
+        baseUrl: `${base}/size/`,
+        destDir: dir,
+        files: [{ name: 'tokenizer.json', sha256: sha256(body), size }],
+      }).then(
+        () => undefined,
+        (x: unknown) => x,
+      );
       assert.ok(e instanceof ModelDownloadError && e.code === 'size_mismatch' && e.file === 'tokenizer.json', String(e));
-      assert.match(e.message, size < body.length ? /more than \d+ bytes arrived/ : new RegExp(`${body.length} bytes arrived, but the pinned size is ${size} bytes`));
+      assert.match(
+        e.message,
+        size < body.length
+          ? /more than \d+ bytes arrived/
+          : new RegExp(`${body.length} bytes arrived, but the pinned size is ${size} bytes`),
+      );
       assert.deepEqual(ls(dir), []);
     }
     // The right size and hash pass.
     const ok = path.join(root, 'size', 'ok');
-    await downloadModel({ baseUrl: `${base}/size/`, destDir: ok, files: [{ name: 'tokenizer.json', sha256: sha256(body), size: body.length }] });
+    await downloadModel({
+      baseUrl: `${base}/size/`,
+      destDir: ok,
+      files: [{ name: 'tokenizer.json', sha256: sha256(body), size: body.length }],
+    });
     assert.deepEqual(ls(ok), ['tokenizer.json']);
   });
 

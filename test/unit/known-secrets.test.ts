@@ -21,12 +21,21 @@ function tree(): { root: string; ws: string; home: string } {
   const root = makeTempDir('bulwark-known-');
   const ws = path.join(root, 'ws');
   const home = path.join(root, 'home');
-  const put = (p: string, t: string) => { fs.mkdirSync(path.dirname(p), { recursive: true }); fs.writeFileSync(p, t); };
-  put(path.join(ws, '.env'), `# local\nexport DB_PASSWORD="${DB_PASS}"\nNODE_ENV=development\nPORT=3000\nAPI_URL=https://api.example.com\n`);
+  const put = (p: string, t: string) => {
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, t);
+  };
+  put(
+    path.join(ws, '.env'),
+    `# local\nexport DB_PASSWORD="${DB_PASS}"\nNODE_ENV=development\nPORT=3000\nAPI_URL=https://api.example.com\n`,
+  );
   put(path.join(ws, 'packages/api/.env.local'), `SESSION_SECRET=${SESSION} # rotated monthly\n`);
   put(path.join(ws, '.env.example'), 'DB_PASSWORD=your-password-here-please\n');
   put(path.join(ws, 'node_modules/x/.env'), 'TOKEN=never-read-from-dependencies-9Kq\n');
-  put(path.join(home, '.aws/credentials'), `[default]\naws_access_key_id = AKIA${'IOSFODNN7EXAMPLE'}\naws_secret_access_key = ${AWS_SECRET}\nregion = eu-west-1\n`);
+  put(
+    path.join(home, '.aws/credentials'),
+    `[default]\naws_access_key_id = AKIA${'IOSFODNN7EXAMPLE'}\naws_secret_access_key = ${AWS_SECRET}\nregion = eu-west-1\n`,
+  );
   put(path.join(home, '.npmrc'), `//registry.npmjs.org/:_authToken=${NPM_TOKEN}\n`);
   put(path.join(home, '.git-credentials'), `https://dev:${encodeURIComponent(GIT_PASS)}@github.com\n`);
   return { root, ws, home };
@@ -36,32 +45,64 @@ describe('known secrets: the loader', () => {
   after(() => installProcessKnownValues(undefined));
 
   it('reads dotenv lines (export, quotes, comments) and secret names in any case style', () => {
-    assert.deepEqual(parseDotenv('export A="x y"\nB=plain # note\n# C=no\nD=\'q\'\n'), [['A', 'x y'], ['B', 'plain'], ['D', 'q']]);
-    for (const n of ['API_KEY', 'dbPassword', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DATABASE_URL', 'SESSION_SECRET']) assert.equal(isSecretName(n), true, n);
+    assert.deepEqual(parseDotenv('export A="x y"\nB=plain # note\n# C=no\nD=\'q\'\n'), [
+      ['A', 'x y'],
+      ['B', 'plain'],
+      ['D', 'q'],
+    ]);
+    for (const n of ['API_KEY', 'dbPassword', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'DATABASE_URL', 'SESSION_SECRET'])
+      assert.equal(isSecretName(n), true, n);
     for (const n of ['NODE_ENV', 'PORT', 'API_URL', 'HOME', 'PATH', 'EDITOR', 'PWD', 'OLDPWD']) assert.equal(isSecretName(n), false, n);
     assert.equal(isSecretName('DB_PWD'), true);
     assert.deepEqual(valuesOf('npmrc', `//r/:_authToken=${NPM_TOKEN}\n//s/:_authToken=\${NPM_TOKEN}\n`), [NPM_TOKEN]);
     assert.deepEqual(valuesOf('git-credentials', `https://dev:${encodeURIComponent(GIT_PASS)}@github.com\n`), [GIT_PASS]);
-    assert.deepEqual(valuesOf('docker', JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from(`dev:${SESSION}`).toString('base64') } } })).at(-1), SESSION);
+    assert.deepEqual(
+      valuesOf('docker', JSON.stringify({ auths: { 'ghcr.io': { auth: Buffer.from(`dev:${SESSION}`).toString('base64') } } })).at(-1),
+      SESSION,
+    );
   });
 
   it('loads the workspace .env files (not templates, not dependencies), credential files and secret-named variables, then masks them in any output', () => {
     const { root, ws, home } = tree();
     try {
-      const { known, report } = installKnownSecrets({ workspaceRoots: [ws], home, env: { MY_API_TOKEN: 'env-Token-88Zq-Lm2', PATH: '/usr/bin:/bin', SSH_AUTH_SOCK: root, GPG_KEY_FILE: `${root}/keys/k.gpg`, AUTH_URL: 'https://auth.example.com/login' } });
+      const { known, report } = installKnownSecrets({
+        workspaceRoots: [ws],
+        home,
+        env: {
+          MY_API_TOKEN: 'env-Token-88Zq-Lm2',
+          PATH: '/usr/bin:/bin',
+          SSH_AUTH_SOCK: root,
+          GPG_KEY_FILE: `${root}/keys/k.gpg`,
+          AUTH_URL: 'https://auth.example.com/login',
+        },
+      });
       const files = report.files.map((f) => path.relative(root, f.file)).sort();
       assert.deepEqual(files, ['home/.aws/credentials', 'home/.git-credentials', 'home/.npmrc', 'ws/.env', 'ws/packages/api/.env.local']);
       assert.equal(report.environment, 1);
-      const out = redactSecrets(loadSecretRules(), `db ${DB_PASS}; s=${SESSION}; aws=${AWS_SECRET}; npm=${NPM_TOKEN}; git=${GIT_PASS}; env=env-Token-88Zq-Lm2; port 3000 development https://api.example.com never-read-from-dependencies-9Kq`).text;
-      for (const v of [DB_PASS, SESSION, AWS_SECRET, NPM_TOKEN, GIT_PASS, 'env-Token-88Zq-Lm2']) assert.ok(!out.includes(v), `${v} in ${out}`);
-      assert.match(out, /port 3000 development https:\/\/api\.example\.com never-read-from-dependencies-9Kq$/, 'ordinary settings and dependency files are left alone');
+      const out = redactSecrets(
+        loadSecretRules(),
+        `db ${DB_PASS}; s=${SESSION}; aws=${AWS_SECRET}; npm=${NPM_TOKEN}; git=${GIT_PASS}; env=env-Token-88Zq-Lm2; port 3000 development https://api.example.com never-read-from-dependencies-9Kq`,
+      ).text;
+      for (const v of [DB_PASS, SESSION, AWS_SECRET, NPM_TOKEN, GIT_PASS, 'env-Token-88Zq-Lm2'])
+        assert.ok(!out.includes(v), `${v} in ${out}`);
+      assert.match(
+        out,
+        /port 3000 development https:\/\/api\.example\.com never-read-from-dependencies-9Kq$/,
+        'ordinary settings and dependency files are left alone',
+      );
       // A secret-named variable holding a path or a plain URL is not a secret: paths in output stay readable.
-      assert.equal(redactSecrets(loadSecretRules(), `cd ${root}/ws && open https://auth.example.com/login`).text, `cd ${root}/ws && open https://auth.example.com/login`);
+      assert.equal(
+        redactSecrets(loadSecretRules(), `cd ${root}/ws && open https://auth.example.com/login`).text,
+        `cd ${root}/ws && open https://auth.example.com/login`,
+      );
       assert.match(out, /db \[REDACTED:known-value\.env-file\]/);
       // A rotated value is masked from the next refresh on.
       fs.writeFileSync(path.join(ws, '.env'), 'DB_PASSWORD=rotated-Value-0001-Zq\n');
       const again = known.refresh();
-      assert.deepEqual(again.files.map((f) => path.basename(f.file)), ['.env']);
+      assert.deepEqual(
+        again.files.map((f) => path.basename(f.file)),
+        ['.env'],
+      );
       assert.ok(!redactSecrets(loadSecretRules(), 'now rotated-Value-0001-Zq').text.includes('rotated-Value'));
     } finally {
       installProcessKnownValues(undefined);
@@ -79,7 +120,10 @@ describe('known secrets: the loader', () => {
       assert.ok(k.refresh().files.length > 0);
       assert.equal(k.addWorkspaceRoots([ws, 'relative/dir']), false, 'a known folder or a relative path adds nothing');
       assert.equal(k.addWorkspaceRoots([other]), true);
-      assert.deepEqual(k.refresh().files.map((f) => path.relative(root, f.file)), ['other/.env']);
+      assert.deepEqual(
+        k.refresh().files.map((f) => path.relative(root, f.file)),
+        ['other/.env'],
+      );
       assert.equal(redactSecrets(loadSecretRules(), 'x other-Secret-7Zq-Lm2', k.values).text, 'x [REDACTED:known-value.env-file]');
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
@@ -91,8 +135,14 @@ describe('known secrets: the loader', () => {
     try {
       fs.writeFileSync(path.join(ws, '.env.big'), 'A=' + 'x'.repeat(1 << 21));
       const r = new KnownSecrets({ workspaceRoots: [ws, path.join(root, 'missing')], home, env: {} }).refresh();
-      assert.ok(r.errors.some((e) => /\.env\.big: larger than/.test(e)), r.errors.join('\n'));
-      assert.ok(r.errors.some((e) => /missing/.test(e)), r.errors.join('\n'));
+      assert.ok(
+        r.errors.some((e) => /\.env\.big: larger than/.test(e)),
+        r.errors.join('\n'),
+      );
+      assert.ok(
+        r.errors.some((e) => /missing/.test(e)),
+        r.errors.join('\n'),
+      );
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
     }
@@ -108,7 +158,7 @@ describe('known secrets: bulwark redact and bulwark exec mask them by value (dis
   });
   after(() => fs.rmSync(t.root, { recursive: true, force: true }));
 
-  it('bulwark redact, run in the workspace, masks its .env values and the home credential files\' values', () => {
+  it("bulwark redact, run in the workspace, masks its .env values and the home credential files' values", () => {
     const input = `log: connecting with ${DB_PASS}\nsession ${SESSION}\naws ${AWS_SECRET}\nnpm ${NPM_TOKEN}\nport 3000\n`;
     const r = spawnSync(process.execPath, [CLI, 'redact'], { input, cwd: t.ws, env: { PATH: process.env.PATH, HOME: t.home } });
     assert.equal(r.status, 0, r.stderr.toString());
@@ -118,7 +168,11 @@ describe('known secrets: bulwark redact and bulwark exec mask them by value (dis
     // Control: elsewhere (no .env, an empty home) the same bare values are no secret to a detector.
     const elsewhere = makeTempDir('bulwark-known-none-');
     try {
-      const c = spawnSync(process.execPath, [CLI, 'redact'], { input: `log: connecting with ${DB_PASS}\n`, cwd: elsewhere, env: { PATH: process.env.PATH, HOME: elsewhere } });
+      const c = spawnSync(process.execPath, [CLI, 'redact'], {
+        input: `log: connecting with ${DB_PASS}\n`,
+        cwd: elsewhere,
+        env: { PATH: process.env.PATH, HOME: elsewhere },
+      });
       assert.equal(c.stdout.toString(), `log: connecting with ${DB_PASS}\n`);
     } finally {
       fs.rmSync(elsewhere, { recursive: true, force: true });

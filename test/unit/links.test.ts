@@ -23,7 +23,9 @@ describe('links: hard links and dangling symlinks are decided on the file they r
   let ws: string;
   let home: string;
   let engine: Engine;
-  before(async () => { parser = await loadShellParser(); });
+  before(async () => {
+    parser = await loadShellParser();
+  });
   beforeEach(() => {
     tmp = makeTempDir();
     ws = path.join(tmp, 'ws');
@@ -45,10 +47,20 @@ describe('links: hard links and dangling symlinks are decided on the file they r
   });
   afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-  const newEngine = (port: FileSystemPort = nodeFileSystem) => new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: port, shellParser: parser });
-  const check = (type: string, payload: Record<string, unknown>, e = engine) => e.check({ type, payload, sessionId: 'links', cwd: ws } as ActionRequest);
-  const hardLink = (target: string, link: string) => { fs.mkdirSync(path.dirname(link), { recursive: true }); fs.linkSync(target, link); return link; };
-  const symlink = (target: string, link: string) => { fs.mkdirSync(path.dirname(link), { recursive: true }); fs.symlinkSync(target, link); return link; };
+  const newEngine = (port: FileSystemPort = nodeFileSystem) =>
+    new Engine({ platform: 'linux', home, workspaceRoots: [ws], fs: port, shellParser: parser });
+  const check = (type: string, payload: Record<string, unknown>, e = engine) =>
+    e.check({ type, payload, sessionId: 'links', cwd: ws } as ActionRequest);
+  const hardLink = (target: string, link: string) => {
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.linkSync(target, link);
+    return link;
+  };
+  const symlink = (target: string, link: string) => {
+    fs.mkdirSync(path.dirname(link), { recursive: true });
+    fs.symlinkSync(target, link);
+    return link;
+  };
 
   describe('hard links', () => {
     it('a workspace hard link to ~/.aws/credentials is read as the credentials (blocked, and the reason says so)', async () => {
@@ -56,7 +68,12 @@ describe('links: hard links and dangling symlinks are decided on the file they r
       const d = await check('read_file', { path: link });
       assert.deepEqual([d.decision, d.rules], ['block', ['deny.home.aws']], JSON.stringify(d));
       assert.match(d.reason, new RegExp(`a hard link to ${home}/\\.aws/credentials`));
-      for (const [type, payload] of [['write_file', { path: link, content: 'x' }], ['copy_file', { source: link, destination: `${ws}/out.txt` }], ['execute_command', { command: 'cat notes.txt' }], ['grep_files', { path: ws, pattern: 'aws' }]] as const) {
+      for (const [type, payload] of [
+        ['write_file', { path: link, content: 'x' }],
+        ['copy_file', { source: link, destination: `${ws}/out.txt` }],
+        ['execute_command', { command: 'cat notes.txt' }],
+        ['grep_files', { path: ws, pattern: 'aws' }],
+      ] as const) {
         const r = await check(type, payload);
         assert.equal(r.decision, 'block', `${type}: ${JSON.stringify(r)}`);
         assert.ok(r.rules.includes('deny.home.aws'), `${type}: ${JSON.stringify(r.rules)}`);
@@ -103,7 +120,8 @@ describe('links: hard links and dangling symlinks are decided on the file they r
       // A new credential two levels below ~/.aws leaves ~/.aws itself (and every other protected location) unchanged.
       fs.writeFileSync(`${home}/.aws/sso/cache/token.json`, '{}');
       const link = hardLink(`${home}/.aws/sso/cache/token.json`, `${ws}/sub/token.txt`);
-      const write = (): ReturnType<typeof checkProtection> => checkProtection('write_file', [{ path: link, access: 'write', source: 'path' }], ctx);
+      const write = (): ReturnType<typeof checkProtection> =>
+        checkProtection('write_file', [{ path: link, access: 'write', source: 'path' }], ctx);
       assert.deepEqual(write().rules, [HARD_LINK_UNKNOWN_RULE], 'within the time to live: unknown, so a review');
       clock += LINK_INDEX_TTL_MS + 1;
       const late = write();
@@ -127,7 +145,11 @@ describe('links: hard links and dangling symlinks are decided on the file they r
     });
 
     it('creating a hard link (ln, cp -l, link) to a protected file is a read of it', async () => {
-      for (const command of [`ln ${home}/.aws/credentials creds`, `cp -l ${home}/.aws/credentials creds`, `link ${home}/.aws/credentials creds`]) {
+      for (const command of [
+        `ln ${home}/.aws/credentials creds`,
+        `cp -l ${home}/.aws/credentials creds`,
+        `link ${home}/.aws/credentials creds`,
+      ]) {
         const d = await check('execute_command', { command });
         assert.deepEqual([d.decision, d.rules[0]], ['block', 'deny.home.aws'], `${command}: ${JSON.stringify(d)}`);
       }
@@ -154,7 +176,10 @@ describe('links: hard links and dangling symlinks are decided on the file they r
       for (const [target, link, rule, tier] of cases) {
         assert.equal(fs.existsSync(target), false);
         symlink(target, link);
-        for (const [type, payload] of [['write_file', { path: link, content: 'x' }], ['execute_command', { command: `echo x > ${link}` }]] as const) {
+        for (const [type, payload] of [
+          ['write_file', { path: link, content: 'x' }],
+          ['execute_command', { command: `echo x > ${link}` }],
+        ] as const) {
           const d = await check(type, payload);
           assert.ok(d.rules.includes(rule), `${type} via ${link} → ${target}: ${JSON.stringify(d)}`);
           if (tier) assert.equal(d.minTier, tier, JSON.stringify(d));
@@ -185,7 +210,11 @@ describe('links: hard links and dangling symlinks are decided on the file they r
     });
 
     it('creating a symlink to a protected location is judged as a write to it', async () => {
-      for (const [command, rule] of [[`ln -s ${home}/.ssh/id_rsa x`, 'deny.home.ssh'], [`ln -sf ${home}/.bashrc rc`, 'deny.home.shell_rc'], ['ln -s ../SOUL.md docs/soul.md', 'ws.soul']] as const) {
+      for (const [command, rule] of [
+        [`ln -s ${home}/.ssh/id_rsa x`, 'deny.home.ssh'],
+        [`ln -sf ${home}/.bashrc rc`, 'deny.home.shell_rc'],
+        ['ln -s ../SOUL.md docs/soul.md', 'ws.soul'],
+      ] as const) {
         const d = await check('execute_command', { command });
         assert.equal(d.decision, 'block', `${command}: ${JSON.stringify(d)}`);
         assert.ok(d.rules.includes(rule), `${command}: ${JSON.stringify(d.rules)}`);

@@ -1,7 +1,15 @@
 // The protection tables are data: every rule is schema-valid and its examples must (and must not) match.
 import assert from 'node:assert/strict';
 import Ajv from 'ajv';
-import { builtinTables, compileTables, matchKey, normalizePath, validateTable, type Platform, type ProtectionTable } from '../../src/engine';
+import {
+  builtinTables,
+  compileTables,
+  matchKey,
+  normalizePath,
+  validateTable,
+  type Platform,
+  type ProtectionTable,
+} from '../../src/engine';
 import { matchingRules } from '../../src/engine/protection/tables';
 import { loadYaml } from './helpers/repo';
 
@@ -15,7 +23,11 @@ const ENV: Record<Platform, { home: string; workspace: string }> = {
 function expandExample(example: string, platform: Platform): string | undefined {
   const e = ENV[platform];
   const p = example.replace(/^~(?=\/|$)/, e.home).replace('{workspace}', e.workspace);
-  try { return normalizePath(p, platform); } catch { return undefined; } // not absolute on this platform
+  try {
+    return normalizePath(p, platform);
+  } catch {
+    return undefined;
+  } // not absolute on this platform
 }
 
 describe('protection tables', () => {
@@ -36,7 +48,10 @@ describe('protection tables', () => {
           const tested = new Set<string>();
           for (const platform of platforms) {
             const compiled = compileTables([table], { platform, home: ENV[platform].home, workspaceRoots: [ENV[platform].workspace] });
-            for (const [list, want] of [[rule.examples!.match, true], [rule.examples!.no_match, false]] as const) {
+            for (const [list, want] of [
+              [rule.examples!.match, true],
+              [rule.examples!.no_match, false],
+            ] as const) {
               for (const ex of list) {
                 const p = expandExample(ex, platform);
                 if (!p) continue;
@@ -46,7 +61,8 @@ describe('protection tables', () => {
               }
             }
           }
-          for (const ex of [...rule.examples!.match, ...rule.examples!.no_match]) assert.ok(tested.has(ex), `${rule.id}: example ${ex} is absolute on none of the rule's platforms`);
+          for (const ex of [...rule.examples!.match, ...rule.examples!.no_match])
+            assert.ok(tested.has(ex), `${rule.id}: example ${ex} is absolute on none of the rule's platforms`);
         });
         it(`${rule.id}: each glob matches one of its examples, and each platform has a match and a non-match`, () => {
           // A glob no example exercises could hold a typo that protects nothing, and a platform without
@@ -55,7 +71,10 @@ describe('protection tables', () => {
           const matchedBy = new Map(rule.globs.map((g) => [g, false]));
           for (const platform of platforms) {
             const env = { platform, home: ENV[platform].home, workspaceRoots: [ENV[platform].workspace] };
-            const perGlob = rule.globs.map((g) => ({ g, compiled: compileTables([{ version: 1, rules: [{ ...rule, globs: [g], except: undefined }] }], env) }));
+            const perGlob = rule.globs.map((g) => ({
+              g,
+              compiled: compileTables([{ version: 1, rules: [{ ...rule, globs: [g], except: undefined }] }], env),
+            }));
             const match = rule.examples!.match.flatMap((ex) => expandExample(ex, platform) ?? []);
             const noMatch = rule.examples!.no_match.flatMap((ex) => expandExample(ex, platform) ?? []);
             assert.ok(match.length > 0 && noMatch.length > 0, `${rule.id}: no match or no non-match example is a path on ${platform}`);
@@ -71,7 +90,10 @@ describe('protection tables', () => {
   }
 
   it('the bundled tables are the files on disk', () => {
-    assert.deepEqual(builtinTables(), TABLE_FILES.map((n) => loadYaml(`security/protection/${n}.yaml`)));
+    assert.deepEqual(
+      builtinTables(),
+      TABLE_FILES.map((n) => loadYaml(`security/protection/${n}.yaml`)),
+    );
   });
 
   it('rule ids are unique across tables', () => {
@@ -80,7 +102,25 @@ describe('protection tables', () => {
   });
 
   it('a malformed table is refused, not half-loaded', () => {
-    assert.throws(() => validateTable({ version: 1, rules: [{ id: 'x.y', level: 'full_block', globs: ['relative/path'], reason: 'long enough reason', examples: { match: ['a'], no_match: ['b'] } }] }, 't'), /rooted/);
+    assert.throws(
+      () =>
+        validateTable(
+          {
+            version: 1,
+            rules: [
+              {
+                id: 'x.y',
+                level: 'full_block',
+                globs: ['relative/path'],
+                reason: 'long enough reason',
+                examples: { match: ['a'], no_match: ['b'] },
+              },
+            ],
+          },
+          't',
+        ),
+      /rooted/,
+    );
     assert.throws(() => validateTable({ version: 2, rules: [] }, 't'), /version/);
     assert.throws(() => validateTable(null, 't'), /not an object/);
   });
@@ -88,7 +128,10 @@ describe('protection tables', () => {
   it('skips a denylist directory that covers the home directory itself (running as root)', () => {
     const compiled = compileTables(builtinTables(), { platform: 'linux', home: '/root', workspaceRoots: ['/root/proj'] });
     const hits = matchingRules(compiled, matchKey('/root/proj/src/a.ts', 'linux'));
-    assert.deepEqual(hits.map((h) => h.rule.id), []);
+    assert.deepEqual(
+      hits.map((h) => h.rule.id),
+      [],
+    );
     assert.ok(matchingRules(compiled, matchKey('/root/.ssh/id_rsa', 'linux')).some((h) => h.rule.id === 'deny.home.ssh'));
   });
 });

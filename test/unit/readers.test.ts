@@ -25,14 +25,21 @@ describe('readers of their operands', function () {
     home = path.join(root, 'home');
     for (const f of ['src/app.ts', 'src/list.txt', 'README.md', '.env', '.github/workflows/ci.yml', 'checksums.sha256']) {
       fs.mkdirSync(path.dirname(path.join(ws, f)), { recursive: true });
-      fs.writeFileSync(path.join(ws, f), f === 'checksums.sha256' ? 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  src/app.ts\n' : 'x\n');
+      fs.writeFileSync(
+        path.join(ws, f),
+        f === 'checksums.sha256' ? 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855  src/app.ts\n' : 'x\n',
+      );
     }
     fs.mkdirSync(home, { recursive: true });
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
   const analyse = (command: string, cwd = ws) => analyzeShell(parser, command, { cwd, home, platform: 'linux', fs: nodeFileSystem });
-  const searches = (a: ShellAnalysis) => a.searches.map((s) => `${s.mode} ${path.relative(ws, s.path) || '.'}${s.names ? ` [${s.names.join(',')}]` : ''}${s.skipsHidden ? ' skips-hidden' : ''}`);
+  const searches = (a: ShellAnalysis) =>
+    a.searches.map(
+      (s) =>
+        `${s.mode} ${path.relative(ws, s.path) || '.'}${s.names ? ` [${s.names.join(',')}]` : ''}${s.skipsHidden ? ' skips-hidden' : ''}`,
+    );
   const rel = (ps: readonly string[]) => ps.map((p) => path.relative(ws, p) || '.');
 
   describe('rg and ag: hidden entries', () => {
@@ -46,9 +53,28 @@ describe('readers of their operands', function () {
       assert.deepEqual(searches(analyse('ag -g spec')), ['names . skips-hidden']);
     });
     it('options that read hidden entries, or whitelist names, make it read them', () => {
-      for (const c of ['rg --hidden TODO', 'rg -. TODO', 'rg -uu TODO', 'rg -u -u TODO', 'rg -nuu TODO', 'rg --unrestricted --unrestricted TODO', 'rg -u --unrestricted TODO',
-        "rg -g '*' TODO", "rg --glob '*.env' TODO", "rg --iglob '*' TODO", 'rg -t ts TODO', 'rg --type=ts TODO', 'rg --ignore-file my.ignore TODO',
-        'ag --hidden TODO', 'ag -u TODO', 'ag --unrestricted TODO', 'ag -a TODO', 'ag -p my.ignore TODO', 'ack TODO', 'grep -r TODO .']) {
+      for (const c of [
+        'rg --hidden TODO',
+        'rg -. TODO',
+        'rg -uu TODO',
+        'rg -u -u TODO',
+        'rg -nuu TODO',
+        'rg --unrestricted --unrestricted TODO',
+        'rg -u --unrestricted TODO',
+        "rg -g '*' TODO",
+        "rg --glob '*.env' TODO",
+        "rg --iglob '*' TODO",
+        'rg -t ts TODO',
+        'rg --type=ts TODO',
+        'rg --ignore-file my.ignore TODO',
+        'ag --hidden TODO',
+        'ag -u TODO',
+        'ag --unrestricted TODO',
+        'ag -a TODO',
+        'ag -p my.ignore TODO',
+        'ack TODO',
+        'grep -r TODO .',
+      ]) {
         const s = analyse(c).searches;
         assert.ok(s.length > 0 && s.every((x) => !x.skipsHidden), `${c}: ${JSON.stringify(s)}`);
       }
@@ -72,7 +98,11 @@ describe('readers of their operands', function () {
     let engine: Engine;
     before(() => {
       engine = new Engine({
-        platform: 'linux', home, workspaceRoots: [ws], fs: nodeFileSystem, shellParser: parser,
+        platform: 'linux',
+        home,
+        workspaceRoots: [ws],
+        fs: nodeFileSystem,
+        shellParser: parser,
         shield: buildShield({ policy: 'default', ifc: 'default', store: new MemoryStateStore(), home, platform: 'linux', mode: 'report' }),
       });
     });
@@ -84,14 +114,27 @@ describe('readers of their operands', function () {
       }
     });
     it('blocks one that reads hidden entries', async () => {
-      for (const c of ['rg --hidden TODO', 'rg -uu TODO', "rg -g '*' TODO", 'ag -u TODO', 'ack TODO', 'rg TODO .env', 'rg TODO; rg --hidden x']) {
+      for (const c of [
+        'rg --hidden TODO',
+        'rg -uu TODO',
+        "rg -g '*' TODO",
+        'ag -u TODO',
+        'ack TODO',
+        'rg TODO .env',
+        'rg TODO; rg --hidden x',
+      ]) {
         const d = await run(c);
         assert.equal(d.decision, 'block', `${c}: ${d.reason}`);
         assert.ok(d.rules.includes('deny.any.env_file'), `${c}: ${d.rules.join(',')}`);
       }
     });
     it('blocks a default search when an ignore file may re-include hidden entries (`!` lines)', async () => {
-      for (const [file, text] of [['.gitignore', 'node_modules\n!.env\n'], ['src/.ignore', '!*\n'], ['.git/info/exclude', '!.env\n'], ['.fdignore', '  !.env\n']] as const) {
+      for (const [file, text] of [
+        ['.gitignore', 'node_modules\n!.env\n'],
+        ['src/.ignore', '!*\n'],
+        ['.git/info/exclude', '!.env\n'],
+        ['.fdignore', '  !.env\n'],
+      ] as const) {
         const at = path.join(ws, file);
         fs.mkdirSync(path.dirname(at), { recursive: true });
         fs.writeFileSync(at, text);
@@ -134,20 +177,45 @@ describe('readers of their operands', function () {
       assert.deepEqual(a.writes, []);
     });
     it('comparisons and logical or are not redirections or pipes', () => {
-      for (const c of ["awk '$3 > 100 {print $1}' a", "awk '($10 >= 10 && $10 <= 100)' a", "awk '/a|b/ || NR == 1' a", "awk '{print $1 >= 3}' a", "awk '{if ($1 > 2) print $1}' a"]) assert.equal(opaque(c), false, c);
+      for (const c of [
+        "awk '$3 > 100 {print $1}' a",
+        "awk '($10 >= 10 && $10 <= 100)' a",
+        "awk '/a|b/ || NR == 1' a",
+        "awk '{print $1 >= 3}' a",
+        "awk '{if ($1 > 2) print $1}' a",
+      ])
+        assert.equal(opaque(c), false, c);
     });
     it('is opaque where the program reaches beyond its operands', () => {
       for (const c of [
-        "awk '{ getline line < \"/etc/shadow\"; print line }' a", "awk '{ \"date\" | getline d }' a", "awk '{getline}' a",
-        "awk 'BEGIN { system(\"id\") }'", "awk '{print | \"sh\"}' a", "awk '{print |& \"sh\"}' a", "awk '{print > \"out.txt\"}' a", "awk '{printf \"%s\", $1 >> \"o\"}' a",
-        "awk '{print \"a;b\" > \"o\"}' a", "awk '/\"/ {print $1 > \"o\"} /\"/' a", "awk '/\"/; system(\"id\"); /\"/' a", "awk '{print $1, \n $2 > \"o\"}' a", "awk '{print $1 \\\n > \"o\"}' a", "awk '{print $1; if ($2 > 3) x = 1}' a",
-        "gawk '@include \"lib.awk\"; {print}' a", "gawk '@load \"filefuncs\"'", "gawk 'BEGIN { f = \"system\"; @f(\"id\") }'",
-        "awk 'BEGIN { ARGV[1] = \".env\"; ARGC = 2 } {print}'", "gawk 'BEGIN { print PROCINFO[\"pid\"] }'", "awk '{close(\"x\")}' a",
-        'gawk -i lib.awk 1 a', 'gawk -l ./ext.so 1 a', 'awk "$PROG" a',
-      ]) assert.equal(opaque(c), true, c);
+        'awk \'{ getline line < "/etc/shadow"; print line }\' a',
+        'awk \'{ "date" | getline d }\' a',
+        "awk '{getline}' a",
+        'awk \'BEGIN { system("id") }\'',
+        'awk \'{print | "sh"}\' a',
+        'awk \'{print |& "sh"}\' a',
+        'awk \'{print > "out.txt"}\' a',
+        'awk \'{printf "%s", $1 >> "o"}\' a',
+        'awk \'{print "a;b" > "o"}\' a',
+        'awk \'/"/ {print $1 > "o"} /"/\' a',
+        'awk \'/"/; system("id"); /"/\' a',
+        'awk \'{print $1, \n $2 > "o"}\' a',
+        'awk \'{print $1 \\\n > "o"}\' a',
+        "awk '{print $1; if ($2 > 3) x = 1}' a",
+        'gawk \'@include "lib.awk"; {print}\' a',
+        'gawk \'@load "filefuncs"\'',
+        'gawk \'BEGIN { f = "system"; @f("id") }\'',
+        'awk \'BEGIN { ARGV[1] = ".env"; ARGC = 2 } {print}\'',
+        'gawk \'BEGIN { print PROCINFO["pid"] }\'',
+        'awk \'{close("x")}\' a',
+        'gawk -i lib.awk 1 a',
+        'gawk -l ./ext.so 1 a',
+        'awk "$PROG" a',
+      ])
+        assert.equal(opaque(c), true, c);
     });
     it('ENVIRON is a read of the environment', () => {
-      assert.ok(analyse("awk 'BEGIN { print ENVIRON[\"TOKEN\"] }'").reads.includes('/proc/self/environ'));
+      assert.ok(analyse('awk \'BEGIN { print ENVIRON["TOKEN"] }\'').reads.includes('/proc/self/environ'));
     });
     it("gawk's profile and dump files are written", () => {
       assert.deepEqual(rel(analyse("gawk --profile '{print}' a").writes), ['awkprof.out']);
@@ -162,11 +230,20 @@ describe('readers of their operands', function () {
       assert.deepEqual(rel(a.reads), ['checksums.sha256', 'src/app.ts']);
       assert.equal(a.opaque, false);
       assert.deepEqual(rel(analyse("echo 'd41d8cd98f00b204e9800998ecf8427e  .env' | md5sum -c").reads), ['.env']);
-      assert.deepEqual(rel(analyse("echo 'SHA1 (README.md) = da39a3ee5e6b4b0d3255bfef95601890afd80709' | sha1sum --check").reads), ['README.md']);
+      assert.deepEqual(rel(analyse("echo 'SHA1 (README.md) = da39a3ee5e6b4b0d3255bfef95601890afd80709' | sha1sum --check").reads), [
+        'README.md',
+      ]);
       assert.deepEqual(rel(analyse("md5sum -c - <<< 'd41d8cd98f00b204e9800998ecf8427e *src/list.txt'").reads), ['src/list.txt']);
     });
     it('is opaque when the list cannot be read or has names it does not model', () => {
-      for (const c of ['md5sum -c missing.md5', 'cat checksums.sha256 | sha256sum -c', 'md5sum -c "$L"', 'sha256sum -c -z checksums.sha256', "echo '\\d41d8cd98f00b204e9800998ecf8427e  a\\nb' | md5sum -c"]) assert.equal(analyse(c).opaque, true, c);
+      for (const c of [
+        'md5sum -c missing.md5',
+        'cat checksums.sha256 | sha256sum -c',
+        'md5sum -c "$L"',
+        'sha256sum -c -z checksums.sha256',
+        "echo '\\d41d8cd98f00b204e9800998ecf8427e  a\\nb' | md5sum -c",
+      ])
+        assert.equal(analyse(c).opaque, true, c);
     });
   });
 
@@ -179,7 +256,8 @@ describe('readers of their operands', function () {
       assert.deepEqual(rel(analyse('objdump -d -j .text -M intel src/app.ts').reads), ['src/app.ts']);
     });
     it('a response file or a plugin is opaque', () => {
-      for (const c of ['strings @opts.txt', 'nm @opts.txt src/app.ts', 'nm --plugin ./p.so src/app.ts', 'objdump -d @o']) assert.equal(analyse(c).opaque, true, c);
+      for (const c of ['strings @opts.txt', 'nm @opts.txt src/app.ts', 'nm --plugin ./p.so src/app.ts', 'objdump -d @o'])
+        assert.equal(analyse(c).opaque, true, c);
       assert.deepEqual(rel(analyse('strings @opts.txt').reads), ['opts.txt']);
     });
   });
@@ -212,10 +290,27 @@ describe('readers of their operands', function () {
 
   describe('jq and yq: the environment, modules, files', () => {
     it('env and $ENV read the environment; modules, -L and unreadable program files are opaque', () => {
-      for (const c of ['jq -n env', "jq -n '$ENV'", "jq -n '$ENV.HOME'", 'jq -n env.HOME', "yq -n 'env(HOME)'", "yq -n 'strenv(TOKEN)'", "yq '.a = envsubst' x.yaml"]) {
+      for (const c of [
+        'jq -n env',
+        "jq -n '$ENV'",
+        "jq -n '$ENV.HOME'",
+        'jq -n env.HOME',
+        "yq -n 'env(HOME)'",
+        "yq -n 'strenv(TOKEN)'",
+        "yq '.a = envsubst' x.yaml",
+      ]) {
         assert.ok(analyse(c).reads.includes('/proc/self/environ'), c);
       }
-      for (const c of ["jq -n 'import \"tokens\" as $t; $t'", "jq -L /tmp -n 'include \"x\"; 1'", 'jq -L/tmp .', 'jq -f missing.jq package.json', "yq -n 'load(\"/etc/hosts\")'", "yq -n 'load_str(\"x\")'", "yq -n 'eval(\"x\")'", 'yq -s .name x.yaml']) {
+      for (const c of [
+        'jq -n \'import "tokens" as $t; $t\'',
+        'jq -L /tmp -n \'include "x"; 1\'',
+        'jq -L/tmp .',
+        'jq -f missing.jq package.json',
+        'yq -n \'load("/etc/hosts")\'',
+        'yq -n \'load_str("x")\'',
+        'yq -n \'eval("x")\'',
+        'yq -s .name x.yaml',
+      ]) {
         assert.equal(analyse(c).opaque, true, c);
       }
       fs.writeFileSync(path.join(ws, 'prog.jq'), '$ENV | keys');
@@ -284,7 +379,10 @@ describe('readers of their operands', function () {
         fs.rmSync(path.join(ws, 'src/ruff.toml'));
       }
       assert.deepEqual(searches(analyse(`ruff check --no-cache --config "include=['*']" src`)), ['contents src']);
-      for (const [file, text] of [['pyproject.toml', '[tool.ruff]\ncache-dir = "~/.config/autostart"\n'], ['.ruff.toml', 'extend = "/tmp/other.toml"\n']]) {
+      for (const [file, text] of [
+        ['pyproject.toml', '[tool.ruff]\ncache-dir = "~/.config/autostart"\n'],
+        ['.ruff.toml', 'extend = "/tmp/other.toml"\n'],
+      ]) {
         fs.writeFileSync(path.join(ws, file), text);
         try {
           assert.equal(analyse('ruff check src').opaque, true, file);

@@ -12,12 +12,21 @@ import { repoRoot } from './helpers/repo';
 
 const CLI = path.join(repoRoot(), 'dist', 'cli.js');
 const TEST_USER = 'bulwark-sbx-test';
-const PRIVATE_KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n';
+const PRIVATE_KEY =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n';
 const AWS_SECRET = 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 // A GitHub token shape the secret rules know (synthetic).
 const TOKEN = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
 
-interface Fixture { base: string; home: string; ws: string; outside: string; uid?: number; node: string; cli: string }
+interface Fixture {
+  base: string;
+  home: string;
+  ws: string;
+  outside: string;
+  uid?: number;
+  node: string;
+  cli: string;
+}
 
 function bwrapAvailable(): string | undefined {
   const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--unshare-user', '--disable-userns', '--', 'true']);
@@ -31,7 +40,10 @@ function makeFixture(owner?: { uid: number; gid: number }): Fixture {
   const home = path.join(base, 'home');
   const ws = path.join(base, 'ws');
   const outside = path.join(base, 'outside');
-  const put = (p: string, text: string, mode = 0o644) => { fs.mkdirSync(path.dirname(p), { recursive: true }); fs.writeFileSync(p, text, { mode }); };
+  const put = (p: string, text: string, mode = 0o644) => {
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, text, { mode });
+  };
   put(path.join(home, '.ssh/id_rsa'), PRIVATE_KEY, 0o600);
   put(path.join(home, '.ssh/id_rsa.pub'), 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPublicKeyMaterialOnly user@host\n');
   put(path.join(home, '.aws/credentials'), `[default]\n${AWS_SECRET}\n`, 0o600);
@@ -58,7 +70,11 @@ function makeFixture(owner?: { uid: number; gid: number }): Fixture {
   return { base, home, ws, outside, uid: owner?.uid, node, cli };
 }
 
-interface Run { code: number | null; stdout: string; stderr: string }
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** `bulwark exec` as the fixture's user (or this one), with HOME set to the fixture's home. */
 function exec(f: Fixture, args: string[], opts: { env?: Record<string, string>; timeoutMs?: number } = {}): Promise<Run> {
@@ -69,10 +85,20 @@ function exec(f: Fixture, args: string[], opts: { env?: Record<string, string>; 
     const child = spawn(cmd!, rest, { env, cwd: f.ws, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`exec did not end in time; stderr: ${stderr}`)); }, opts.timeoutMs ?? 60_000);
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`exec did not end in time; stderr: ${stderr}`));
+    }, opts.timeoutMs ?? 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -84,14 +110,25 @@ function bare(f: Fixture, script: string): Promise<Run> {
     const child = spawn(cmd!, rest, { env: { PATH: process.env.PATH, HOME: f.home }, cwd: f.ws, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
 function runnableBy(owner: { uid: number; gid: number }, node: string, cli: string): boolean {
-  const probe = spawnSync('setpriv', [`--reuid=${owner.uid}`, `--regid=${owner.gid}`, '--clear-groups', node, '-e', `require('fs').accessSync(${JSON.stringify(cli)})`]);
+  const probe = spawnSync('setpriv', [
+    `--reuid=${owner.uid}`,
+    `--regid=${owner.gid}`,
+    '--clear-groups',
+    node,
+    '-e',
+    `require('fs').accessSync(${JSON.stringify(cli)})`,
+  ]);
   return probe.status === 0;
 }
 
@@ -120,14 +157,19 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
       if (why) throw new Error(`${why} (the project's bootstrap installs bubblewrap)`);
       if (who === 'as an unprivileged user') {
         const user = ensureTestUser();
-        if (typeof user === 'string') { console.log(`      (skipped: ${user})`); this.skip(); }
+        if (typeof user === 'string') {
+          console.log(`      (skipped: ${user})`);
+          this.skip();
+        }
         f = makeFixture(user as { uid: number; gid: number });
       } else {
         f = makeFixture();
       }
       fixtures.push(f);
     });
-    after(() => { for (const x of fixtures) fs.rmSync(x.base, { recursive: true, force: true }); });
+    after(() => {
+      for (const x of fixtures) fs.rmSync(x.base, { recursive: true, force: true });
+    });
 
     it('hides what --hide names (the files a decision left to the sandbox), whatever the protection tables say', async () => {
       const notes = path.join(f.ws, 'notes', 'private.txt');
@@ -162,7 +204,12 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
     });
 
     it('lets the command write the workspace and nothing outside it', async () => {
-      const r = await exec(f, ['--', 'sh', '-c', `echo made > out.txt && echo nope > ${f.outside}/keep.txt; echo nope > ${f.home}/.bashrc; echo "exit=$?"`]);
+      const r = await exec(f, [
+        '--',
+        'sh',
+        '-c',
+        `echo made > out.txt && echo nope > ${f.outside}/keep.txt; echo nope > ${f.home}/.bashrc; echo "exit=$?"`,
+      ]);
       assert.equal(fs.readFileSync(path.join(f.ws, 'out.txt'), 'utf8'), 'made\n');
       assert.equal(fs.readFileSync(path.join(f.outside, 'keep.txt'), 'utf8'), 'untouched\n');
       assert.ok(!fs.existsSync(path.join(f.home, '.bashrc')));
@@ -173,7 +220,12 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
     it('keeps .git/hooks and .vscode/settings.json read-only inside the writable workspace', async () => {
       const control = await bare(f, 'test -w .git/hooks/pre-commit && test -w .vscode/settings.json && echo writable');
       assert.equal(control.stdout.trim(), 'writable');
-      const r = await exec(f, ['--', 'sh', '-c', 'echo evil > .git/hooks/x; echo evil >> .git/hooks/pre-commit; echo \'{"x":1}\' > .vscode/settings.json; true']);
+      const r = await exec(f, [
+        '--',
+        'sh',
+        '-c',
+        'echo evil > .git/hooks/x; echo evil >> .git/hooks/pre-commit; echo \'{"x":1}\' > .vscode/settings.json; true',
+      ]);
       assert.equal(r.code, 0);
       assert.ok(!fs.existsSync(path.join(f.ws, '.git/hooks/x')));
       assert.equal(fs.readFileSync(path.join(f.ws, '.git/hooks/pre-commit'), 'utf8'), '#!/bin/sh\nexit 0\n');
@@ -200,7 +252,9 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
         const r = await exec(f, ['--', 'curl', '-sS', '-m', '5', `http://127.0.0.1:${port}/`]);
         assert.notEqual(r.code, 0);
         assert.doesNotMatch(r.stdout, /reached/);
-      } finally { server.close(); }
+      } finally {
+        server.close();
+      }
     });
 
     it('reaches an allowed host only through the filtering proxy, which still refuses a metadata address', async () => {
@@ -212,13 +266,33 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
         assert.equal(ok.code, 0, ok.stderr);
         assert.equal(ok.stdout, 'reached');
         // Another port of the same host is not allowed; the proxy says which rule refused it.
-        const other = await exec(f, ['--allow-net', `127.0.0.1:${port}`, '--', 'curl', '-fsS', '-m', '10', `http://127.0.0.1:${port === 65535 ? 1 : port + 1}/`]);
+        const other = await exec(f, [
+          '--allow-net',
+          `127.0.0.1:${port}`,
+          '--',
+          'curl',
+          '-fsS',
+          '-m',
+          '10',
+          `http://127.0.0.1:${port === 65535 ? 1 : port + 1}/`,
+        ]);
         assert.notEqual(other.code, 0);
         assert.match(other.stderr, /refused a connection to 127\.0\.0\.1:\d+ \(sandbox\.net\.not_allowed\)/);
-        const meta = await exec(f, ['--allow-net', '169.254.169.254', '--', 'curl', '-fsS', '-m', '10', 'http://169.254.169.254/latest/meta-data/']);
+        const meta = await exec(f, [
+          '--allow-net',
+          '169.254.169.254',
+          '--',
+          'curl',
+          '-fsS',
+          '-m',
+          '10',
+          'http://169.254.169.254/latest/meta-data/',
+        ]);
         assert.notEqual(meta.code, 0);
         assert.match(meta.stderr, /refused a connection to 169\.254\.169\.254:80 \(ssrf\.[a-z_.]+\)/);
-      } finally { server.close(); }
+      } finally {
+        server.close();
+      }
     });
 
     it('kills a runaway command and everything it started at the timeout', async () => {
@@ -232,7 +306,9 @@ for (const who of ['as this user', 'as an unprivileged user'] as const) {
     });
 
     it('redacts secrets the command prints, and passes no secret from the environment', async () => {
-      const r = await exec(f, ['--', 'sh', '-c', `echo token=${TOKEN}; echo "gh=$GITHUB_TOKEN api=$OPENAI_API_KEY"`], { env: { GITHUB_TOKEN: TOKEN, OPENAI_API_KEY: 'sk-proj-' + 'x'.repeat(40) } });
+      const r = await exec(f, ['--', 'sh', '-c', `echo token=${TOKEN}; echo "gh=$GITHUB_TOKEN api=$OPENAI_API_KEY"`], {
+        env: { GITHUB_TOKEN: TOKEN, OPENAI_API_KEY: 'sk-proj-' + 'x'.repeat(40) },
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.ok(!r.stdout.includes(TOKEN), r.stdout);
       assert.match(r.stdout, /token=\[REDACTED:[a-z0-9-]+\]/);
@@ -281,20 +357,34 @@ describe('bulwark exec: refusals before anything runs', () => {
     try {
       const home = path.join(base, 'home');
       fs.mkdirSync(path.join(home, '.ssh'), { recursive: true });
-      const r = spawnSync(process.execPath, [CLI, 'exec', '--home', home, '--workspace', path.join(home, '.ssh'), '--cwd', base, '--', 'sh', '-c', 'touch ran'], { cwd: base });
+      const r = spawnSync(
+        process.execPath,
+        [CLI, 'exec', '--home', home, '--workspace', path.join(home, '.ssh'), '--cwd', base, '--', 'sh', '-c', 'touch ran'],
+        { cwd: base },
+      );
       assert.equal(r.status, 125, r.stderr.toString());
       assert.match(r.stderr.toString(), /refused: the writable root .*\.ssh is protected by deny\.home\.ssh/);
       assert.ok(!fs.existsSync(path.join(base, 'ran')));
-    } finally { fs.rmSync(base, { recursive: true, force: true }); }
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 
   it('does not run the command when bubblewrap is missing, and says how to install it (exit 125)', () => {
     const base = fs.mkdtempSync('/var/tmp/bulwark-exec-test-');
     try {
-      const r = spawnSync(process.execPath, [CLI, 'exec', '--cwd', base, '--', 'sh', '-c', 'touch ran'], { cwd: base, env: { ...process.env, BULWARK_BWRAP: path.join(base, 'no-bwrap-here') } });
+      const r = spawnSync(process.execPath, [CLI, 'exec', '--cwd', base, '--', 'sh', '-c', 'touch ran'], {
+        cwd: base,
+        env: { ...process.env, BULWARK_BWRAP: path.join(base, 'no-bwrap-here') },
+      });
       assert.equal(r.status, 125, r.stderr.toString());
-      assert.match(r.stderr.toString(), /the sandbox could not start, so the command did not run: bubblewrap \(bwrap\) is not installed.*apt-get install bubblewrap/);
+      assert.match(
+        r.stderr.toString(),
+        /the sandbox could not start, so the command did not run: bubblewrap \(bwrap\) is not installed.*apt-get install bubblewrap/,
+      );
       assert.ok(!fs.existsSync(path.join(base, 'ran')));
-    } finally { fs.rmSync(base, { recursive: true, force: true }); }
+    } finally {
+      fs.rmSync(base, { recursive: true, force: true });
+    }
   });
 });

@@ -8,7 +8,15 @@ import { nodeFileSystem } from '../../src/node/fs-port';
 import { parseAnswer } from '../../src/node/hooks/bridge-client';
 import { makeTempDir } from './helpers/repo';
 
-const emptyPlan = (writable: string): SandboxPlan => ({ hidden: [], readOnly: [], guardDirs: [], watchMissing: [], reexposed: [], writable: [writable], incomplete: [] });
+const emptyPlan = (writable: string): SandboxPlan => ({
+  hidden: [],
+  readOnly: [],
+  guardDirs: [],
+  watchMissing: [],
+  reexposed: [],
+  writable: [writable],
+  incomplete: [],
+});
 
 describe('sandbox hides a decision relies on', () => {
   it('adds each existing path by name (a directory as a directory), skips a missing one and one already hidden', () => {
@@ -17,11 +25,24 @@ describe('sandbox hides a decision relies on', () => {
       fs.mkdirSync(path.join(root, 'secrets'));
       fs.writeFileSync(path.join(root, '.env'), 'A=1\n');
       fs.writeFileSync(path.join(root, 'secrets', 'k.pem'), 'x');
-      const plan = withRequiredHides(emptyPlan(root), [
-        { path: path.join(root, '.env'), ruleId: 'r1' }, { path: path.join(root, 'secrets'), ruleId: 'r2' },
-        { path: path.join(root, 'secrets', 'k.pem'), ruleId: 'r3' }, { path: path.join(root, 'gone.env'), ruleId: 'r4' },
-      ], nodeFileSystem, 'linux');
-      assert.deepEqual(plan.hidden.map((m) => [path.relative(root, m.path), m.kind, m.ruleId]), [['.env', 'file', 'r1'], ['secrets', 'directory', 'r2']]);
+      const plan = withRequiredHides(
+        emptyPlan(root),
+        [
+          { path: path.join(root, '.env'), ruleId: 'r1' },
+          { path: path.join(root, 'secrets'), ruleId: 'r2' },
+          { path: path.join(root, 'secrets', 'k.pem'), ruleId: 'r3' },
+          { path: path.join(root, 'gone.env'), ruleId: 'r4' },
+        ],
+        nodeFileSystem,
+        'linux',
+      );
+      assert.deepEqual(
+        plan.hidden.map((m) => [path.relative(root, m.path), m.kind, m.ruleId]),
+        [
+          ['.env', 'file', 'r1'],
+          ['secrets', 'directory', 'r2'],
+        ],
+      );
       assert.equal(withRequiredHides(plan, [], nodeFileSystem, 'linux'), plan, 'nothing required: the plan as it was');
     } finally {
       fs.rmSync(root, { recursive: true, force: true });
@@ -35,7 +56,14 @@ describe('sandbox hides a decision relies on', () => {
   });
 
   it('the hook refuses a bridge decision whose sandboxHides is malformed, and keeps a well-formed one', () => {
-    const line = (hides: unknown) => Buffer.from(JSON.stringify({ v: 1, ok: true, decision: { decision: 'allow', tier: 0, minTier: 0, level: 'unprotected', rules: [], reason: '', sandboxHides: hides } }));
+    const line = (hides: unknown) =>
+      Buffer.from(
+        JSON.stringify({
+          v: 1,
+          ok: true,
+          decision: { decision: 'allow', tier: 0, minTier: 0, level: 'unprotected', rules: [], reason: '', sandboxHides: hides },
+        }),
+      );
     for (const bad of ['x', [{ path: 'rel', ruleId: 'r' }], [{ path: '/a' }], [{ path: '/a\0b', ruleId: 'r' }]]) {
       assert.equal(parseAnswer(line(bad), 'decide'), 'a decision with malformed sandboxHides', JSON.stringify(bad));
     }

@@ -34,12 +34,18 @@ function parseSbpl(text: string): Sexp[] {
           else i++;
         }
         if (i >= text.length) throw new Error('unbalanced (');
-        if (text[i] === ')') { i++; return list; }
+        if (text[i] === ')') {
+          i++;
+          return list;
+        }
         list.push(read());
       }
     }
     if (c === '"') return { string: readQuoted() };
-    if (c === '#' && text[i + 1] === '"') { i++; return { regex: readQuoted() }; }
+    if (c === '#' && text[i + 1] === '"') {
+      i++;
+      return { regex: readQuoted() };
+    }
     const m = /^[^\s()";]+/.exec(text.slice(i));
     if (!m) throw new Error(`unexpected ${JSON.stringify(c)} at ${i}`);
     i += m[0].length;
@@ -60,17 +66,30 @@ function parseSbpl(text: string): Sexp[] {
 const sym = (s: Sexp) => (!Array.isArray(s) && 'symbol' in s ? s.symbol : undefined);
 const str = (s: Sexp | undefined) => (s && !Array.isArray(s) && 'string' in s ? s.string : undefined);
 
-interface Access { path?: string; remote?: string; target?: 'same-sandbox' | 'others' }
+interface Access {
+  path?: string;
+  remote?: string;
+  target?: 'same-sandbox' | 'others';
+}
 
 function filterMatches(filter: Sexp[], access: Access): boolean {
   const [head, a, b] = filter;
   switch (sym(head!)) {
-    case 'subpath': { const p = str(a)!; return access.path !== undefined && (access.path === p || access.path.startsWith(p === '/' ? '/' : `${p}/`)); }
-    case 'literal': return access.path === str(a);
-    case 'regex': return access.path !== undefined && !Array.isArray(a) && 'regex' in a! && new RegExp(a.regex).test(access.path);
-    case 'remote': assert.equal(sym(a!), 'ip'); return access.remote === str(b);
-    case 'target': return access.target === sym(a!);
-    default: throw new Error(`filter this reader does not know: ${JSON.stringify(filter)}`);
+    case 'subpath': {
+      const p = str(a)!;
+      return access.path !== undefined && (access.path === p || access.path.startsWith(p === '/' ? '/' : `${p}/`));
+    }
+    case 'literal':
+      return access.path === str(a);
+    case 'regex':
+      return access.path !== undefined && !Array.isArray(a) && 'regex' in a! && new RegExp(a.regex).test(access.path);
+    case 'remote':
+      assert.equal(sym(a!), 'ip');
+      return access.remote === str(b);
+    case 'target':
+      return access.target === sym(a!);
+    default:
+      throw new Error(`filter this reader does not know: ${JSON.stringify(filter)}`);
   }
 }
 
@@ -82,9 +101,14 @@ function decide(profile: string, operation: string, access: Access = {}): string
     const action = sym(form[0]!);
     if (action === 'version') continue;
     assert.ok(action === 'allow' || action === 'deny', `unexpected form ${JSON.stringify(form)}`);
-    const operations = form.slice(1).map(sym).filter((s): s is string => s !== undefined);
+    const operations = form
+      .slice(1)
+      .map(sym)
+      .filter((s): s is string => s !== undefined);
     const filters = form.slice(1).filter((s): s is Sexp[] => Array.isArray(s));
-    const named = operations.some((op) => op === 'default' || op === operation || (op.endsWith('*') && operation.startsWith(op.slice(0, -1))));
+    const named = operations.some(
+      (op) => op === 'default' || op === operation || (op.endsWith('*') && operation.startsWith(op.slice(0, -1))),
+    );
     if (named && (filters.length === 0 || filters.some((f) => filterMatches(f, access)))) decision = action;
   }
   return decision;
@@ -121,10 +145,28 @@ describe('macOS sandbox profile', () => {
   });
 
   it('allows writes only under the writable roots, the temp dir and the usual devices', () => {
-    for (const p of [`${HOME}/project`, `${HOME}/project/src/a.ts`, `${base.tmpDir}/x`, '/var/folders/xy/T/bulwark-1/x', '/dev/null', '/dev/tty', '/dev/dtracehelper', '/dev/ttys003', '/dev/fd/1']) {
+    for (const p of [
+      `${HOME}/project`,
+      `${HOME}/project/src/a.ts`,
+      `${base.tmpDir}/x`,
+      '/var/folders/xy/T/bulwark-1/x',
+      '/dev/null',
+      '/dev/tty',
+      '/dev/dtracehelper',
+      '/dev/ttys003',
+      '/dev/fd/1',
+    ]) {
       assert.equal(write(p), 'allow', p);
     }
-    for (const p of [`${HOME}/.zshrc`, `${HOME}/projectile/x`, '/etc/hosts', '/private/tmp/x', '/usr/local/bin/x', '/dev/disk0', '/dev/ttys003x']) {
+    for (const p of [
+      `${HOME}/.zshrc`,
+      `${HOME}/projectile/x`,
+      '/etc/hosts',
+      '/private/tmp/x',
+      '/usr/local/bin/x',
+      '/dev/disk0',
+      '/dev/ttys003x',
+    ]) {
       assert.equal(write(p), 'deny', p);
     }
     assert.equal(decide(profile, 'file-write-unlink', { path: `${HOME}/.zshrc` }), 'deny');
@@ -137,8 +179,14 @@ describe('macOS sandbox profile', () => {
   });
 
   it('denies both spellings of a path under /tmp, /var or /etc (Seatbelt sees the /private one)', () => {
-    const p = macosSandboxProfile({ ...base, hidden: ['/tmp/secret', '/private/var/db/x'], writable: ['/etc'], readOnlyInWritable: ['/etc/ro'] });
-    for (const hidden of ['/tmp/secret', '/private/tmp/secret/a', '/var/db/x', '/private/var/db/x']) assert.equal(decide(p, 'file-read-data', { path: hidden }), 'deny', hidden);
+    const p = macosSandboxProfile({
+      ...base,
+      hidden: ['/tmp/secret', '/private/var/db/x'],
+      writable: ['/etc'],
+      readOnlyInWritable: ['/etc/ro'],
+    });
+    for (const hidden of ['/tmp/secret', '/private/tmp/secret/a', '/var/db/x', '/private/var/db/x'])
+      assert.equal(decide(p, 'file-read-data', { path: hidden }), 'deny', hidden);
     assert.equal(decide(p, 'file-write-data', { path: '/private/etc/x' }), 'allow');
     assert.equal(decide(p, 'file-write-data', { path: '/private/etc/ro/x' }), 'deny');
   });
@@ -162,10 +210,19 @@ describe('macOS sandbox profile', () => {
   });
 
   it('quotes hostile paths so each stays one string and cannot add rules', () => {
-    const hostile = [`${HOME}/a"b`, `${HOME}/back\\slash\\`, `${HOME}/x") (allow file-read* (subpath "/`, `${HOME}/\\") (allow default) ;`, `${HOME}/sp ace/ünï`];
+    const hostile = [
+      `${HOME}/a"b`,
+      `${HOME}/back\\slash\\`,
+      `${HOME}/x") (allow file-read* (subpath "/`,
+      `${HOME}/\\") (allow default) ;`,
+      `${HOME}/sp ace/ünï`,
+    ];
     const p = macosSandboxProfile({ ...base, hidden: hostile, readOnlyInWritable: [], writable: [`${HOME}/w"\\`] });
     const strings: string[] = [];
-    const walk = (s: Sexp) => { if (Array.isArray(s)) s.forEach(walk); else if ('string' in s) strings.push(s.string); };
+    const walk = (s: Sexp) => {
+      if (Array.isArray(s)) s.forEach(walk);
+      else if ('string' in s) strings.push(s.string);
+    };
     parseSbpl(p).forEach(walk);
     for (const h of hostile.map((h) => h.replace(/\/+$/, ''))) {
       assert.ok(strings.includes(h), `${h} not read back as one string`);
@@ -174,7 +231,12 @@ describe('macOS sandbox profile', () => {
     }
     assert.equal(decide(p, 'file-write-data', { path: `${HOME}/w"\\/f` }), 'allow');
     // the same forms as with harmless names: nothing injected became a rule of its own
-    const plain = macosSandboxProfile({ ...base, hidden: hostile.map((_, i) => `${HOME}/plain${i}`), readOnlyInWritable: [], writable: [`${HOME}/w`] });
+    const plain = macosSandboxProfile({
+      ...base,
+      hidden: hostile.map((_, i) => `${HOME}/plain${i}`),
+      readOnlyInWritable: [],
+      writable: [`${HOME}/w`],
+    });
     assert.equal(parseSbpl(p).length, parseSbpl(plain).length);
   });
 
@@ -185,7 +247,8 @@ describe('macOS sandbox profile', () => {
       assert.throws(() => macosSandboxProfile({ ...base, writable: [bad] }), /NUL or line break/);
       assert.throws(() => macosSandboxProfile({ ...base, tmpDir: bad }), /NUL or line break/);
     }
-    for (const rel of ['project', './x', '~/.ssh', '']) assert.throws(() => macosSandboxProfile({ ...base, hidden: [rel] }), /not absolute/);
+    for (const rel of ['project', './x', '~/.ssh', ''])
+      assert.throws(() => macosSandboxProfile({ ...base, hidden: [rel] }), /not absolute/);
   });
 
   it('normalises trailing slashes and doubled separators, so the rule matches what the kernel reports', () => {
@@ -207,11 +270,19 @@ describe('macOS sandbox profile', () => {
       fs.writeFileSync(path.join(dir, 'work/secret.txt'), 'secret');
       fs.writeFileSync(path.join(dir, 'outside.txt'), 'outside');
     });
-    after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+    after(() => {
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+    });
 
     it('enforces the hidden, writable and read-only paths', () => {
-      const p = macosSandboxProfile({ hidden: [path.join(dir, 'work/secret.txt')], readOnlyInWritable: [path.join(dir, 'work/.git')], writable: [path.join(dir, 'work')], tmpDir: path.join(dir, 'tmp') });
-      const run = (script: string) => spawnSync(sandboxExec, ['-p', p, '/bin/sh', '-c', script], { cwd: dir, encoding: 'utf8', timeout: 30000 });
+      const p = macosSandboxProfile({
+        hidden: [path.join(dir, 'work/secret.txt')],
+        readOnlyInWritable: [path.join(dir, 'work/.git')],
+        writable: [path.join(dir, 'work')],
+        tmpDir: path.join(dir, 'tmp'),
+      });
+      const run = (script: string) =>
+        spawnSync(sandboxExec, ['-p', p, '/bin/sh', '-c', script], { cwd: dir, encoding: 'utf8', timeout: 30000 });
       const ok = run('echo hi > work/a && cat work/a && echo t > tmp/t && cat outside.txt > /dev/null');
       assert.equal(ok.status, 0, ok.stderr);
       assert.match(ok.stdout, /^hi$/m);

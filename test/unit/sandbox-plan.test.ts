@@ -39,8 +39,12 @@ describe('sandbox plan: what the OS sandbox hides and keeps read-only', () => {
     put(path.join(home, 'notes.txt'));
     const plan = planFor(home, ws);
     const hidden = paths(plan.hidden);
-    for (const p of ['.ssh', '.aws', '.git-credentials', '.bash_history']) assert.ok(hidden.includes(path.join(home, p)), `${p} hidden: ${hidden.join(', ')}`);
-    assert.ok(hidden.some((h) => path.join(home, '.config/chromium/Default/Cookies').startsWith(h)), 'the browser cookie store is hidden');
+    for (const p of ['.ssh', '.aws', '.git-credentials', '.bash_history'])
+      assert.ok(hidden.includes(path.join(home, p)), `${p} hidden: ${hidden.join(', ')}`);
+    assert.ok(
+      hidden.some((h) => path.join(home, '.config/chromium/Default/Cookies').startsWith(h)),
+      'the browser cookie store is hidden',
+    );
     assert.ok(!hidden.some((h) => h === path.join(home, 'notes.txt') || h === home), 'an ordinary file and the home itself stay visible');
     assert.equal(plan.hidden.find((h) => h.path === path.join(home, '.ssh'))?.kind, 'directory');
     // Public keys are bound back, read-only, after ~/.ssh is hidden.
@@ -60,9 +64,14 @@ describe('sandbox plan: what the OS sandbox hides and keeps read-only', () => {
     put(path.join(ws, 'src/index.ts'));
     const plan = planFor(home, ws);
     const hidden = paths(plan.hidden);
-    for (const p of ['.env', 'services/api/.env.production', 'keys/deploy.p12']) assert.ok(hidden.includes(path.join(ws, p)), `${p} hidden: ${hidden.join(', ')}`);
+    for (const p of ['.env', 'services/api/.env.production', 'keys/deploy.p12'])
+      assert.ok(hidden.includes(path.join(ws, p)), `${p} hidden: ${hidden.join(', ')}`);
     const ro = paths(plan.readOnly);
-    for (const p of ['.git/hooks', '.vscode/settings.json', 'AGENTS.md']) assert.ok(ro.some((r) => path.join(ws, p).startsWith(r)), `${p} read-only: ${ro.join(', ')}`);
+    for (const p of ['.git/hooks', '.vscode/settings.json', 'AGENTS.md'])
+      assert.ok(
+        ro.some((r) => path.join(ws, p).startsWith(r)),
+        `${p} read-only: ${ro.join(', ')}`,
+      );
     assert.ok(![...hidden, ...ro].some((p) => p.startsWith(path.join(ws, 'src'))), 'source files are neither hidden nor read-only');
     assert.deepEqual(plan.writable, [ws]);
   });
@@ -75,7 +84,10 @@ describe('sandbox plan: what the OS sandbox hides and keeps read-only', () => {
     assert.ok(guards.includes(path.join(ws, '.devcontainer')), `guards: ${guards.join(', ')}`);
     assert.ok(guards.includes(path.join(ws, '.husky')));
     // Never a placeholder `.git` (an empty one is a broken repository), nor a non-dot directory.
-    assert.ok(!guards.some((g) => /\/\.git(\/|$)/.test(g) || g.endsWith('/node_modules') || g.includes('/node_modules/')), guards.join(', '));
+    assert.ok(
+      !guards.some((g) => /\/\.git(\/|$)/.test(g) || g.endsWith('/node_modules') || g.includes('/node_modules/')),
+      guards.join(', '),
+    );
     const watched = paths(plan.watchMissing);
     assert.ok(watched.includes(path.join(ws, '.vscode/settings.json')), `watched: ${watched.join(', ')}`);
     assert.ok(watched.includes(path.join(ws, 'AGENTS.md')));
@@ -84,14 +96,20 @@ describe('sandbox plan: what the OS sandbox hides and keeps read-only', () => {
   it('refuses a writable root that the tables protect (the command would get write access to it)', () => {
     const { home, put } = world();
     put(path.join(home, '.ssh/id_rsa'));
-    assert.throws(() => planFor(home, path.join(home, '.ssh')), (e: unknown) => e instanceof SandboxPlanError && /deny\.home\.ssh/.test(e.message));
+    assert.throws(
+      () => planFor(home, path.join(home, '.ssh')),
+      (e: unknown) => e instanceof SandboxPlanError && /deny\.home\.ssh/.test(e.message),
+    );
   });
 
   it('plans nothing below the trees the sandbox mounts afresh (/proc, /dev)', () => {
     const { home, ws } = world();
     const plan = planFor(home, ws);
     const all = [...plan.hidden, ...plan.readOnly, ...plan.guardDirs, ...plan.watchMissing].map((m) => m.path);
-    assert.ok(!all.some((p) => p.startsWith('/proc/') || p.startsWith('/dev/')), all.filter((p) => p.startsWith('/proc') || p.startsWith('/dev')).join(', '));
+    assert.ok(
+      !all.some((p) => p.startsWith('/proc/') || p.startsWith('/dev/')),
+      all.filter((p) => p.startsWith('/proc') || p.startsWith('/dev')).join(', '),
+    );
   });
 
   it('resolves a symlinked credential directory to what it points at', () => {

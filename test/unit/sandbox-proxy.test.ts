@@ -9,12 +9,25 @@ import net from 'node:net';
 import path from 'node:path';
 import * as esbuild from 'esbuild';
 import {
-  type FilteringProxy, type FilteringProxyOptions, type ProxyDecision, RULE_ALLOWED, RULE_ALLOWED_LITERAL,
-  RULE_BAD_REQUEST, RULE_NOT_ALLOWED, RULE_TOO_MANY_CONNECTIONS, parseAllowedHost, startFilteringProxy,
+  type FilteringProxy,
+  type FilteringProxyOptions,
+  type ProxyDecision,
+  RULE_ALLOWED,
+  RULE_ALLOWED_LITERAL,
+  RULE_BAD_REQUEST,
+  RULE_NOT_ALLOWED,
+  RULE_TOO_MANY_CONNECTIONS,
+  parseAllowedHost,
+  startFilteringProxy,
 } from '../../src/node/sandbox/proxy';
 import { makeTempDir, repoRoot } from './helpers/repo';
 
-interface Remote { port: number; connections: number; requests: http.IncomingMessage[]; close(): Promise<void> }
+interface Remote {
+  port: number;
+  connections: number;
+  requests: http.IncomingMessage[];
+  close(): Promise<void>;
+}
 
 /** The "internet": an HTTP server on 127.0.0.1 that answers `remote saw METHOD URL` and counts connections. */
 async function startRemote(): Promise<Remote> {
@@ -24,8 +37,19 @@ async function startRemote(): Promise<Remote> {
     req.resume();
     req.on('end', () => res.end(`remote saw ${req.method} ${req.url}`));
   });
-  const remote = { port: 0, connections: 0, requests, close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }) };
-  server.on('connection', () => { remote.connections++; });
+  const remote = {
+    port: 0,
+    connections: 0,
+    requests,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+  server.on('connection', () => {
+    remote.connections++;
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   remote.port = (server.address() as net.AddressInfo).port;
   return remote;
@@ -43,7 +67,10 @@ function exchange(e: Endpoint, bytes: string | Buffer): Promise<string> {
     s.on('connect', () => s.write(bytes));
     s.on('data', (c: Buffer) => chunks.push(c));
     s.on('error', () => undefined);
-    s.on('close', () => { clearTimeout(timer); resolve(Buffer.concat(chunks).toString('latin1')); });
+    s.on('close', () => {
+      clearTimeout(timer);
+      resolve(Buffer.concat(chunks).toString('latin1'));
+    });
   });
 }
 
@@ -67,7 +94,10 @@ function throughTunnel(e: Endpoint, authority: string, innerPath = '/inner'): Pr
     s.on('error', () => undefined);
     s.on('close', () => {
       clearTimeout(timer);
-      if (head === undefined) { head = buf.toString('latin1'); buf = Buffer.alloc(0); }
+      if (head === undefined) {
+        head = buf.toString('latin1');
+        buf = Buffer.alloc(0);
+      }
       resolve({ head, inner: buf.toString('latin1') });
     });
   });
@@ -102,7 +132,9 @@ describe('sandbox network proxy', () => {
       socketPath: path.join(dir, 'proxy.sock'),
       tcpPort: 0,
       allowHosts: [`127.0.0.1:${remote.port}`],
-      onDecision: (d) => { decisions.push(d); },
+      onDecision: (d) => {
+        decisions.push(d);
+      },
       ...o,
     });
     proxies.push(proxy);
@@ -124,16 +156,28 @@ describe('sandbox network proxy', () => {
   describe('allowed-hosts entries', () => {
     it('reads names, wildcards, IP literals and ports', () => {
       assert.deepEqual(parseAllowedHost('Example.COM'), { entry: 'Example.COM', kind: 'name', host: 'example.com' });
-      assert.deepEqual(parseAllowedHost('*.example.com:443'), { entry: '*.example.com:443', kind: 'wildcard', host: 'example.com', port: 443 });
+      assert.deepEqual(parseAllowedHost('*.example.com:443'), {
+        entry: '*.example.com:443',
+        kind: 'wildcard',
+        host: 'example.com',
+        port: 443,
+      });
       assert.deepEqual(parseAllowedHost('127.0.0.1:8080'), { entry: '127.0.0.1:8080', kind: 'ip', host: '127.0.0.1', port: 8080 });
       assert.deepEqual(parseAllowedHost('[0:0::1]:8080'), { entry: '[0:0::1]:8080', kind: 'ip', host: '::1', port: 8080 });
       assert.deepEqual(parseAllowedHost('2001:db8::1'), { entry: '2001:db8::1', kind: 'ip', host: '2001:db8::1' });
     });
 
     for (const [entry, why] of [
-      ['*', /allowing every host/], ['*.com', /whole top-level domain/], ['a.*.example.com', /only allowed as a leading/],
-      ['0x7f.0.0.1', /not a canonical IPv4 address/], ['127.1', /not a canonical IPv4 address/], ['example.com:0', /port/],
-      ['example.com:70000', /port/], ['exa mple.com', /not a host name/], ['', /empty/], ['[::1', /unclosed/],
+      ['*', /allowing every host/],
+      ['*.com', /whole top-level domain/],
+      ['a.*.example.com', /only allowed as a leading/],
+      ['0x7f.0.0.1', /not a canonical IPv4 address/],
+      ['127.1', /not a canonical IPv4 address/],
+      ['example.com:0', /port/],
+      ['example.com:70000', /port/],
+      ['exa mple.com', /not a host name/],
+      ['', /empty/],
+      ['[::1', /unclosed/],
     ] as const) {
       it(`refuses the entry \`${entry}\``, () => assert.throws(() => parseAllowedHost(entry), why));
     }
@@ -168,7 +212,10 @@ describe('sandbox network proxy', () => {
       const { proxy } = await startProxy({ socketPath: undefined });
       const other = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
         const s = net.connect(proxy.tcpPort!, '127.0.0.2');
-        s.on('connect', () => { s.destroy(); resolve(undefined); });
+        s.on('connect', () => {
+          s.destroy();
+          resolve(undefined);
+        });
         s.on('error', (e) => resolve(e));
       });
       assert.equal(other?.code, 'ECONNREFUSED');
@@ -184,18 +231,35 @@ describe('sandbox network proxy', () => {
         assert.equal(bodyOf(inner), 'remote saw GET /inner');
         assert.equal(decisions.length, 1);
         assert.deepEqual(decisions[0], {
-          allowed: true, method: 'CONNECT', host: '127.0.0.1', port: remote.port, address: '127.0.0.1', entry: `127.0.0.1:${remote.port}`,
-          rule: RULE_ALLOWED_LITERAL, reason: decisions[0]!.reason,
+          allowed: true,
+          method: 'CONNECT',
+          host: '127.0.0.1',
+          port: remote.port,
+          address: '127.0.0.1',
+          entry: `127.0.0.1:${remote.port}`,
+          rule: RULE_ALLOWED_LITERAL,
+          reason: decisions[0]!.reason,
         });
         assert.match(decisions[0]!.reason, /127\.0\.0\.0\/8.*allowed because the allowed hosts list this address itself/);
       });
 
       it('an allowed IP literal works for a plain HTTP request; hop-by-hop headers and Proxy-Authorization are not passed on', async () => {
         const p = await startProxy();
-        const response = await exchange(p[via], [
-          `POST http://127.0.0.1:${remote.port}/x?q=1 HTTP/1.1`, 'Host: elsewhere.example', 'Proxy-Authorization: Basic c2VjcmV0',
-          'Proxy-Connection: keep-alive', 'Connection: close, X-Hop', 'X-Hop: 1', 'X-End: 2', 'Content-Length: 5', '', 'hello',
-        ].join('\r\n'));
+        const response = await exchange(
+          p[via],
+          [
+            `POST http://127.0.0.1:${remote.port}/x?q=1 HTTP/1.1`,
+            'Host: elsewhere.example',
+            'Proxy-Authorization: Basic c2VjcmV0',
+            'Proxy-Connection: keep-alive',
+            'Connection: close, X-Hop',
+            'X-Hop: 1',
+            'X-End: 2',
+            'Content-Length: 5',
+            '',
+            'hello',
+          ].join('\r\n'),
+        );
         assert.equal(statusOf(response), 200);
         assert.equal(bodyOf(response), `remote saw POST /x?q=1`);
         const seen = remote.requests[0]!.headers;
@@ -222,7 +286,13 @@ describe('sandbox network proxy', () => {
           assert.match(plain, /X-Bulwark-Rule: sandbox\.net\.not_allowed/);
           assert.equal(bodyOf(plain), 'bulwark sandbox: example.org:80 refused: not in the allowed hosts (rule sandbox.net.not_allowed)\n');
           assert.equal(other.connections, 0);
-          assert.deepEqual(decisions.map((d) => [d.allowed, d.host, d.port, d.rule]), [[false, '127.0.0.1', other.port, RULE_NOT_ALLOWED], [false, 'example.org', 80, RULE_NOT_ALLOWED]]);
+          assert.deepEqual(
+            decisions.map((d) => [d.allowed, d.host, d.port, d.rule]),
+            [
+              [false, '127.0.0.1', other.port, RULE_NOT_ALLOWED],
+              [false, 'example.org', 80, RULE_NOT_ALLOWED],
+            ],
+          );
         } finally {
           await other.close();
         }
@@ -245,7 +315,10 @@ describe('sandbox network proxy', () => {
         const p = await startProxy({ allowHosts: ['*.example.com'], resolver });
         const { head } = await throughTunnel(p.tcp, 'api.example.com:443');
         assert.equal(statusOf(head), 403);
-        assert.match(head, new RegExp(`^HTTP/1.1 403 bulwark sandbox: api\\.example\\.com:443 refused: .*\\(rule ${rule.replace(/\./g, '\\.')}\\)`));
+        assert.match(
+          head,
+          new RegExp(`^HTTP/1.1 403 bulwark sandbox: api\\.example\\.com:443 refused: .*\\(rule ${rule.replace(/\./g, '\\.')}\\)`),
+        );
         assert.deepEqual(calls, ['api.example.com']);
         assert.equal(decisions.length, 1);
         assert.equal(decisions[0]!.rule, rule);
@@ -300,8 +373,11 @@ describe('sandbox network proxy', () => {
 
   describe('explicitly listed IP literals', () => {
     for (const [literal, rule] of [
-      ['169.254.169.254', 'ssrf.range.link_local'], ['100.100.100.200', 'ssrf.range.cloud_metadata'],
-      ['[fd00:ec2::254]', 'ssrf.range.cloud_metadata'], ['[::ffff:169.254.169.254]', 'ssrf.range.link_local'], ['[fe80::1]', 'ssrf.range.link_local'],
+      ['169.254.169.254', 'ssrf.range.link_local'],
+      ['100.100.100.200', 'ssrf.range.cloud_metadata'],
+      ['[fd00:ec2::254]', 'ssrf.range.cloud_metadata'],
+      ['[::ffff:169.254.169.254]', 'ssrf.range.link_local'],
+      ['[fe80::1]', 'ssrf.range.link_local'],
     ] as const) {
       it(`${literal} is refused even when listed (${rule})`, async () => {
         const p = await startProxy({ allowHosts: [literal] });
@@ -311,7 +387,13 @@ describe('sandbox network proxy', () => {
         assert.match(inner, new RegExp(`refused even when listed \\(rule ${rule.replace(/\./g, '\\.')}\\)`));
         const plain = await exchange(p.unix, `GET http://${literal}/latest/meta-data/ HTTP/1.1\r\nHost: x\r\n\r\n`);
         assert.equal(statusOf(plain), 403);
-        assert.deepEqual(decisions.map((d) => [d.allowed, d.rule, d.entry]), [[false, rule, literal], [false, rule, literal]]);
+        assert.deepEqual(
+          decisions.map((d) => [d.allowed, d.rule, d.entry]),
+          [
+            [false, rule, literal],
+            [false, rule, literal],
+          ],
+        );
       });
     }
 
@@ -322,7 +404,12 @@ describe('sandbox network proxy', () => {
       assert.equal(remote.connections, 0);
     });
 
-    for (const [form, target] of [['hexadecimal', '0x7f.0.0.1'], ['integer', '2130706433'], ['octal', '0177.0.0.1'], ['short', '127.1']] as const) {
+    for (const [form, target] of [
+      ['hexadecimal', '0x7f.0.0.1'],
+      ['integer', '2130706433'],
+      ['octal', '0177.0.0.1'],
+      ['short', '127.1'],
+    ] as const) {
       it(`a non-canonical IPv4 host (${form}) is refused and nothing is dialled`, async () => {
         const p = await startProxy({ allowHosts: [`127.0.0.1:${remote.port}`] });
         const { head } = await throughTunnel(p.tcp, `${target}:${remote.port}`);
@@ -330,7 +417,10 @@ describe('sandbox network proxy', () => {
         const plain = await exchange(p.tcp, `GET http://${target}:${remote.port}/ HTTP/1.1\r\nHost: x\r\n\r\n`);
         assert.equal(statusOf(plain), 403);
         assert.equal(remote.connections, 0);
-        assert.deepEqual(decisions.map((d) => d.rule), ['ssrf.noncanonical_ipv4', 'ssrf.noncanonical_ipv4']);
+        assert.deepEqual(
+          decisions.map((d) => d.rule),
+          ['ssrf.noncanonical_ipv4', 'ssrf.noncanonical_ipv4'],
+        );
       });
     }
   });
@@ -343,7 +433,10 @@ describe('sandbox network proxy', () => {
       ['a CONNECT target with user info', () => `CONNECT evil@127.0.0.1:${remote.port} HTTP/1.1\r\nHost: x\r\n\r\n`],
       ['an origin-form request (not a proxy request)', () => 'GET /x HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'],
       ['an https:// absolute URI (must be a tunnel)', () => `GET https://127.0.0.1:${remote.port}/ HTTP/1.1\r\nHost: x\r\n\r\n`],
-      ['a WebSocket upgrade over plain HTTP', () => `GET http://127.0.0.1:${remote.port}/ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`],
+      [
+        'a WebSocket upgrade over plain HTTP',
+        () => `GET http://127.0.0.1:${remote.port}/ws HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n`,
+      ],
     ];
     for (const [what, request] of bad) {
       it(`${what} gets 400 and nothing is dialled`, async () => {
@@ -360,7 +453,10 @@ describe('sandbox network proxy', () => {
 
     it('the header cap is configurable', async () => {
       const p = await startProxy({ maxHeaderBytes: 1024 });
-      const response = await exchange(p.tcp, `GET http://127.0.0.1:${remote.port}/ HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(2000)}\r\n\r\n`);
+      const response = await exchange(
+        p.tcp,
+        `GET http://127.0.0.1:${remote.port}/ HTTP/1.1\r\nHost: x\r\nX-Pad: ${'a'.repeat(2000)}\r\n\r\n`,
+      );
       assert.equal(statusOf(response), 400);
       assert.match(response, /exceed 1024 bytes/);
       assert.equal(remote.connections, 0);
@@ -388,11 +484,20 @@ describe('sandbox network proxy', () => {
     });
 
     it('a failing audit record refuses an allowed connection before anything is dialled', async () => {
-      const p = await startProxy({ onDecision: async (d) => { decisions.push(d); if (d.allowed) throw new Error('disk full'); } });
+      const p = await startProxy({
+        onDecision: async (d) => {
+          decisions.push(d);
+          if (d.allowed) throw new Error('disk full');
+        },
+      });
       const { head } = await throughTunnel(p.tcp, `127.0.0.1:${remote.port}`);
       assert.match(head, /^HTTP\/1.1 500 .*recording the decision failed \(disk full\).*\(rule sandbox\.net\.audit_failed\)/);
       assert.equal(remote.connections, 0);
-      assert.deepEqual(decisions.map((d) => d.allowed), [true], 'the allowed decision was offered to the recorder first');
+      assert.deepEqual(
+        decisions.map((d) => d.allowed),
+        [true],
+        'the allowed decision was offered to the recorder first',
+      );
     });
 
     it('a destination that refuses the connection gets 502, and the proxy keeps serving', async () => {
@@ -433,11 +538,21 @@ describe('sandbox-init forwarder', () => {
     bundle = path.join(outDir(), 'sandbox-init', 'sandbox-init.js');
     // The same options as esbuild.mjs's `common` (the forwarder needs no plugins).
     const result = await esbuild.build({
-      entryPoints: [path.join(repoRoot(), 'src/sandbox-init/main.ts')], outfile: bundle, bundle: true, platform: 'node', target: 'node20',
-      format: 'cjs', sourcemap: 'linked', logLevel: 'warning', metafile: true,
+      entryPoints: [path.join(repoRoot(), 'src/sandbox-init/main.ts')],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      sourcemap: 'linked',
+      logLevel: 'warning',
+      metafile: true,
     });
     // It must start fast: nothing of the engine (or anything else outside src/sandbox-init) is bundled.
-    assert.deepEqual(Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('src/sandbox-init/')), []);
+    assert.deepEqual(
+      Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('src/sandbox-init/')),
+      [],
+    );
   });
 
   beforeEach(async () => {
@@ -445,7 +560,13 @@ describe('sandbox-init forwarder', () => {
     dir = makeTempDir('bulwark-forwarder-');
     fs.chmodSync(dir, 0o700);
     decisions = [];
-    proxy = await startFilteringProxy({ socketPath: path.join(dir, 'proxy.sock'), allowHosts: [`127.0.0.1:${remote.port}`], onDecision: (d) => { decisions.push(d); } });
+    proxy = await startFilteringProxy({
+      socketPath: path.join(dir, 'proxy.sock'),
+      allowHosts: [`127.0.0.1:${remote.port}`],
+      onDecision: (d) => {
+        decisions.push(d);
+      },
+    });
   });
   afterEach(async () => {
     await proxy.close();
@@ -453,19 +574,37 @@ describe('sandbox-init forwarder', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function run(argv: string[], o: { env?: NodeJS.ProcessEnv; onStdout?: (text: string, child: ChildProcess) => void } = {}): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
+  function run(
+    argv: string[],
+    o: { env?: NodeJS.ProcessEnv; onStdout?: (text: string, child: ChildProcess) => void } = {},
+  ): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
       const child = spawn(argv[0]!, argv.slice(1), { env: { PATH: process.env.PATH, ...o.env }, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.stdout!.on('data', (d: Buffer) => { stdout += d; o.onStdout?.(stdout, child); });
+      child.stdout!.on('data', (d: Buffer) => {
+        stdout += d;
+        o.onStdout?.(stdout, child);
+      });
       child.stderr!.on('data', (d: Buffer) => (stderr += d));
       child.on('error', reject);
-      child.on('close', (code, signal) => { clearTimeout(timer); resolve({ code, signal, stdout, stderr }); });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        resolve({ code, signal, stdout, stderr });
+      });
     });
   }
-  const forwarder = (...command: string[]) => [process.execPath, bundle, '--proxy-socket', proxy.socketPath!, '--port', '0', '--', ...command];
+  const forwarder = (...command: string[]) => [
+    process.execPath,
+    bundle,
+    '--proxy-socket',
+    proxy.socketPath!,
+    '--port',
+    '0',
+    '--',
+    ...command,
+  ];
 
   it('curl reaches the remote through the forwarder and the proxy (plain HTTP and a CONNECT tunnel)', async () => {
     const r = await run(forwarder('curl', '-sS', `http://127.0.0.1:${remote.port}/x`));
@@ -474,7 +613,13 @@ describe('sandbox-init forwarder', () => {
     assert.equal(r.stdout, 'remote saw GET /x');
     const tunnel = await run(forwarder('curl', '-sS', '--proxytunnel', `http://127.0.0.1:${remote.port}/t`));
     assert.equal(tunnel.stdout, 'remote saw GET /t');
-    assert.deepEqual(decisions.map((d) => [d.allowed, d.method, d.host, d.port]), [[true, 'GET', '127.0.0.1', remote.port], [true, 'CONNECT', '127.0.0.1', remote.port]]);
+    assert.deepEqual(
+      decisions.map((d) => [d.allowed, d.method, d.host, d.port]),
+      [
+        [true, 'GET', '127.0.0.1', remote.port],
+        [true, 'CONNECT', '127.0.0.1', remote.port],
+      ],
+    );
   });
 
   it('a refusal from the proxy reaches the command', async () => {
@@ -484,8 +629,10 @@ describe('sandbox-init forwarder', () => {
   });
 
   it('sets every proxy variable to its port and empties NO_PROXY', async () => {
-    const r = await run(forwarder('sh', '-c', 'echo "$HTTP_PROXY $HTTPS_PROXY $ALL_PROXY $http_proxy $https_proxy $all_proxy [$NO_PROXY] [$no_proxy]"'),
-      { env: { NO_PROXY: '*', no_proxy: '127.0.0.1', http_proxy: 'http://elsewhere:1' } });
+    const r = await run(
+      forwarder('sh', '-c', 'echo "$HTTP_PROXY $HTTPS_PROXY $ALL_PROXY $http_proxy $https_proxy $all_proxy [$NO_PROXY] [$no_proxy]"'),
+      { env: { NO_PROXY: '*', no_proxy: '127.0.0.1', http_proxy: 'http://elsewhere:1' } },
+    );
     assert.equal(r.code, 0);
     const [url, ...rest] = r.stdout.trim().split(' ');
     assert.match(url!, /^http:\/\/127\.0\.0\.1:\d+$/);
@@ -498,7 +645,11 @@ describe('sandbox-init forwarder', () => {
   });
 
   it('forwards SIGTERM to the command and exits 128 + 15', async () => {
-    const r = await run(forwarder('sh', '-c', 'echo ready; exec sleep 30'), { onStdout: (out, child) => { if (out.includes('ready')) child.kill('SIGTERM'); } });
+    const r = await run(forwarder('sh', '-c', 'echo ready; exec sleep 30'), {
+      onStdout: (out, child) => {
+        if (out.includes('ready')) child.kill('SIGTERM');
+      },
+    });
     assert.equal(r.signal, null);
     assert.equal(r.code, 143);
   });
@@ -536,7 +687,24 @@ describe('sandbox-init forwarder', () => {
   });
 
   describe('inside bubblewrap', () => {
-    const bwrap = (...command: string[]) => ['bwrap', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--unshare-user', '--die-with-parent', '--bind', dir, dir, '--', ...command];
+    const bwrap = (...command: string[]) => [
+      'bwrap',
+      '--ro-bind',
+      '/',
+      '/',
+      '--dev',
+      '/dev',
+      '--proc',
+      '/proc',
+      '--unshare-all',
+      '--unshare-user',
+      '--die-with-parent',
+      '--bind',
+      dir,
+      dir,
+      '--',
+      ...command,
+    ];
 
     before(function () {
       const probe = spawnSync('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-all', '--unshare-user', '--', 'true']);
@@ -550,7 +718,10 @@ describe('sandbox-init forwarder', () => {
       const proxied = await run(bwrap(...forwarder('curl', '-sS', '--max-time', '10', `http://127.0.0.1:${remote.port}/via-proxy`)));
       assert.equal(proxied.stderr, '');
       assert.equal(proxied.stdout, 'remote saw GET /via-proxy');
-      assert.deepEqual(remote.requests.map((q) => q.url), ['/via-proxy']);
+      assert.deepEqual(
+        remote.requests.map((q) => q.url),
+        ['/via-proxy'],
+      );
       assert.equal(decisions.length, 1);
       assert.equal(decisions[0]!.allowed, true);
     });

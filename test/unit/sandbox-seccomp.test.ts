@@ -11,20 +11,76 @@ import { seccompFilter } from '../../src/node/sandbox/seccomp';
 // /usr/include/asm-generic/unistd.h, so a wrong entry in the filter's own table fails these tests.
 const NR = {
   x64: {
-    read: 0, write: 1, openat: 257, execve: 59, getpid: 39, wait4: 61,
-    ptrace: 101, process_vm_readv: 310, process_vm_writev: 311, kexec_load: 246, kexec_file_load: 320,
-    init_module: 175, finit_module: 313, delete_module: 176, bpf: 321, perf_event_open: 298, userfaultfd: 323,
-    keyctl: 250, add_key: 248, request_key: 249, mount: 165, umount2: 166, pivot_root: 155, move_mount: 429,
-    open_tree: 428, fsopen: 430, fsmount: 432, fsconfig: 431, fspick: 433, mount_setattr: 442, setns: 308,
-    unshare: 272, clone: 56, clone3: 435,
+    read: 0,
+    write: 1,
+    openat: 257,
+    execve: 59,
+    getpid: 39,
+    wait4: 61,
+    ptrace: 101,
+    process_vm_readv: 310,
+    process_vm_writev: 311,
+    kexec_load: 246,
+    kexec_file_load: 320,
+    init_module: 175,
+    finit_module: 313,
+    delete_module: 176,
+    bpf: 321,
+    perf_event_open: 298,
+    userfaultfd: 323,
+    keyctl: 250,
+    add_key: 248,
+    request_key: 249,
+    mount: 165,
+    umount2: 166,
+    pivot_root: 155,
+    move_mount: 429,
+    open_tree: 428,
+    fsopen: 430,
+    fsmount: 432,
+    fsconfig: 431,
+    fspick: 433,
+    mount_setattr: 442,
+    setns: 308,
+    unshare: 272,
+    clone: 56,
+    clone3: 435,
   },
   arm64: {
-    read: 63, write: 64, openat: 56, execve: 221, getpid: 172, wait4: 260,
-    ptrace: 117, process_vm_readv: 270, process_vm_writev: 271, kexec_load: 104, kexec_file_load: 294,
-    init_module: 105, finit_module: 273, delete_module: 106, bpf: 280, perf_event_open: 241, userfaultfd: 282,
-    keyctl: 219, add_key: 217, request_key: 218, mount: 40, umount2: 39, pivot_root: 41, move_mount: 429,
-    open_tree: 428, fsopen: 430, fsmount: 432, fsconfig: 431, fspick: 433, mount_setattr: 442, setns: 268,
-    unshare: 97, clone: 220, clone3: 435,
+    read: 63,
+    write: 64,
+    openat: 56,
+    execve: 221,
+    getpid: 172,
+    wait4: 260,
+    ptrace: 117,
+    process_vm_readv: 270,
+    process_vm_writev: 271,
+    kexec_load: 104,
+    kexec_file_load: 294,
+    init_module: 105,
+    finit_module: 273,
+    delete_module: 106,
+    bpf: 280,
+    perf_event_open: 241,
+    userfaultfd: 282,
+    keyctl: 219,
+    add_key: 217,
+    request_key: 218,
+    mount: 40,
+    umount2: 39,
+    pivot_root: 41,
+    move_mount: 429,
+    open_tree: 428,
+    fsopen: 430,
+    fsmount: 432,
+    fsconfig: 431,
+    fspick: 433,
+    mount_setattr: 442,
+    setns: 268,
+    unshare: 97,
+    clone: 220,
+    clone3: 435,
   },
 } as const;
 type Arch = keyof typeof NR;
@@ -39,9 +95,31 @@ const CLONE_NEWUSER = 0x10000000;
 const SIGCHLD = 17;
 
 const DENIED: readonly Syscall[] = [
-  'ptrace', 'process_vm_readv', 'process_vm_writev', 'kexec_load', 'kexec_file_load', 'init_module', 'finit_module',
-  'delete_module', 'bpf', 'perf_event_open', 'userfaultfd', 'keyctl', 'add_key', 'request_key', 'mount', 'umount2',
-  'pivot_root', 'move_mount', 'open_tree', 'fsopen', 'fsmount', 'fsconfig', 'fspick', 'mount_setattr', 'setns',
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'kexec_load',
+  'kexec_file_load',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
+  'keyctl',
+  'add_key',
+  'request_key',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'move_mount',
+  'open_tree',
+  'fsopen',
+  'fsmount',
+  'fsconfig',
+  'fspick',
+  'mount_setattr',
+  'setns',
 ];
 
 /**
@@ -67,10 +145,16 @@ function runFilter(program: Buffer, call: { arch: number; nr: number; args?: rea
         accumulator = data.readUInt32LE(k);
         pc += 1;
         break;
-      case 0x15: pc += 1 + (accumulator === k ? jt : jf); break; // BPF_JMP | BPF_JEQ | BPF_K
-      case 0x45: pc += 1 + ((accumulator & k) !== 0 ? jt : jf); break; // BPF_JMP | BPF_JSET | BPF_K
-      case 0x06: return k; // BPF_RET | BPF_K
-      default: throw new Error(`unexpected opcode 0x${code.toString(16)} at ${pc}`);
+      case 0x15:
+        pc += 1 + (accumulator === k ? jt : jf);
+        break; // BPF_JMP | BPF_JEQ | BPF_K
+      case 0x45:
+        pc += 1 + ((accumulator & k) !== 0 ? jt : jf);
+        break; // BPF_JMP | BPF_JSET | BPF_K
+      case 0x06:
+        return k; // BPF_RET | BPF_K
+      default:
+        throw new Error(`unexpected opcode 0x${code.toString(16)} at ${pc}`);
     }
   }
   throw new Error('the program ran off its end without returning');
@@ -124,7 +208,8 @@ describe('seccomp filter: its decisions', () => {
 
   it('refuses the x32 ABI on x64 with EPERM', () => {
     const program = seccompFilter('x64')!;
-    for (const n of [NR.x64.getpid, NR.x64.read, NR.x64.ptrace]) assert.equal(runFilter(program, { arch: AUDIT_ARCH.x64, nr: 0x40000000 | n }), EPERM, String(n));
+    for (const n of [NR.x64.getpid, NR.x64.read, NR.x64.ptrace])
+      assert.equal(runFilter(program, { arch: AUDIT_ARCH.x64, nr: 0x40000000 | n }), EPERM, String(n));
   });
 });
 
@@ -136,7 +221,9 @@ function onPath(tool: string): string | undefined {
     try {
       fs.accessSync(candidate, fs.constants.X_OK);
       return candidate;
-    } catch { /* next */ }
+    } catch {
+      /* next */
+    }
   }
   return undefined;
 }
@@ -222,11 +309,22 @@ function probesFor(arch: Arch): Probe[] {
 // A 64-bit x86_64 ELF that makes getpid through the i386 ABI (int 0x80) and exits 0 if it survives.
 function i386CallElf(): Buffer {
   const code = Buffer.from([
-    0xb8, 20, 0, 0, 0, // mov eax, 20 (i386 getpid)
-    0xcd, 0x80, // int 0x80
-    0x31, 0xff, // xor edi, edi
-    0xb8, 60, 0, 0, 0, // mov eax, 60 (exit)
-    0x0f, 0x05, // syscall
+    0xb8,
+    20,
+    0,
+    0,
+    0, // mov eax, 20 (i386 getpid)
+    0xcd,
+    0x80, // int 0x80
+    0x31,
+    0xff, // xor edi, edi
+    0xb8,
+    60,
+    0,
+    0,
+    0, // mov eax, 60 (exit)
+    0x0f,
+    0x05, // syscall
   ]);
   const base = 0x400000;
   const entry = 64 + 56;
@@ -276,11 +374,14 @@ describe('seccomp filter: enforced by the kernel under bubblewrap', function () 
     probeFile = path.join(dir, 'probe.pl');
     fs.writeFileSync(probeFile, PROBE_SCRIPT, { mode: 0o644 });
   });
-  after(() => { if (dir) fs.rmSync(dir, { recursive: true, force: true }); });
+  after(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   // As root only when we are root; as nobody whenever we can switch to it.
   const users: { name: string; prefix: string[] }[] = [{ name: 'as the current user', prefix: [] }];
-  if (process.getuid?.() === 0 && setpriv) users.push({ name: 'as an unprivileged user', prefix: [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] });
+  if (process.getuid?.() === 0 && setpriv)
+    users.push({ name: 'as an unprivileged user', prefix: [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups'] });
 
   for (const user of users) {
     describe(user.name, () => {
@@ -289,18 +390,44 @@ describe('seccomp filter: enforced by the kernel under bubblewrap', function () 
         const filter = o.filter !== false;
         const fd = filter ? fs.openSync(filterFile, 'r') : undefined;
         try {
-          const args = [...user.prefix, bwrap!, '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--unshare-all', '--unshare-user', '--die-with-parent',
-            ...(filter ? ['--seccomp', '3'] : []), '--', ...command];
-          return spawnSync(args[0]!, args.slice(1), { encoding: 'utf8', timeout: 30000, stdio: ['ignore', 'pipe', 'pipe', fd ?? 'ignore'] });
+          const args = [
+            ...user.prefix,
+            bwrap!,
+            '--ro-bind',
+            '/',
+            '/',
+            '--dev',
+            '/dev',
+            '--proc',
+            '/proc',
+            '--unshare-all',
+            '--unshare-user',
+            '--die-with-parent',
+            ...(filter ? ['--seccomp', '3'] : []),
+            '--',
+            ...command,
+          ];
+          return spawnSync(args[0]!, args.slice(1), {
+            encoding: 'utf8',
+            timeout: 30000,
+            stdio: ['ignore', 'pipe', 'pipe', fd ?? 'ignore'],
+          });
         } finally {
           if (fd !== undefined) fs.closeSync(fd);
         }
       }
       function probe(filter: boolean): Map<string, string> {
-        const specs = probesFor(arch!).map((p) => [p.label, p.forks ? 1 : 0, typeof p.call === 'number' ? p.call : NR[arch!][p.call], ...p.args].join(','));
+        const specs = probesFor(arch!).map((p) =>
+          [p.label, p.forks ? 1 : 0, typeof p.call === 'number' ? p.call : NR[arch!][p.call], ...p.args].join(','),
+        );
         const r = sandboxed(['perl', probeFile, String(NR[arch!].getpid), ...specs], { filter });
         assert.equal(r.status, 0, r.stderr);
-        return new Map(r.stdout.trim().split('\n').map((line) => line.split(' ') as [string, string]));
+        return new Map(
+          r.stdout
+            .trim()
+            .split('\n')
+            .map((line) => line.split(' ') as [string, string]),
+        );
       }
 
       it('the probes themselves: without the filter the kernel answers otherwise where it can be told', () => {
@@ -327,7 +454,14 @@ describe('seccomp filter: enforced by the kernel under bubblewrap', function () 
           [['sh', '-c', 'echo ok'], /^ok$/m],
           [['ls', '/'], /\busr\b/],
           [['git', '--version'], /^git version/],
-          [[process.execPath, '-e', "require('child_process').execFileSync('true'); new (require('worker_threads').Worker)('0', { eval: true }).on('exit', () => console.log('node ok'))"], /^node ok$/m],
+          [
+            [
+              process.execPath,
+              '-e',
+              "require('child_process').execFileSync('true'); new (require('worker_threads').Worker)('0', { eval: true }).on('exit', () => console.log('node ok'))",
+            ],
+            /^node ok$/m,
+          ],
           [['sh', '-c', 'true & wait; echo forked'], /^forked$/m],
         ];
         for (const [command, expected] of cases) {

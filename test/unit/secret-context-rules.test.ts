@@ -14,7 +14,9 @@ const body = (n: number): string => rep(ALNUM, Math.ceil(n / ALNUM.length)).slic
 function masked(text: string, value: string): { ids: string[]; gone: boolean } {
   const start = text.indexOf(value);
   assert.ok(start >= 0, `${value} not in ${text}`);
-  const ids = findSecrets(rules, text).filter((f) => f.start <= start && f.end >= start + value.length).map((f) => f.ruleId);
+  const ids = findSecrets(rules, text)
+    .filter((f) => f.start <= start && f.end >= start + value.length)
+    .map((f) => f.ruleId);
   return { ids, gone: !redactSecrets(rules, text).text.includes(value) };
 }
 
@@ -45,8 +47,18 @@ describe('secret context rules: provider tokens inside a longer word', () => {
   }
 
   it('keeps the word boundary where the prefix is short or a word (rk_test_, ASIA)', () => {
-    assert.deepEqual(findSecrets(rules, join('fork_test_', body(24))).map((f) => f.ruleId).filter((i) => i === 'stripe-restricted-key'), []);
-    assert.deepEqual(findSecrets(rules, join('EURASIA', 'QWERTYUI', 'OPASDF23')).map((f) => f.ruleId).filter((i) => i === 'aws-access-key-id'), []);
+    assert.deepEqual(
+      findSecrets(rules, join('fork_test_', body(24)))
+        .map((f) => f.ruleId)
+        .filter((i) => i === 'stripe-restricted-key'),
+      [],
+    );
+    assert.deepEqual(
+      findSecrets(rules, join('EURASIA', 'QWERTYUI', 'OPASDF23'))
+        .map((f) => f.ruleId)
+        .filter((i) => i === 'aws-access-key-id'),
+      [],
+    );
   });
 });
 
@@ -164,6 +176,11 @@ describe('secret context rules: placeholders stay in clear', () => {
     'gpr.key=your_github_token_here',
   ];
   for (const text of texts) {
-    it(text, () => assert.deepEqual(findSecrets(rules, text).map((f) => `${f.ruleId}: ${text.slice(f.start, f.end)}`), []));
+    it(text, () =>
+      assert.deepEqual(
+        findSecrets(rules, text).map((f) => `${f.ruleId}: ${text.slice(f.start, f.end)}`),
+        [],
+      ),
+    );
   }
 });

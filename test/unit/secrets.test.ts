@@ -5,19 +5,34 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import { load } from 'js-yaml';
 import {
-  BUNDLED_SECRET_FILES, RegexSyntaxError, SecretRuleError, compileSecretRules, findSecrets, loadSecretRules, redactSecrets,
-  secretRuleSubset, shannonEntropy,
+  BUNDLED_SECRET_FILES,
+  RegexSyntaxError,
+  SecretRuleError,
+  compileSecretRules,
+  findSecrets,
+  loadSecretRules,
+  redactSecrets,
+  secretRuleSubset,
+  shannonEntropy,
 } from '../../src/engine/secrets';
 import { repoRoot } from './helpers/repo';
 
 const root = repoRoot();
 const dir = path.join(root, 'security/secrets');
-const yamlFiles = fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort();
+const yamlFiles = fs
+  .readdirSync(dir)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 const readYaml = (file: string): unknown => load(fs.readFileSync(path.join(dir, file), 'utf8'), { filename: file });
 const rules = loadSecretRules();
 const join = (...parts: string[]): string => parts.join(''); // token-shaped test data is never one literal
 
-interface YamlRule { id: string; keywords: string[]; regex: string; examples: { match: unknown[]; no_match: unknown[] } }
+interface YamlRule {
+  id: string;
+  keywords: string[];
+  regex: string;
+  examples: { match: unknown[]; no_match: unknown[] };
+}
 
 describe('secret rules: data (security/secrets)', () => {
   it('every file is valid against security/secrets/schema.json', () => {
@@ -32,7 +47,11 @@ describe('secret rules: data (security/secrets)', () => {
   it('every file on disk is compiled into the build, in the bundled order', () => {
     assert.deepEqual(BUNDLED_SECRET_FILES.map(([p]) => path.basename(p)).sort(), yamlFiles);
     const ids = BUNDLED_SECRET_FILES.flatMap(([p]) => (readYaml(path.basename(p)) as { rules: YamlRule[] }).rules.map((r) => r.id));
-    assert.deepEqual(rules.rules.map((r) => r.id), ids, 'the compiled rule set is the data on disk');
+    assert.deepEqual(
+      rules.rules.map((r) => r.id),
+      ids,
+      'the compiled rule set is the data on disk',
+    );
     assert.equal(BUNDLED_SECRET_FILES[BUNDLED_SECRET_FILES.length - 1]![0], 'security/secrets/generic.yaml', 'generic rules come last');
   });
 
@@ -41,7 +60,18 @@ describe('secret rules: data (security/secrets)', () => {
     assert.equal(new Set(rules.rules.map((r) => r.id)).size, rules.rules.length);
     const byFamily = new Map<string, number>();
     for (const r of rules.rules) byFamily.set(r.family, (byFamily.get(r.family) ?? 0) + 1);
-    for (const family of ['private-keys', 'cloud', 'source-hosting', 'payments', 'messaging', 'ai', 'databases', 'registries', 'auth', 'generic']) {
+    for (const family of [
+      'private-keys',
+      'cloud',
+      'source-hosting',
+      'payments',
+      'messaging',
+      'ai',
+      'databases',
+      'registries',
+      'auth',
+      'generic',
+    ]) {
       assert.ok((byFamily.get(family) ?? 0) >= 5, `family ${family}: ${byFamily.get(family) ?? 0} rules`);
     }
   });
@@ -49,37 +79,135 @@ describe('secret rules: data (security/secrets)', () => {
   it('covers the providers and formats the issue names', () => {
     const ids = new Set(rules.rules.map((r) => r.id));
     for (const id of [
-      'aws-access-key-id', 'aws-secret-access-key', 'aws-session-token', 'gcp-api-key', 'gcp-service-account-private-key',
-      'azure-storage-account-key', 'azure-sas-token', 'digitalocean-pat', 'heroku-api-key-v2', 'cloudflare-api-token', 'alibaba-access-key-id',
-      'ibm-cloud-api-key', 'oracle-cloud-auth-token', 'github-pat-classic', 'github-oauth-token', 'github-user-to-server-token',
-      'github-server-to-server-token', 'github-refresh-token', 'github-fine-grained-pat', 'gitlab-pat', 'gitlab-deploy-token',
-      'gitlab-runner-token', 'bitbucket-app-password', 'azure-devops-pat', 'stripe-live-secret-key', 'stripe-restricted-key',
-      'stripe-webhook-secret', 'braintree-access-token', 'square-access-token', 'adyen-api-key', 'slack-bot-token', 'slack-user-token',
-      'slack-workspace-access-token', 'slack-workspace-refresh-token', 'slack-config-refresh-token', 'slack-webhook-url',
-      'discord-bot-token', 'discord-webhook-url', 'telegram-bot-token', 'twilio-auth-token', 'sendgrid-api-key', 'mailgun-api-key',
-      'mailchimp-api-key', 'openai-project-key', 'openai-api-key-legacy', 'anthropic-api-key', 'huggingface-access-token',
-      'cohere-api-key', 'replicate-api-token', 'groq-api-key', 'perplexity-api-key', 'mistral-api-key', 'xai-api-key',
-      'postgres-url-password', 'mysql-url-password', 'mongodb-url-password', 'redis-url-password', 'amqp-url-password',
-      'mssql-url-password', 'supabase-secret-key', 'planetscale-api-token', 'npm-access-token', 'pypi-upload-token', 'nuget-api-key',
-      'rubygems-api-key', 'dockerhub-token', 'artifactory-api-key', 'crates-io-api-token', 'pem-rsa-private-key', 'pem-ec-private-key',
-      'pem-dsa-private-key', 'pem-encrypted-private-key', 'pem-openssh-private-key', 'pgp-private-key-block', 'pem-pkcs8-private-key',
-      'putty-private-key', 'jwt', 'url-credentials', 'bearer-token', 'basic-auth-header', 'generic-password-quoted',
-      'generic-secret-unquoted', 'generic-token-cli-flag', 'shopify-access-token', 'atlassian-api-token', 'linear-api-key',
-      'notion-integration-token', 'vercel-token', 'netlify-access-token', 'fly-io-token', 'doppler-token', 'vault-service-token',
-      'datadog-api-key', 'newrelic-user-api-key', 'sentry-dsn', 'pagerduty-api-key', 'okta-api-token', 'auth0-client-secret',
-      'firebase-cloud-messaging-server-key', 'algolia-api-key', 'postman-api-key', 'figma-access-token', 'airtable-personal-access-token',
+      'aws-access-key-id',
+      'aws-secret-access-key',
+      'aws-session-token',
+      'gcp-api-key',
+      'gcp-service-account-private-key',
+      'azure-storage-account-key',
+      'azure-sas-token',
+      'digitalocean-pat',
+      'heroku-api-key-v2',
+      'cloudflare-api-token',
+      'alibaba-access-key-id',
+      'ibm-cloud-api-key',
+      'oracle-cloud-auth-token',
+      'github-pat-classic',
+      'github-oauth-token',
+      'github-user-to-server-token',
+      'github-server-to-server-token',
+      'github-refresh-token',
+      'github-fine-grained-pat',
+      'gitlab-pat',
+      'gitlab-deploy-token',
+      'gitlab-runner-token',
+      'bitbucket-app-password',
+      'azure-devops-pat',
+      'stripe-live-secret-key',
+      'stripe-restricted-key',
+      'stripe-webhook-secret',
+      'braintree-access-token',
+      'square-access-token',
+      'adyen-api-key',
+      'slack-bot-token',
+      'slack-user-token',
+      'slack-workspace-access-token',
+      'slack-workspace-refresh-token',
+      'slack-config-refresh-token',
+      'slack-webhook-url',
+      'discord-bot-token',
+      'discord-webhook-url',
+      'telegram-bot-token',
+      'twilio-auth-token',
+      'sendgrid-api-key',
+      'mailgun-api-key',
+      'mailchimp-api-key',
+      'openai-project-key',
+      'openai-api-key-legacy',
+      'anthropic-api-key',
+      'huggingface-access-token',
+      'cohere-api-key',
+      'replicate-api-token',
+      'groq-api-key',
+      'perplexity-api-key',
+      'mistral-api-key',
+      'xai-api-key',
+      'postgres-url-password',
+      'mysql-url-password',
+      'mongodb-url-password',
+      'redis-url-password',
+      'amqp-url-password',
+      'mssql-url-password',
+      'supabase-secret-key',
+      'planetscale-api-token',
+      'npm-access-token',
+      'pypi-upload-token',
+      'nuget-api-key',
+      'rubygems-api-key',
+      'dockerhub-token',
+      'artifactory-api-key',
+      'crates-io-api-token',
+      'pem-rsa-private-key',
+      'pem-ec-private-key',
+      'pem-dsa-private-key',
+      'pem-encrypted-private-key',
+      'pem-openssh-private-key',
+      'pgp-private-key-block',
+      'pem-pkcs8-private-key',
+      'putty-private-key',
+      'jwt',
+      'url-credentials',
+      'bearer-token',
+      'basic-auth-header',
+      'generic-password-quoted',
+      'generic-secret-unquoted',
+      'generic-token-cli-flag',
+      'shopify-access-token',
+      'atlassian-api-token',
+      'linear-api-key',
+      'notion-integration-token',
+      'vercel-token',
+      'netlify-access-token',
+      'fly-io-token',
+      'doppler-token',
+      'vault-service-token',
+      'datadog-api-key',
+      'newrelic-user-api-key',
+      'sentry-dsn',
+      'pagerduty-api-key',
+      'okta-api-token',
+      'auth0-client-secret',
+      'firebase-cloud-messaging-server-key',
+      'algolia-api-key',
+      'postman-api-key',
+      'figma-access-token',
+      'airtable-personal-access-token',
       'asana-access-token',
-    ]) assert.ok(ids.has(id), `missing rule ${id}`);
+    ])
+      assert.ok(ids.has(id), `missing rule ${id}`);
   });
 
   it('no example is a single literal shaped like a provider token (the split form is used)', () => {
     const literals: string[] = [];
     for (const file of yamlFiles) {
       for (const r of (readYaml(file) as { rules: YamlRule[] }).rules) {
-        for (const e of [...r.examples.match, ...r.examples.no_match]) literals.push(...(Array.isArray(e) ? e as string[] : [e as string]));
+        for (const e of [...r.examples.match, ...r.examples.no_match])
+          literals.push(...(Array.isArray(e) ? (e as string[]) : [e as string]));
       }
     }
-    for (const re of [/ghp_[A-Za-z0-9]{36}/, /github_pat_[A-Za-z0-9_]{82}/, /AKIA[A-Z0-9]{16}/, /sk_live_[0-9A-Za-z]{24}/, /xox[bp]-[0-9]{10,13}-[0-9]{10,13}/, /sk-ant-api03-[A-Za-z0-9_-]{80}/, /glpat-[0-9A-Za-z_-]{20}/, /AIza[0-9A-Za-z_-]{35}/, /-----BEGIN [A-Z ]*PRIVATE KEY-----/, /npm_[A-Za-z0-9]{36}/, /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/]) {
+    for (const re of [
+      /ghp_[A-Za-z0-9]{36}/,
+      /github_pat_[A-Za-z0-9_]{82}/,
+      /AKIA[A-Z0-9]{16}/,
+      /sk_live_[0-9A-Za-z]{24}/,
+      /xox[bp]-[0-9]{10,13}-[0-9]{10,13}/,
+      /sk-ant-api03-[A-Za-z0-9_-]{80}/,
+      /glpat-[0-9A-Za-z_-]{20}/,
+      /AIza[0-9A-Za-z_-]{35}/,
+      /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
+      /npm_[A-Za-z0-9]{36}/,
+      /SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}/,
+    ]) {
       const hit = literals.find((l) => re.test(l));
       assert.equal(hit, undefined, `an example literal matches ${re}`);
     }
@@ -99,12 +227,17 @@ describe('secret rules: examples', () => {
           // The full rule set leaves no part of the value in clear.
           const value = e.slice(f.start, f.end);
           const redacted = redactSecrets(rules, e).text;
-          if (value.length >= 6) assert.ok(!redacted.includes(value), `full rule set leaves ${JSON.stringify(value)} in ${JSON.stringify(redacted)}`);
+          if (value.length >= 6)
+            assert.ok(!redacted.includes(value), `full rule set leaves ${JSON.stringify(value)} in ${JSON.stringify(redacted)}`);
         }
       }
       for (const e of rule.examples.no_match) {
         const found = findSecrets(alone, e);
-        assert.deepEqual(found.map((f) => e.slice(f.start, f.end)), [], `found in no_match example ${JSON.stringify(e)}`);
+        assert.deepEqual(
+          found.map((f) => e.slice(f.start, f.end)),
+          [],
+          `found in no_match example ${JSON.stringify(e)}`,
+        );
       }
     });
   }
@@ -118,7 +251,10 @@ describe('secret rules: redaction', () => {
     const text = `const token = "${ghp}"; // deploy bot\n`;
     const { text: out, findings } = redactSecrets(rules, text);
     assert.equal(out, 'const token = "[REDACTED:github-pat-classic]"; // deploy bot\n');
-    assert.deepEqual(findings.map((f) => [f.ruleId, text.slice(f.start, f.end)]), [['github-pat-classic', ghp]]);
+    assert.deepEqual(
+      findings.map((f) => [f.ruleId, text.slice(f.start, f.end)]),
+      [['github-pat-classic', ghp]],
+    );
     assert.match(findings[0]!.description, /GitHub/);
   });
 
@@ -134,7 +270,10 @@ describe('secret rules: redaction', () => {
     const { text: out, findings } = redactSecrets(rules, text);
     assert.equal(findings.length, 4, JSON.stringify(findings));
     for (const s of [t1, t2, akia, ghp]) assert.ok(!out.includes(s), `left in clear: ${s}`);
-    assert.equal(out, 'curl -H "Authorization: Bearer [REDACTED:jwt]" -H "X-Fallback: Bearer [REDACTED:bearer-token]" https://api.acme.io [REDACTED:aws-access-key-id] [REDACTED:github-pat-classic]');
+    assert.equal(
+      out,
+      'curl -H "Authorization: Bearer [REDACTED:jwt]" -H "X-Fallback: Bearer [REDACTED:bearer-token]" https://api.acme.io [REDACTED:aws-access-key-id] [REDACTED:github-pat-classic]',
+    );
   });
 
   it('merges overlapping findings into one that covers them all, named after the longest', () => {
@@ -143,7 +282,10 @@ describe('secret rules: redaction', () => {
     assert.equal(findings.length, 1);
     assert.equal(out, 'DATABASE_URL=postgres://app:[REDACTED:postgres-url-password]@db.internal:5432/app');
     const findingsSorted = findSecrets(rules, `a ${ghp} b ${akia} c`);
-    assert.deepEqual(findingsSorted.map((f) => f.ruleId), ['github-pat-classic', 'aws-access-key-id']);
+    assert.deepEqual(
+      findingsSorted.map((f) => f.ruleId),
+      ['github-pat-classic', 'aws-access-key-id'],
+    );
     assert.ok(findingsSorted[0]!.end <= findingsSorted[1]!.start);
   });
 
@@ -165,7 +307,10 @@ describe('secret rules: redaction', () => {
     const end = join('-----END PRI', 'VATE KEY-----');
     const text = `{"type": "service_account", "private_key": "${begin}\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\\n${end}\\n", "client_email": "x@y.iam.gserviceaccount.com"}`;
     const out = redactSecrets(rules, text).text;
-    assert.equal(out, '{"type": "service_account", "private_key": "[REDACTED:gcp-service-account-private-key]", "client_email": "x@y.iam.gserviceaccount.com"}');
+    assert.equal(
+      out,
+      '{"type": "service_account", "private_key": "[REDACTED:gcp-service-account-private-key]", "client_email": "x@y.iam.gserviceaccount.com"}',
+    );
   });
 
   it('matches Google API keys (AIza…), which the original AIZA pattern never did', () => {
@@ -199,12 +344,35 @@ describe('secret rules: redaction', () => {
       'headers["X-API-Key"] = config.api_key',
       '- name: deploy\n  env:\n    NPM_TOKEN: ${{ secrets.NPM_TOKEN }}\n    AWS_SECRET_ACCESS_KEY: ${{ secrets.AWS_SECRET_ACCESS_KEY }}',
     ];
-    for (const text of references) assert.deepEqual(findSecrets(rules, text).map((f) => `${f.ruleId}: ${text.slice(f.start, f.end)}`), [], text);
+    for (const text of references)
+      assert.deepEqual(
+        findSecrets(rules, text).map((f) => `${f.ruleId}: ${text.slice(f.start, f.end)}`),
+        [],
+        text,
+      );
   });
 
   it('lists every source-code reference and placeholder form as a no_match example somewhere', () => {
     const negatives = rules.rules.flatMap((r) => r.examples.no_match).join('\n');
-    for (const form of ['process.env.', 'os.getenv("', 'os.environ["', '${{ secrets.', 'import.meta.env.', 'System.getenv("', 'ENV["', '=$', '${', '<your-api-key>', 'your_api_key_here', 'changeme', 'xxxxxxxx', '********', '= null', '= ""', "'TODO'"]) {
+    for (const form of [
+      'process.env.',
+      'os.getenv("',
+      'os.environ["',
+      '${{ secrets.',
+      'import.meta.env.',
+      'System.getenv("',
+      'ENV["',
+      '=$',
+      '${',
+      '<your-api-key>',
+      'your_api_key_here',
+      'changeme',
+      'xxxxxxxx',
+      '********',
+      '= null',
+      '= ""',
+      "'TODO'",
+    ]) {
       assert.ok(negatives.includes(form), `no no_match example uses ${form}`);
     }
   });
@@ -217,7 +385,10 @@ describe('secret rules: redaction', () => {
 
 describe('secret rules: loading fails closed', () => {
   const good = {
-    id: 'demo-token', description: 'demo token', keywords: ['demo_'], regex: '\\b(demo_[a-z0-9]{16})\\b',
+    id: 'demo-token',
+    description: 'demo token',
+    keywords: ['demo_'],
+    regex: '\\b(demo_[a-z0-9]{16})\\b',
     examples: { match: ['x = demo_0123456789abcdef', ['demo_', 'abcdef0123456789']], no_match: ['demo_short', 'nothing'] },
   };
   const compile = (rule: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -246,12 +417,18 @@ describe('secret rules: loading fails closed', () => {
     ['a capture inside a lookaround', { regex: '(?=(demo_))demo_[a-z]{4}' }, /lookaround/],
   ] as const) {
     it(`rejects ${what}`, () => {
-      assert.throws(() => compile({ ...good, ...patch }), (e: unknown) => (e instanceof SecretRuleError || e instanceof RegexSyntaxError) && message.test((e as Error).message));
+      assert.throws(
+        () => compile({ ...good, ...patch }),
+        (e: unknown) => (e instanceof SecretRuleError || e instanceof RegexSyntaxError) && message.test((e as Error).message),
+      );
     });
   }
 
   it('rejects duplicate ids and a wrong version', () => {
-    assert.throws(() => compileSecretRules([['t.yaml', { version: 1, family: 'demo', description: 'demo rules', rules: [good, good] }]]), /used twice/);
+    assert.throws(
+      () => compileSecretRules([['t.yaml', { version: 1, family: 'demo', description: 'demo rules', rules: [good, good] }]]),
+      /used twice/,
+    );
     assert.throws(() => compile(good, { version: 2 }), /version/);
   });
 });
@@ -269,17 +446,23 @@ describe('secret rules: helpers and speed', () => {
     this.timeout(20_000);
     const source = fs.readFileSync(path.join(root, 'node_modules/typescript/lib/typescript.js'), 'utf8').slice(0, 1 << 20);
     const found = findSecrets(rules, source);
-    assert.deepEqual(found.map((f) => `${f.ruleId}: ${source.slice(f.start, f.end)}`), [], 'no secrets in the TypeScript compiler');
+    assert.deepEqual(
+      found.map((f) => `${f.ruleId}: ${source.slice(f.start, f.end)}`),
+      [],
+      'no secrets in the TypeScript compiler',
+    );
   });
 
   it('redacts a mixed corpus of source code and logs with planted secrets', function () {
     this.timeout(30_000);
     const source = fs.readFileSync(path.join(root, 'node_modules/typescript/lib/typescript.js'), 'utf8').slice(2 << 20, 3 << 20);
     // Complete examples only: an unterminated private-key block redacts everything after it (fail closed).
-    const plants = rules.rules.flatMap((r) => r.examples.match).filter((e) => !/-----BEGIN(?![\s\S]*-----END)|PuTTY-User-Key-File(?![\s\S]*Private-MAC)/.test(e));
+    const plants = rules.rules
+      .flatMap((r) => r.examples.match)
+      .filter((e) => !/-----BEGIN(?![\s\S]*-----END)|PuTTY-User-Key-File(?![\s\S]*Private-MAC)/.test(e));
     let corpus = '';
     for (let i = 0; corpus.length < 2 << 20; i++) {
-      corpus += `2024-05-01T12:${String(i % 60).padStart(2, '0')}:00Z INFO request id=${(i * 2654435761 >>> 0).toString(16)} path=/api/v1/items?page=${i % 7} status=200 duration_ms=${i % 300}\n`;
+      corpus += `2024-05-01T12:${String(i % 60).padStart(2, '0')}:00Z INFO request id=${((i * 2654435761) >>> 0).toString(16)} path=/api/v1/items?page=${i % 7} status=200 duration_ms=${i % 300}\n`;
       if (i % 40 === 0) corpus += source.slice((i * 997) % (source.length - 4000), ((i * 997) % (source.length - 4000)) + 4000) + '\n';
       if (i % 25 === 0) corpus += `DEBUG config ${plants[i % plants.length]!}\n`;
     }

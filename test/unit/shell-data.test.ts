@@ -27,8 +27,19 @@ describe('shell commands: data', () => {
   const dynamic = (text: string): WordValue => ({ ...unknownWord(text), text, prefix: '' });
 
   it('an opaque option makes the command opaque with its reason, and its value keeps its role', () => {
-    const entry: OperandEntry = { names: ['tool'], handler: 'data', options: { long: ['filter'] }, option_values: { '--filter': 'read' }, opaque_options: { '--filter': 'runs a shell command on each part' }, operands: 'write' };
-    assert.deepEqual(run(entry, words('--filter=gzip', 'out')), ['opaque tool --filter: runs a shell command on each part', 'read gzip', 'write out']);
+    const entry: OperandEntry = {
+      names: ['tool'],
+      handler: 'data',
+      options: { long: ['filter'] },
+      option_values: { '--filter': 'read' },
+      opaque_options: { '--filter': 'runs a shell command on each part' },
+      operands: 'write',
+    };
+    assert.deepEqual(run(entry, words('--filter=gzip', 'out')), [
+      'opaque tool --filter: runs a shell command on each part',
+      'read gzip',
+      'write out',
+    ]);
     assert.deepEqual(run(entry, words('out')), ['write out']);
   });
 
@@ -40,7 +51,15 @@ describe('shell commands: data', () => {
   it('`-` and `+N` are streams and offsets only when the entry says so, and only when literal', () => {
     const plain: OperandEntry = { names: ['tool'], handler: 'data', operands: 'delete' };
     assert.deepEqual(run(plain, [...words('--', '-', '+5')]), ['delete -', 'delete +5']);
-    const stdio: OperandEntry = { names: ['tool'], handler: 'data', operands: 'read', option_values: { '-o': 'write', '-f': 'read' }, options: { short: 'of' }, dash_is_stdio: true, plus_operands: true };
+    const stdio: OperandEntry = {
+      names: ['tool'],
+      handler: 'data',
+      operands: 'read',
+      option_values: { '-o': 'write', '-f': 'read' },
+      options: { short: 'of' },
+      dash_is_stdio: true,
+      plus_operands: true,
+    };
     assert.deepEqual(run(stdio, words('-o', '-', '-f', '-', '-', '+5', 'a')), ['write -', 'read a']);
     // A word that is not literal may name any file, whatever its known text is.
     assert.deepEqual(run(stdio, [literalWord('--'), dynamic('-'), dynamic('+5')]), ['read -$', 'read +5$']);

@@ -4,7 +4,13 @@ import assert from 'node:assert/strict';
 import Ajv from 'ajv';
 import { commandModules, registeredCommandNames, type CommandRegistry } from '../../src/engine/shell/commands';
 import { OPERAND_EXAMPLE_MODULES, commandWord, sameName } from './helpers/operand-examples';
-import { OPERAND_TABLE_FILES, OperandTableError, operandEntries, validateOperandTable, type OperandTable } from '../../src/engine/shell/operands';
+import {
+  OPERAND_TABLE_FILES,
+  OperandTableError,
+  operandEntries,
+  validateOperandTable,
+  type OperandTable,
+} from '../../src/engine/shell/operands';
 import { loadYaml, yamlFilesUnder } from './helpers/repo';
 
 const DIR = 'security/shell/operands';
@@ -22,17 +28,78 @@ describe('shell operand table (security/shell/operands)', () => {
   });
 
   const refusals: [string, unknown, RegExp][] = [
-    ['unknown top key', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files' }], extra: 1 }, /unknown key `extra`/],
-    ['code without module', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code' }] }, /names its module/],
-    ['code with data keys', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files', operands: 'read' }] }, /`operands` is for the data interpreter/],
-    ['unknown role', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'data', operands: 'eat' }] }, /operands must be one of/],
-    ['option value role', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'data', option_values: { o: 'write' } }] }, /option_values maps options/],
-    ['also names another command', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', also: ['y'] }] }] }, /also names names of this entry/],
-    ['data handler outside posix', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], registry: 'cmd', handler: 'data', operands: 'read' }] }, /for posix commands only/],
-    ['unknown example key', { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', read: ['a'] }] }] }, /unknown key `read`/],
+    [
+      'unknown top key',
+      { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files' }], extra: 1 },
+      /unknown key `extra`/,
+    ],
+    [
+      'code without module',
+      { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code' }] },
+      /names its module/,
+    ],
+    [
+      'code with data keys',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'code', module: 'files', operands: 'read' }],
+      },
+      /`operands` is for the data interpreter/,
+    ],
+    [
+      'unknown role',
+      { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'data', operands: 'eat' }] },
+      /operands must be one of/,
+    ],
+    [
+      'option value role',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'data', option_values: { o: 'write' } }],
+      },
+      /option_values maps options/,
+    ],
+    [
+      'also names another command',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', also: ['y'] }] }],
+      },
+      /also names names of this entry/,
+    ],
+    [
+      'data handler outside posix',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], registry: 'cmd', handler: 'data', operands: 'read' }],
+      },
+      /for posix commands only/,
+    ],
+    [
+      'unknown example key',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', read: ['a'] }] }],
+      },
+      /unknown key `read`/,
+    ],
   ];
   for (const [what, data, why] of refusals) {
-    it(`refuses a malformed table: ${what}`, () => assert.throws(() => validateOperandTable(data, 't'), (e: Error) => e instanceof OperandTableError && why.test(e.message)));
+    it(`refuses a malformed table: ${what}`, () =>
+      assert.throws(
+        () => validateOperandTable(data, 't'),
+        (e: Error) => e instanceof OperandTableError && why.test(e.message),
+      ));
   }
 
   describe('architecture: every registered command has data and an example', () => {
@@ -58,12 +125,17 @@ describe('shell operand table (security/shell/operands)', () => {
     });
     it('each entry says where its names are handled: data, or the code module that registers them', () => {
       const modules = commandModules();
-      for (const [key, entry] of operandEntries()) assert.equal(modules.get(key), entry.handler === 'data' ? 'data' : entry.module, `${key}`);
+      for (const [key, entry] of operandEntries())
+        assert.equal(modules.get(key), entry.handler === 'data' ? 'data' : entry.module, `${key}`);
     });
     it('each example runs the entry it is listed in', () => {
       for (const { file, table } of files) {
         for (const e of table.commands) {
-          for (const x of e.examples ?? []) assert.ok(e.names.some((n) => sameName(e.registry ?? 'posix', commandWord(x.run), n)), `${file}: \`${x.run}\` is not a command of [${e.names.join(' ')}]`);
+          for (const x of e.examples ?? [])
+            assert.ok(
+              e.names.some((n) => sameName(e.registry ?? 'posix', commandWord(x.run), n)),
+              `${file}: \`${x.run}\` is not a command of [${e.names.join(' ')}]`,
+            );
         }
       }
     });

@@ -118,7 +118,8 @@ describe('shell analyser', () => {
     assert.deepEqual(got.reads, sorted(e.reads), `reads: ${show}`);
     assert.deepEqual(got.writes, sorted(e.writes), `writes: ${show}`);
     assert.deepEqual(got.deletes, sorted(e.deletes), `deletes: ${show}`);
-    const globKey = (g: { access: string; dir: string; pattern: string; depth?: string }) => `${g.access} ${g.dir} ${g.pattern} ${g.depth ?? 'one'}`;
+    const globKey = (g: { access: string; dir: string; pattern: string; depth?: string }) =>
+      `${g.access} ${g.dir} ${g.pattern} ${g.depth ?? 'one'}`;
     assert.deepEqual(got.globs.map(globKey).sort(), (e.globs ?? []).map(globKey).sort(), `globs: ${show}`);
     assert.equal(got.network, e.network ?? false, `network: ${show}`);
     assert.equal(got.opaque, e.opaque ?? false, `opaque: ${show}`);
@@ -143,7 +144,10 @@ describe('shell analyser', () => {
     });
 
     it('rejects with a clear error when the grammar file is missing', async () => {
-      await assert.rejects(createShellParser({ grammarWasm: '/nonexistent/tree-sitter-bash.wasm' }), /cannot find tree-sitter-bash\.wasm at \/nonexistent/);
+      await assert.rejects(
+        createShellParser({ grammarWasm: '/nonexistent/tree-sitter-bash.wasm' }),
+        /cannot find tree-sitter-bash\.wasm at \/nonexistent/,
+      );
     });
 
     it('rejects with a clear error when the grammar file is not a grammar', async () => {
@@ -151,7 +155,9 @@ describe('shell analyser', () => {
       const bogus = path.join(dir, 'tree-sitter-bash.wasm');
       fs.writeFileSync(bogus, 'not webassembly');
       try {
-        await assert.rejects(createShellParser({ grammarWasm: bogus }), (e: Error) => e.message.startsWith(`cannot load the bash grammar from ${bogus}`));
+        await assert.rejects(createShellParser({ grammarWasm: bogus }), (e: Error) =>
+          e.message.startsWith(`cannot load the bash grammar from ${bogus}`),
+        );
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
@@ -260,7 +266,35 @@ describe('shell analyser', () => {
     });
 
     itSeeded('never throws on random input', 42, (fresh) => {
-      const alphabet = ['a', ' ', '"', "'", '$', '(', ')', '{', '}', '`', '\\', '|', '&', ';', '<', '>', '*', '~', '/', '\n', '#', '=', '-', 'rm', 'cd', 'EOF', '<<'];
+      const alphabet = [
+        'a',
+        ' ',
+        '"',
+        "'",
+        '$',
+        '(',
+        ')',
+        '{',
+        '}',
+        '`',
+        '\\',
+        '|',
+        '&',
+        ';',
+        '<',
+        '>',
+        '*',
+        '~',
+        '/',
+        '\n',
+        '#',
+        '=',
+        '-',
+        'rm',
+        'cd',
+        'EOF',
+        '<<',
+      ];
       let seed = fresh & 0x7fffffff;
       const rand = () => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) / 0x7fffffff;
       for (let n = 0; n < 400; n++) {

@@ -35,7 +35,12 @@ verify: [{ name: verify_src, action_types: [write_file], paths: ["src/**"], tier
 deny: [{ name: deny_secret, action_types: [write_file], paths: ["src/secret/**"] }]
 `);
     assert.equal(p.evaluate('write_file', ['/w/src/secret/a']).decision, 'block');
-    assert.deepEqual(p.evaluate('write_file', ['/w/src/a.ts']), { decision: 'escalate', minTier: 2, rule: 'policy.verify.verify_src', reason: 'the test policy sends write_file on /w/src/a.ts to Tier 2 (rule verify_src)' });
+    assert.deepEqual(p.evaluate('write_file', ['/w/src/a.ts']), {
+      decision: 'escalate',
+      minTier: 2,
+      rule: 'policy.verify.verify_src',
+      reason: 'the test policy sends write_file on /w/src/a.ts to Tier 2 (rule verify_src)',
+    });
     assert.equal(p.evaluate('write_file', ['/w/docs/a.md']).decision, 'allow');
   });
 
@@ -45,7 +50,9 @@ deny: [{ name: deny_secret, action_types: [write_file], paths: ["src/secret/**"]
   });
 
   it('expands ~, matches bare names anywhere, and dir/** matches the directory itself', () => {
-    const p = compile('deny: [{ name: d, action_types: ["*"], paths: ["~/.ssh/**", "SOUL.md", "C:\\\\Windows\\\\System32\\\\config\\\\**"] }]');
+    const p = compile(
+      'deny: [{ name: d, action_types: ["*"], paths: ["~/.ssh/**", "SOUL.md", "C:\\\\Windows\\\\System32\\\\config\\\\**"] }]',
+    );
     assert.equal(p.evaluate('list_directory', ['/home/u/.ssh']).decision, 'block');
     assert.equal(p.evaluate('read_file', ['/home/u/.ssh/id_rsa']).decision, 'block');
     assert.equal(p.evaluate('read_file', ['/elsewhere/.ssh/id_rsa']).decision, 'escalate');
@@ -74,11 +81,14 @@ deny: [{ name: deny_secret, action_types: [write_file], paths: ["src/secret/**"]
       assert.fail('no error');
     };
     it('YAML syntax error', () => fails('deny:\n  - name: a\n    action_types: [read_file\n', /\/p\/policy\.yaml:\d+:\d+: /, 4));
-    it('bad tier_override value', () => fails('verify:\n  - name: a\n    action_types: [read_file]\n    tier_override: 9\n', /tier_override` must be <= 3/, 4, 20));
+    it('bad tier_override value', () =>
+      fails('verify:\n  - name: a\n    action_types: [read_file]\n    tier_override: 9\n', /tier_override` must be <= 3/, 4, 20));
     it('unknown field', () => fails('deny:\n  - name: a\n    action_typs: [read_file]\n', /unknown field `action_typs`/, 2));
     it('missing action_types', () => fails('allow:\n  - name: a\n', /missing the field `action_types`/, 2));
-    it('verify needs a tier of at least 1', () => fails('verify:\n  - { name: a, action_types: [x], tier_override: 0 }\n', /tier_override/, 2));
-    it('duplicate rule names', () => fails('deny:\n  - { name: a, action_types: [x] }\nallow:\n  - { name: a, action_types: [y] }\n', /used twice/, 4));
+    it('verify needs a tier of at least 1', () =>
+      fails('verify:\n  - { name: a, action_types: [x], tier_override: 0 }\n', /tier_override/, 2));
+    it('duplicate rule names', () =>
+      fails('deny:\n  - { name: a, action_types: [x] }\nallow:\n  - { name: a, action_types: [y] }\n', /used twice/, 4));
     it('empty file', () => fails('', /empty/, 1));
     it('a document that is only a comment', () => fails('# nothing here\n', /empty/, 1));
     it('no rule lists at all', () => fails('name: x\n', /must match a schema in anyOf|missing the field/, 1));

@@ -9,8 +9,16 @@ import path from 'node:path';
 import Ajv from 'ajv';
 import { load as loadYamlText } from 'js-yaml';
 import {
-  DEFAULT_SSRF_POLICY, SSRF_TABLE, SsrfTableError, checkAddress, checkHostName, checkResolvedAddresses, checkUrlSyntax,
-  loadSsrfTable, parseTarget, type SsrfPolicy,
+  DEFAULT_SSRF_POLICY,
+  SSRF_TABLE,
+  SsrfTableError,
+  checkAddress,
+  checkHostName,
+  checkResolvedAddresses,
+  checkUrlSyntax,
+  loadSsrfTable,
+  parseTarget,
+  type SsrfPolicy,
 } from '../../src/engine/ssrf';
 import { GuardedFetchError, SsrfBlockedError, guardedFetch, resolveAndCheck, type Resolver } from '../../src/node/guarded-fetch';
 
@@ -25,9 +33,26 @@ function repoRoot(): string {
 }
 const readRepoFile = (rel: string) => fs.readFileSync(path.join(repoRoot(), rel), 'utf8');
 
-interface YamlRange { cidr: string; name: string; reason: string; embedded_ipv4?: { format: string; block: string }; examples: { match: string[]; no_match: string[] } }
-interface YamlHostname { name: string; loopback?: boolean; exact: string[]; suffixes: string[]; reason: string; examples: { match: string[]; no_match: string[] } }
-interface YamlTable { version: number; ranges: YamlRange[]; hostnames: YamlHostname[] }
+interface YamlRange {
+  cidr: string;
+  name: string;
+  reason: string;
+  embedded_ipv4?: { format: string; block: string };
+  examples: { match: string[]; no_match: string[] };
+}
+interface YamlHostname {
+  name: string;
+  loopback?: boolean;
+  exact: string[];
+  suffixes: string[];
+  reason: string;
+  examples: { match: string[]; no_match: string[] };
+}
+interface YamlTable {
+  version: number;
+  ranges: YamlRange[];
+  hostnames: YamlHostname[];
+}
 
 const DEFAULT: SsrfPolicy = DEFAULT_SSRF_POLICY;
 const bracket = (a: string) => (a.includes(':') ? `[${a}]` : a);
@@ -43,8 +68,14 @@ describe('ssrf: range table (security/ssrf/blocked-ranges.yaml)', () => {
   });
 
   it('is the table compiled into the build', () => {
-    assert.deepEqual(SSRF_TABLE.ranges.map((r) => r.cidr), table.ranges.map((r) => r.cidr));
-    assert.deepEqual(SSRF_TABLE.hostnames.map((h) => h.name), table.hostnames.map((h) => h.name));
+    assert.deepEqual(
+      SSRF_TABLE.ranges.map((r) => r.cidr),
+      table.ranges.map((r) => r.cidr),
+    );
+    assert.deepEqual(
+      SSRF_TABLE.hostnames.map((h) => h.name),
+      table.hostnames.map((h) => h.name),
+    );
   });
 
   for (const range of table.ranges) {
@@ -74,9 +105,23 @@ describe('ssrf: range table (security/ssrf/blocked-ranges.yaml)', () => {
   const carriers: Array<[string, (a: string) => string, boolean]> = [
     ['IPv4-mapped', (a) => `::ffff:${a}`, false],
     ['NAT64 64:ff9b::/96', (a) => `64:ff9b::${a}`, false],
-    ['6to4', (a) => { const o = a.split('.').map(Number); return `2002:${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}::1`; }, false],
+    [
+      '6to4',
+      (a) => {
+        const o = a.split('.').map(Number);
+        return `2002:${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}::1`;
+      },
+      false,
+    ],
     ['IPv4-compatible (always blocked)', (a) => `::${a}`, true],
-    ['Teredo (always blocked)', (a) => { const o = a.split('.').map((n) => 255 - Number(n)); return `2001:0:4136:e378:8000:63bf:${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`; }, true],
+    [
+      'Teredo (always blocked)',
+      (a) => {
+        const o = a.split('.').map((n) => 255 - Number(n));
+        return `2001:0:4136:e378:8000:63bf:${((o[0]! << 8) | o[1]!).toString(16)}:${((o[2]! << 8) | o[3]!).toString(16)}`;
+      },
+      true,
+    ],
   ];
   for (const [label, wrap, always] of carriers) {
     it(`IPv4 examples embedded as ${label} get the embedded address's verdict`, () => {
@@ -111,23 +156,108 @@ describe('ssrf: range table (security/ssrf/blocked-ranges.yaml)', () => {
 
   describe('malformed data is refused at load time', () => {
     const cases: Array<[string, (t: YamlTable) => void]> = [
-      ['a missing cidr', (t) => { delete (t.ranges[0] as Partial<YamlRange>).cidr; }],
-      ['a non-canonical cidr', (t) => { t.ranges[0]!.cidr = '010.0.0.0/8'; }],
-      ['host bits set', (t) => { t.ranges[0]!.cidr = '10.0.0.1/8'; }],
-      ['a prefix too long', (t) => { t.ranges[0]!.cidr = '10.0.0.0/33'; }],
-      ['an unknown key', (t) => { (t.ranges[0] as unknown as Record<string, unknown>)['cidrs'] = []; }],
-      ['a bad name', (t) => { t.ranges[0]!.name = 'Loop Back'; }],
-      ['a short reason', (t) => { t.ranges[0]!.reason = 'x'; }],
-      ['a match example outside the range', (t) => { t.ranges[0]!.examples.match.push('8.8.8.8'); }],
-      ['an unparsable example', (t) => { t.ranges[0]!.examples.no_match.push('not-an-ip'); }],
-      ['empty examples', (t) => { t.ranges[0]!.examples.no_match = []; }],
-      ['embedded_ipv4 on IPv4', (t) => { t.ranges[0]!.embedded_ipv4 = { format: 'last32', block: 'always' }; }],
-      ['an unknown embedded format', (t) => { t.ranges.find((r) => r.embedded_ipv4)!.embedded_ipv4!.format = 'isatap'; }],
-      ['a duplicate range', (t) => { t.ranges.push(clone(t.ranges[0]!)); }],
-      ['an upper-case host name', (t) => { t.hostnames[0]!.exact.push('LocalHost'); }],
-      ['a suffix without a dot', (t) => { t.hostnames[0]!.suffixes.push('localhost'); }],
-      ['a wrong version', (t) => { t.version = 2; }],
-      ['no ranges', (t) => { t.ranges = []; }],
+      [
+        'a missing cidr',
+        (t) => {
+          delete (t.ranges[0] as Partial<YamlRange>).cidr;
+        },
+      ],
+      [
+        'a non-canonical cidr',
+        (t) => {
+          t.ranges[0]!.cidr = '010.0.0.0/8';
+        },
+      ],
+      [
+        'host bits set',
+        (t) => {
+          t.ranges[0]!.cidr = '10.0.0.1/8';
+        },
+      ],
+      [
+        'a prefix too long',
+        (t) => {
+          t.ranges[0]!.cidr = '10.0.0.0/33';
+        },
+      ],
+      [
+        'an unknown key',
+        (t) => {
+          (t.ranges[0] as unknown as Record<string, unknown>)['cidrs'] = [];
+        },
+      ],
+      [
+        'a bad name',
+        (t) => {
+          t.ranges[0]!.name = 'Loop Back';
+        },
+      ],
+      [
+        'a short reason',
+        (t) => {
+          t.ranges[0]!.reason = 'x';
+        },
+      ],
+      [
+        'a match example outside the range',
+        (t) => {
+          t.ranges[0]!.examples.match.push('8.8.8.8');
+        },
+      ],
+      [
+        'an unparsable example',
+        (t) => {
+          t.ranges[0]!.examples.no_match.push('not-an-ip');
+        },
+      ],
+      [
+        'empty examples',
+        (t) => {
+          t.ranges[0]!.examples.no_match = [];
+        },
+      ],
+      [
+        'embedded_ipv4 on IPv4',
+        (t) => {
+          t.ranges[0]!.embedded_ipv4 = { format: 'last32', block: 'always' };
+        },
+      ],
+      [
+        'an unknown embedded format',
+        (t) => {
+          t.ranges.find((r) => r.embedded_ipv4)!.embedded_ipv4!.format = 'isatap';
+        },
+      ],
+      [
+        'a duplicate range',
+        (t) => {
+          t.ranges.push(clone(t.ranges[0]!));
+        },
+      ],
+      [
+        'an upper-case host name',
+        (t) => {
+          t.hostnames[0]!.exact.push('LocalHost');
+        },
+      ],
+      [
+        'a suffix without a dot',
+        (t) => {
+          t.hostnames[0]!.suffixes.push('localhost');
+        },
+      ],
+      [
+        'a wrong version',
+        (t) => {
+          t.version = 2;
+        },
+      ],
+      [
+        'no ranges',
+        (t) => {
+          t.ranges = [];
+        },
+      ],
     ];
     for (const [what, mutate] of cases) {
       it(what, () => {
@@ -157,12 +287,34 @@ describe('ssrf: URL text', () => {
 
   it('rejects non-canonical IPv4 literals before any URL normalisation', () => {
     for (const url of [
-      'http://0x7f.1/', 'http://2130706433/', 'http://0177.0.0.1/', 'http://127.1/', 'http://127.0.1/',
-      'http://0x7f000001/', 'http://0x7F.0.0.1/', 'HTTP://0X7F.1/', 'http://017700000001/', 'http://127.0.0.01/',
-      'http://127.0.0.1./', 'http://127.0.0.1.:8080/', 'http://256.0.0.1/', 'http://1.2.3.4.5/', 'http://127.0.0.0x1/',
-      'http://8.8.8.08/', 'http://0x08.8.8.8/', 'http://0/', 'http://0x/',
-      'http://%30x7f.1/', 'http://0x7f%2e1/', 'http://１２７.１/', 'http://127。0。1/',
-      'http://user:pass@0x7f.1:80/', 'http:\\\\0x7f.1\\', 'http:0x7f.1', 'http://[::ffff:0177.0.0.1]/', 'http://[::ffff:127.1]/',
+      'http://0x7f.1/',
+      'http://2130706433/',
+      'http://0177.0.0.1/',
+      'http://127.1/',
+      'http://127.0.1/',
+      'http://0x7f000001/',
+      'http://0x7F.0.0.1/',
+      'HTTP://0X7F.1/',
+      'http://017700000001/',
+      'http://127.0.0.01/',
+      'http://127.0.0.1./',
+      'http://127.0.0.1.:8080/',
+      'http://256.0.0.1/',
+      'http://1.2.3.4.5/',
+      'http://127.0.0.0x1/',
+      'http://8.8.8.08/',
+      'http://0x08.8.8.8/',
+      'http://0/',
+      'http://0x/',
+      'http://%30x7f.1/',
+      'http://0x7f%2e1/',
+      'http://１２７.１/',
+      'http://127。0。1/',
+      'http://user:pass@0x7f.1:80/',
+      'http:\\\\0x7f.1\\',
+      'http:0x7f.1',
+      'http://[::ffff:0177.0.0.1]/',
+      'http://[::ffff:127.1]/',
     ]) {
       blocked(url, 'ssrf.noncanonical_ipv4');
     }
@@ -185,9 +337,20 @@ describe('ssrf: URL text', () => {
   });
 
   it('rejects every scheme but http and https', () => {
-    for (const url of ['file:///etc/passwd', 'FILE://localhost/etc/passwd', 'ftp://example.com/', 'gopher://127.0.0.1:6379/_INFO',
-      'data:text/plain,hello', 'javascript:alert(1)', 'ws://example.com/', 'dict://127.0.0.1:11211/', 'ldap://x/', 'jar:http://x/!/',
-      'localhost:8080/admin', 'view-source:http://example.com/']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'FILE://localhost/etc/passwd',
+      'ftp://example.com/',
+      'gopher://127.0.0.1:6379/_INFO',
+      'data:text/plain,hello',
+      'javascript:alert(1)',
+      'ws://example.com/',
+      'dict://127.0.0.1:11211/',
+      'ldap://x/',
+      'jar:http://x/!/',
+      'localhost:8080/admin',
+      'view-source:http://example.com/',
+    ]) {
       const v = blocked(url, 'ssrf.scheme');
       assert.match(v.reason, /only http: and https:/);
     }
@@ -195,10 +358,26 @@ describe('ssrf: URL text', () => {
   });
 
   it('refuses URLs that are not URLs', () => {
-    for (const url of ['', '127.0.0.1', '//127.0.0.1/', 'http://', 'http:///', 'http://:80/', 'http://exa mple.com/',
-      'http://example.com:99999/', 'http://example.com:0/', 'http://example.com:8o/', 'http://[::1/', 'http://[::1]x/',
-      'http://[1::2::3]/', 'http://[12345::]/', 'http://exa%zzmple.com/', 'http://exa%00mple.com/', 'http://a<b.com/',
-      'http://[2606:4700::1111%25eth0]/' /* zone id: the standard parser rejects it */]) {
+    for (const url of [
+      '',
+      '127.0.0.1',
+      '//127.0.0.1/',
+      'http://',
+      'http:///',
+      'http://:80/',
+      'http://exa mple.com/',
+      'http://example.com:99999/',
+      'http://example.com:0/',
+      'http://example.com:8o/',
+      'http://[::1/',
+      'http://[::1]x/',
+      'http://[1::2::3]/',
+      'http://[12345::]/',
+      'http://exa%zzmple.com/',
+      'http://exa%00mple.com/',
+      'http://a<b.com/',
+      'http://[2606:4700::1111%25eth0]/' /* zone id: the standard parser rejects it */,
+    ]) {
       blocked(url, 'ssrf.bad_url');
     }
     assert.throws(() => parseTarget('gopher://x/'), /scheme `gopher:`/);
@@ -255,7 +434,15 @@ describe('ssrf: URL text', () => {
   });
 
   it('allows public addresses and names (names pending resolution)', () => {
-    for (const a of ['8.8.8.8', '1.1.1.1', '2606:4700::1111', '2001:4860:4860::8888', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1']) {
+    for (const a of [
+      '8.8.8.8',
+      '1.1.1.1',
+      '2606:4700::1111',
+      '2001:4860:4860::8888',
+      '::ffff:8.8.8.8',
+      '64:ff9b::808:808',
+      '2002:808:808::1',
+    ]) {
       const v = checkAddress(a, 443, DEFAULT);
       assert.equal(v.allowed, true, `${a}: ${v.reason}`);
       assert.equal(v.rule, undefined);
@@ -276,11 +463,16 @@ describe('ssrf: URL text', () => {
 
   it('blocks loopback, metadata and private-use names without resolving them', () => {
     for (const [url, rule] of [
-      ['http://localhost/', 'ssrf.name.loopback'], ['http://LocalHost.:8080/', 'ssrf.name.loopback'],
-      ['http://admin.localhost/', 'ssrf.name.loopback'], ['http://localhost.localdomain/', 'ssrf.name.loopback'],
-      ['http://ip6-localhost/', 'ssrf.name.loopback'], ['http://metadata.google.internal/computeMetadata/v1/', 'ssrf.name.cloud_metadata'],
-      ['http://metadata/', 'ssrf.name.cloud_metadata'], ['http://instance-data/latest/', 'ssrf.name.cloud_metadata'],
-      ['http://db.internal/', 'ssrf.name.internal'], ['http://printer.local/', 'ssrf.name.internal'],
+      ['http://localhost/', 'ssrf.name.loopback'],
+      ['http://LocalHost.:8080/', 'ssrf.name.loopback'],
+      ['http://admin.localhost/', 'ssrf.name.loopback'],
+      ['http://localhost.localdomain/', 'ssrf.name.loopback'],
+      ['http://ip6-localhost/', 'ssrf.name.loopback'],
+      ['http://metadata.google.internal/computeMetadata/v1/', 'ssrf.name.cloud_metadata'],
+      ['http://metadata/', 'ssrf.name.cloud_metadata'],
+      ['http://instance-data/latest/', 'ssrf.name.cloud_metadata'],
+      ['http://db.internal/', 'ssrf.name.internal'],
+      ['http://printer.local/', 'ssrf.name.internal'],
       ['http://kubernetes.default.svc/', 'ssrf.name.internal'],
     ] as const) {
       const v = blocked(url, rule);
@@ -340,8 +532,19 @@ describe('ssrf: URL text', () => {
 
 // ------------------------------------------------------------------ Node side: resolution and fetch
 
-interface SeenRequest { method: string; url: string; headers: http.IncomingHttpHeaders; body: string; local: string }
-interface TestServer { port: number; host: string; seen: SeenRequest[]; server: http.Server }
+interface SeenRequest {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  local: string;
+}
+interface TestServer {
+  port: number;
+  host: string;
+  seen: SeenRequest[];
+  server: http.Server;
+}
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
 const servers: http.Server[] = [];
@@ -399,21 +602,62 @@ describe('ssrf: resolveAndCheck', () => {
     assert.deepEqual(addresses, ['8.8.8.8', '10.0.0.1']);
     assert.deepEqual(r.calls, ['mixed.test']);
     for (const answer of [['::ffff:169.254.169.254'], ['2606:4700::1111', 'fd00::1'], ['1.1.1.1', '0.0.0.0']]) {
-      assert.equal((await resolveAndCheck('http://x.test/', DEFAULT, fakeResolver(() => answer))).verdict.allowed, false, answer.join());
+      assert.equal(
+        (
+          await resolveAndCheck(
+            'http://x.test/',
+            DEFAULT,
+            fakeResolver(() => answer),
+          )
+        ).verdict.allowed,
+        false,
+        answer.join(),
+      );
     }
   });
 
   it('allows a name whose every address is public, pinned to the first', async () => {
-    const { verdict } = await resolveAndCheck('https://example.test/', DEFAULT, fakeResolver(() => ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']));
+    const { verdict } = await resolveAndCheck(
+      'https://example.test/',
+      DEFAULT,
+      fakeResolver(() => ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c']),
+    );
     assert.equal(verdict.allowed, true, verdict.reason);
     assert.equal(verdict.address, '93.184.215.14');
   });
 
   it('blocks when resolution fails or returns nothing or garbage', async () => {
     assert.equal((await resolveAndCheck('http://nx.test/', DEFAULT, fakeResolver(notFound))).verdict.rule, 'ssrf.resolution_failed');
-    assert.equal((await resolveAndCheck('http://empty.test/', DEFAULT, fakeResolver(() => []))).verdict.rule, 'ssrf.resolution_failed');
-    assert.equal((await resolveAndCheck('http://odd.test/', DEFAULT, fakeResolver(() => ['127.1']))).verdict.rule, 'ssrf.noncanonical_ipv4');
-    assert.equal((await resolveAndCheck('http://odd.test/', DEFAULT, fakeResolver(() => ['not an ip']))).verdict.rule, 'ssrf.bad_address');
+    assert.equal(
+      (
+        await resolveAndCheck(
+          'http://empty.test/',
+          DEFAULT,
+          fakeResolver(() => []),
+        )
+      ).verdict.rule,
+      'ssrf.resolution_failed',
+    );
+    assert.equal(
+      (
+        await resolveAndCheck(
+          'http://odd.test/',
+          DEFAULT,
+          fakeResolver(() => ['127.1']),
+        )
+      ).verdict.rule,
+      'ssrf.noncanonical_ipv4',
+    );
+    assert.equal(
+      (
+        await resolveAndCheck(
+          'http://odd.test/',
+          DEFAULT,
+          fakeResolver(() => ['not an ip']),
+        )
+      ).verdict.rule,
+      'ssrf.bad_address',
+    );
   });
 
   it('does not resolve literals or names already blocked by the URL text', async () => {
@@ -434,9 +678,20 @@ describe('ssrf: guardedFetch against local servers', function () {
     a = await listen('127.0.0.1', (req, res, body) => {
       const url = new URL(req.url ?? '/', 'http://x');
       const p = url.pathname;
-      const redirect = (status: number, location: string) => { res.writeHead(status, { Location: location }); res.end('moved'); };
-      if (p === '/hello') { res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Test': 'yes' }); res.end('hello'); return; }
-      if (p === '/echo') { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(JSON.stringify({ method: req.method, body, headers: req.headers })); return; }
+      const redirect = (status: number, location: string) => {
+        res.writeHead(status, { Location: location });
+        res.end('moved');
+      };
+      if (p === '/hello') {
+        res.writeHead(200, { 'Content-Type': 'text/plain', 'X-Test': 'yes' });
+        res.end('hello');
+        return;
+      }
+      if (p === '/echo') {
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ method: req.method, body, headers: req.headers }));
+        return;
+      }
       if (p === '/to-metadata') return redirect(302, 'http://169.254.169.254/latest/meta-data/iam/');
       if (p === '/to-b') return redirect(302, `http://127.0.0.1:${b.port}/secret`);
       if (p === '/to-b-scheme-relative') return redirect(301, `//127.0.0.1:${b.port}/secret`);
@@ -451,27 +706,56 @@ describe('ssrf: guardedFetch against local servers', function () {
       if (p === '/cross-origin') return redirect(302, `http://127.0.0.1:${b.port}/echo`);
       if (p.startsWith('/chain/')) {
         const [left, total] = p.slice('/chain/'.length).split('/').map(Number) as [number, number];
-        if (left === 0) { res.writeHead(200); res.end(`done after ${total}`); return; }
+        if (left === 0) {
+          res.writeHead(200);
+          res.end(`done after ${total}`);
+          return;
+        }
         return redirect(302, `/chain/${left - 1}/${total}`);
       }
-      if (p === '/big') { res.writeHead(200, { 'Content-Length': '5000' }); res.end('x'.repeat(5000)); return; }
-      if (p === '/big-chunked') { res.writeHead(200); res.write('x'.repeat(3000)); res.end('y'.repeat(3000)); return; }
+      if (p === '/big') {
+        res.writeHead(200, { 'Content-Length': '5000' });
+        res.end('x'.repeat(5000));
+        return;
+      }
+      if (p === '/big-chunked') {
+        res.writeHead(200);
+        res.write('x'.repeat(3000));
+        res.end('y'.repeat(3000));
+        return;
+      }
       if (p === '/hang') return; // never answers
-      res.writeHead(404); res.end('not found');
+      res.writeHead(404);
+      res.end('not found');
     });
     b = await listen('127.0.0.1', (req, res, body) => {
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ server: 'b', url: req.url, headers: req.headers, body }));
     });
     try {
-      rebindV6 = await listen('::1', (_req, res) => { res.writeHead(200); res.end('REBOUND to ::1'); }, a.port);
+      rebindV6 = await listen(
+        '::1',
+        (_req, res) => {
+          res.writeHead(200);
+          res.end('REBOUND to ::1');
+        },
+        a.port,
+      );
     } catch {
       rebindV6 = undefined; // no IPv6 loopback here: the ENOTFOUND-name check below still proves pinning
     }
   });
 
   after(async () => {
-    await Promise.all(servers.map((s) => new Promise<void>((resolve) => { s.closeAllConnections(); s.close(() => resolve()); })));
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.closeAllConnections();
+            s.close(() => resolve());
+          }),
+      ),
+    );
   });
 
   beforeEach(() => {
@@ -484,7 +768,10 @@ describe('ssrf: guardedFetch against local servers', function () {
     await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/hello`, { policy: DEFAULT }), isBlocked('ssrf.range.loopback'));
     await assert.rejects(guardedFetch(`http://localhost:${a.port}/hello`, { policy: DEFAULT }), isBlocked('ssrf.name.loopback'));
     const r = fakeResolver(() => ['127.0.0.1']);
-    await assert.rejects(guardedFetch(`http://innocent.test:${a.port}/hello`, { policy: DEFAULT, resolver: r }), isBlocked('ssrf.range.loopback'));
+    await assert.rejects(
+      guardedFetch(`http://innocent.test:${a.port}/hello`, { policy: DEFAULT, resolver: r }),
+      isBlocked('ssrf.range.loopback'),
+    );
     assert.equal(a.seen.length, 0, 'the server must see no request');
   });
 
@@ -519,9 +806,16 @@ describe('ssrf: guardedFetch against local servers', function () {
 
   it('(c) a redirect to another loopback port is blocked and that service receives nothing', async () => {
     for (const path of ['/to-b', '/to-b-scheme-relative', '/to-localhost-name']) {
-      await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}${path}`, { policy: allowA() }), (e: unknown) => e instanceof SsrfBlockedError, path);
+      await assert.rejects(
+        guardedFetch(`http://127.0.0.1:${a.port}${path}`, { policy: allowA() }),
+        (e: unknown) => e instanceof SsrfBlockedError,
+        path,
+      );
     }
-    await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/to-noncanonical`, { policy: allowA() }), isBlocked('ssrf.noncanonical_ipv4'));
+    await assert.rejects(
+      guardedFetch(`http://127.0.0.1:${a.port}/to-noncanonical`, { policy: allowA() }),
+      isBlocked('ssrf.noncanonical_ipv4'),
+    );
     await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/to-file`, { policy: allowA() }), isBlocked('ssrf.scheme'));
     assert.equal(b.seen.length, 0, 'the second target must receive nothing');
     assert.equal(a.seen.length, 5);
@@ -539,8 +833,14 @@ describe('ssrf: guardedFetch against local servers', function () {
       return true;
     });
     assert.equal(a.seen.length, 6, 'the sixth redirect is not followed');
-    await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/chain/6/6`, { policy: allowA(), maxRedirects: 50 }), isFetchError('too_many_redirects'));
-    await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/chain/1/1`, { policy: allowA(), maxRedirects: 0 }), isFetchError('too_many_redirects'));
+    await assert.rejects(
+      guardedFetch(`http://127.0.0.1:${a.port}/chain/6/6`, { policy: allowA(), maxRedirects: 50 }),
+      isFetchError('too_many_redirects'),
+    );
+    await assert.rejects(
+      guardedFetch(`http://127.0.0.1:${a.port}/chain/1/1`, { policy: allowA(), maxRedirects: 0 }),
+      isFetchError('too_many_redirects'),
+    );
     const rel = await guardedFetch(`http://127.0.0.1:${a.port}/relative`, { policy: allowA() });
     assert.deepEqual(rel.redirects, [`http://127.0.0.1:${a.port}/hello`]);
   });
@@ -568,37 +868,62 @@ describe('ssrf: guardedFetch against local servers', function () {
 
     // A rebinding answer on the second hop is checked like any other.
     const rebindToB = fakeResolver((_h, call) => (call === 1 ? ['127.0.0.1'] : ['169.254.169.254']));
-    await assert.rejects(guardedFetch(`http://first.test:${a.port}/to-name`, { policy: allowA(), resolver: rebindToB }), isBlocked('ssrf.range.link_local'));
+    await assert.rejects(
+      guardedFetch(`http://first.test:${a.port}/to-name`, { policy: allowA(), resolver: rebindToB }),
+      isBlocked('ssrf.range.link_local'),
+    );
     assert.equal(rebindToB.calls.length, 2);
   });
 
   it('(f) a name resolving to [allowed, private] is blocked and nothing is contacted', async () => {
-    for (const answer of [['127.0.0.1', '10.0.0.1'], ['127.0.0.1', '169.254.169.254'], ['127.0.0.1', '::ffff:10.0.0.1']]) {
+    for (const answer of [
+      ['127.0.0.1', '10.0.0.1'],
+      ['127.0.0.1', '169.254.169.254'],
+      ['127.0.0.1', '::ffff:10.0.0.1'],
+    ]) {
       const r = fakeResolver(() => answer);
-      await assert.rejects(guardedFetch(`http://mixed.test:${a.port}/hello`, { policy: allowA(), resolver: r }), (e: unknown) => e instanceof SsrfBlockedError, answer.join());
+      await assert.rejects(
+        guardedFetch(`http://mixed.test:${a.port}/hello`, { policy: allowA(), resolver: r }),
+        (e: unknown) => e instanceof SsrfBlockedError,
+        answer.join(),
+      );
     }
     assert.equal(a.seen.length, 0);
   });
 
   it('(g) resolver failure blocks', async () => {
-    await assert.rejects(guardedFetch(`http://nx.test:${a.port}/hello`, { policy: allowA(), resolver: fakeResolver(notFound) }), (e: unknown) => {
-      isBlocked('ssrf.resolution_failed')(e);
-      assert.match((e as Error).message, /could not resolve `nx\.test`.*ENOTFOUND/);
-      return true;
-    });
-    await assert.rejects(guardedFetch(`http://empty.test:${a.port}/hello`, { policy: allowA(), resolver: fakeResolver(() => []) }), isBlocked('ssrf.resolution_failed'));
+    await assert.rejects(
+      guardedFetch(`http://nx.test:${a.port}/hello`, { policy: allowA(), resolver: fakeResolver(notFound) }),
+      (e: unknown) => {
+        isBlocked('ssrf.resolution_failed')(e);
+        assert.match((e as Error).message, /could not resolve `nx\.test`.*ENOTFOUND/);
+        return true;
+      },
+    );
+    await assert.rejects(
+      guardedFetch(`http://empty.test:${a.port}/hello`, { policy: allowA(), resolver: fakeResolver(() => []) }),
+      isBlocked('ssrf.resolution_failed'),
+    );
     const slow: Resolver = () => new Promise(() => undefined);
-    await assert.rejects(guardedFetch(`http://slow.test:${a.port}/hello`, { policy: allowA(), resolver: slow, timeoutMs: 200 }), isFetchError('timeout'));
+    await assert.rejects(
+      guardedFetch(`http://slow.test:${a.port}/hello`, { policy: allowA(), resolver: slow, timeoutMs: 200 }),
+      isFetchError('timeout'),
+    );
     assert.equal(a.seen.length, 0);
   });
 
   it('strips credential headers on cross-origin redirects only', async () => {
     const policy: SsrfPolicy = { allowLoopbackPorts: [a.port, b.port] };
     const headers = { Authorization: 'Bearer secret', Cookie: 'sid=1', 'X-Api-Key': 'k', 'X-Trace': 't' };
-    const same = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/same-origin`, { policy, headers })).body.toString()) as { headers: Record<string, string> };
+    const same = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/same-origin`, { policy, headers })).body.toString()) as {
+      headers: Record<string, string>;
+    };
     assert.equal(same.headers['authorization'], 'Bearer secret');
     assert.equal(same.headers['cookie'], 'sid=1');
-    const cross = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/cross-origin`, { policy, headers })).body.toString()) as { server: string; headers: Record<string, string> };
+    const cross = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/cross-origin`, { policy, headers })).body.toString()) as {
+      server: string;
+      headers: Record<string, string>;
+    };
     assert.equal(cross.server, 'b');
     assert.equal(cross.headers['authorization'], undefined);
     assert.equal(cross.headers['cookie'], undefined);
@@ -608,18 +933,34 @@ describe('ssrf: guardedFetch against local servers', function () {
 
   it('sends method and body; 303 turns into GET, 307 keeps the body', async () => {
     const policy = allowA();
-    const post = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/echo`, { policy, method: 'POST', body: 'payload', headers: { 'Content-Type': 'text/plain' } })).body.toString()) as { method: string; body: string };
+    const post = JSON.parse(
+      (
+        await guardedFetch(`http://127.0.0.1:${a.port}/echo`, {
+          policy,
+          method: 'POST',
+          body: 'payload',
+          headers: { 'Content-Type': 'text/plain' },
+        })
+      ).body.toString(),
+    ) as { method: string; body: string };
     assert.deepEqual([post.method, post.body], ['POST', 'payload']);
-    const seeOther = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/see-other`, { policy, method: 'POST', body: 'payload' })).body.toString()) as { method: string; body: string };
+    const seeOther = JSON.parse(
+      (await guardedFetch(`http://127.0.0.1:${a.port}/see-other`, { policy, method: 'POST', body: 'payload' })).body.toString(),
+    ) as { method: string; body: string };
     assert.deepEqual([seeOther.method, seeOther.body], ['GET', '']);
-    const temporary = JSON.parse((await guardedFetch(`http://127.0.0.1:${a.port}/temporary`, { policy, method: 'PUT', body: Buffer.from('keep') })).body.toString()) as { method: string; body: string };
+    const temporary = JSON.parse(
+      (await guardedFetch(`http://127.0.0.1:${a.port}/temporary`, { policy, method: 'PUT', body: Buffer.from('keep') })).body.toString(),
+    ) as { method: string; body: string };
     assert.deepEqual([temporary.method, temporary.body], ['PUT', 'keep']);
   });
 
   it('caps the response body and times out', async () => {
     const policy = allowA();
     await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/big`, { policy, maxBodyBytes: 1000 }), isFetchError('body_too_large'));
-    await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/big-chunked`, { policy, maxBodyBytes: 4000 }), isFetchError('body_too_large'));
+    await assert.rejects(
+      guardedFetch(`http://127.0.0.1:${a.port}/big-chunked`, { policy, maxBodyBytes: 4000 }),
+      isFetchError('body_too_large'),
+    );
     assert.equal((await guardedFetch(`http://127.0.0.1:${a.port}/big`, { policy, maxBodyBytes: 5000 })).body.length, 5000);
     const started = Date.now();
     await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/hang`, { policy, timeoutMs: 300 }), isFetchError('timeout'));
@@ -629,6 +970,9 @@ describe('ssrf: guardedFetch against local servers', function () {
   it('refuses bad URLs and missing options with clear errors', async () => {
     await assert.rejects(guardedFetch('not a url', { policy: allowA() }), isBlocked('ssrf.bad_url'));
     await assert.rejects(guardedFetch('gopher://127.0.0.1:6379/_FLUSHALL', { policy: allowA() }), isBlocked('ssrf.scheme'));
-    await assert.rejects(guardedFetch(`http://127.0.0.1:${a.port}/`, undefined as unknown as { policy: SsrfPolicy }), isFetchError('bad_options'));
+    await assert.rejects(
+      guardedFetch(`http://127.0.0.1:${a.port}/`, undefined as unknown as { policy: SsrfPolicy }),
+      isFetchError('bad_options'),
+    );
   });
 });

@@ -42,7 +42,10 @@ describe('state stores: one owner per state folder', () => {
     const failed = stores.storeFor(dir);
     assert.ok(failed.store instanceof FailingStateStore);
     assert.match(failed.error!, /bulwark\.db/);
-    assert.throws(() => failed.store.set('a', 'b', 'c'), (e: Error) => e.message === failed.error);
+    assert.throws(
+      () => failed.store.set('a', 'b', 'c'),
+      (e: Error) => e.message === failed.error,
+    );
     assert.ok(stores.storeFor(dir).store instanceof FailingStateStore, 'still broken: still refused');
     fs.rmSync(path.join(dir, STATE_FILE));
     const repaired = stores.storeFor(dir);
@@ -63,9 +66,12 @@ describe('state stores: one owner per state folder', () => {
   it('in the extension host only the engine host opens the state store; the file tools take its store', () => {
     const src = path.join(repoRoot(), 'src');
     const files = (function walk(d: string): string[] {
-      return fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.ts') ? [path.join(d, e.name)] : []));
+      return fs
+        .readdirSync(d, { withFileTypes: true })
+        .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.ts') ? [path.join(d, e.name)] : []));
     })(src);
-    const calling = (re: RegExp) => files.filter((f) => re.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(src, f).split(path.sep).join('/'));
+    const calling = (re: RegExp) =>
+      files.filter((f) => re.test(fs.readFileSync(f, 'utf8'))).map((f) => path.relative(src, f).split(path.sep).join('/'));
     assert.deepEqual(calling(/\bopenStateStore\(/), ['node/state-store.ts']);
     assert.deepEqual(calling(/\bnew StateStores\(/), ['vscode/engine-host.ts']);
     const fileTools = fs.readFileSync(path.join(src, 'vscode', 'file-tools.ts'), 'utf8');

@@ -10,17 +10,51 @@ import { runSeeds, withSeed } from './helpers/seeds';
 
 const rules = loadSecretRules();
 
-const PLANTS = rules.rules.flatMap((r) => r.examples.match.map((text) => ({
-  text,
-  secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
-}))).filter((p) => p.secrets.length > 0);
+const PLANTS = rules.rules
+  .flatMap((r) =>
+    r.examples.match.map((text) => ({
+      text,
+      secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
+    })),
+  )
+  .filter((p) => p.secrets.length > 0);
 
-const FRAGMENTS = ['gh', 'ghp_', 'xox', 'sk-', 'sk-ant-', 'AKIA', 'AIza', 'eyJ', '-----', '-----BEGIN ', 'PRIVATE KEY-----', 'password', 'token', '=', ': ', '"', "'", ' ', '\n', 'Bearer ', '://', '@', 'a1B2', '_', '🙂', 'é'];
+const FRAGMENTS = [
+  'gh',
+  'ghp_',
+  'xox',
+  'sk-',
+  'sk-ant-',
+  'AKIA',
+  'AIza',
+  'eyJ',
+  '-----',
+  '-----BEGIN ',
+  'PRIVATE KEY-----',
+  'password',
+  'token',
+  '=',
+  ': ',
+  '"',
+  "'",
+  ' ',
+  '\n',
+  'Bearer ',
+  '://',
+  '@',
+  'a1B2',
+  '_',
+  '🙂',
+  'é',
+];
 
 const piece = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom(...PLANTS).map((p) => ({ text: p.text, secrets: p.secrets })) },
   { weight: 2, arbitrary: fc.string({ maxLength: 60 }).map((text) => ({ text, secrets: [] as string[] })) },
-  { weight: 2, arbitrary: fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 12 }).map((f) => ({ text: f.join(''), secrets: [] as string[] })) },
+  {
+    weight: 2,
+    arbitrary: fc.array(fc.constantFrom(...FRAGMENTS), { maxLength: 12 }).map((f) => ({ text: f.join(''), secrets: [] as string[] })),
+  },
 );
 
 const scenario = fc.record({
@@ -45,38 +79,48 @@ class FakeScheduler implements FlushScheduler {
   }
   advance(ms: number): void {
     this.now += ms;
-    for (const [id, t] of [...this.pending]) if (t.at <= this.now) {
-      this.pending.delete(id);
-      t.fn();
-    }
+    for (const [id, t] of [...this.pending])
+      if (t.at <= this.now) {
+        this.pending.delete(id);
+        t.fn();
+      }
   }
 }
 
 describe('StreamingRedactor property (fast-check)', function () {
   this.timeout(300_000);
 
-  for (const s of runSeeds(20240501)) it(`output == batch redaction for every chunking, and no emitted prefix contains a planted secret (${s.fresh ? 'fresh' : 'fixed'} seed)`, () => withSeed(s, (seed) => {
-    fc.assert(fc.property(scenario, ({ pieces, separator, cuts, pauses }) => {
-      const text = pieces.map((p) => p.text).join(separator);
-      const secrets = pieces.flatMap((p) => p.secrets);
-      const expected = redactSecrets(rules, text).text;
-      for (const s of secrets) assert.ok(!expected.includes(s), `batch redaction left ${JSON.stringify(s)} in clear`);
-      const clock = new FakeScheduler();
-      let out = '';
-      const r = new StreamingRedactor(rules, (safe) => {
-        out += safe;
-        assert.ok(expected.startsWith(out), 'emitted text is a prefix of the batch redaction');
-        for (const s of secrets) assert.ok(!out.includes(s), `planted secret emitted: ${JSON.stringify(s)}`);
-      }, { scheduler: clock });
-      let at = 0;
-      for (let i = 0; at < text.length; i++) {
-        const n = cuts[i % cuts.length]!;
-        r.write(text.slice(at, at + n));
-        at += n;
-        clock.advance(pauses[i % pauses.length]!);
-      }
-      r.close();
-      assert.equal(out, expected);
-    }), { numRuns: 1000, seed });
-  }));
+  for (const s of runSeeds(20240501))
+    it(`output == batch redaction for every chunking, and no emitted prefix contains a planted secret (${s.fresh ? 'fresh' : 'fixed'} seed)`, () =>
+      withSeed(s, (seed) => {
+        fc.assert(
+          fc.property(scenario, ({ pieces, separator, cuts, pauses }) => {
+            const text = pieces.map((p) => p.text).join(separator);
+            const secrets = pieces.flatMap((p) => p.secrets);
+            const expected = redactSecrets(rules, text).text;
+            for (const s of secrets) assert.ok(!expected.includes(s), `batch redaction left ${JSON.stringify(s)} in clear`);
+            const clock = new FakeScheduler();
+            let out = '';
+            const r = new StreamingRedactor(
+              rules,
+              (safe) => {
+                out += safe;
+                assert.ok(expected.startsWith(out), 'emitted text is a prefix of the batch redaction');
+                for (const s of secrets) assert.ok(!out.includes(s), `planted secret emitted: ${JSON.stringify(s)}`);
+              },
+              { scheduler: clock },
+            );
+            let at = 0;
+            for (let i = 0; at < text.length; i++) {
+              const n = cuts[i % cuts.length]!;
+              r.write(text.slice(at, at + n));
+              at += n;
+              clock.advance(pauses[i % pauses.length]!);
+            }
+            r.close();
+            assert.equal(out, expected);
+          }),
+          { numRuns: 1000, seed },
+        );
+      }));
 });

@@ -5,13 +5,17 @@
 // streaming-redactor.property.test.ts.
 import assert from 'node:assert/strict';
 import {
-  StreamingRedactor, findSecrets, loadSecretRules, redactSecrets, type FlushScheduler, type SecretRuleSet,
+  StreamingRedactor,
+  findSecrets,
+  loadSecretRules,
+  redactSecrets,
+  type FlushScheduler,
+  type SecretRuleSet,
 } from '../../src/engine/secrets';
 import { prng } from './helpers/prng';
 import { runSeeds, withSeed } from './helpers/seeds';
 
 const rules: SecretRuleSet = loadSecretRules();
-
 
 /** A scheduler whose clock only moves when the test says so. */
 class FakeScheduler implements FlushScheduler {
@@ -49,13 +53,20 @@ function stream(chunks: readonly string[], opts: { expected: string; secrets: re
   const clock = new FakeScheduler();
   let out = '';
   const check = (what: string): void => {
-    assert.ok(opts.expected.startsWith(out), `${what}: emitted text is not a prefix of the batch redaction\n  emitted:  ${JSON.stringify(out.slice(-120))}\n  expected: ${JSON.stringify(opts.expected.slice(Math.max(0, out.length - 120), out.length + 40))}`);
+    assert.ok(
+      opts.expected.startsWith(out),
+      `${what}: emitted text is not a prefix of the batch redaction\n  emitted:  ${JSON.stringify(out.slice(-120))}\n  expected: ${JSON.stringify(opts.expected.slice(Math.max(0, out.length - 120), out.length + 40))}`,
+    );
     for (const s of opts.secrets) assert.ok(!out.includes(s), `${what}: a planted secret was emitted: ${JSON.stringify(s)}`);
   };
-  const r = new StreamingRedactor(rules, (safe) => {
-    out += safe;
-    check('emit');
-  }, { scheduler: clock });
+  const r = new StreamingRedactor(
+    rules,
+    (safe) => {
+      out += safe;
+      check('emit');
+    },
+    { scheduler: clock },
+  );
   chunks.forEach((c, i) => {
     r.write(c);
     const pause = opts.pauses?.(i) ?? 0;
@@ -63,18 +74,25 @@ function stream(chunks: readonly string[], opts: { expected: string; secrets: re
   });
   r.close();
   check('close');
-  assert.ok(clock.delays.every((d) => d <= 50), 'the flush timer is armed for at most 50 ms');
+  assert.ok(
+    clock.delays.every((d) => d <= 50),
+    'the flush timer is armed for at most 50 ms',
+  );
   return out;
 }
 
 // ---------------------------------------------------------------- generators
 
 /** Every rule's match examples, with the secret values the full rule set finds in them. */
-const PLANTS = rules.rules.flatMap((r) => r.examples.match.map((text) => ({
-  rule: r.id,
-  text,
-  secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
-}))).filter((p) => p.secrets.length > 0);
+const PLANTS = rules.rules
+  .flatMap((r) =>
+    r.examples.match.map((text) => ({
+      rule: r.id,
+      text,
+      secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
+    })),
+  )
+  .filter((p) => p.secrets.length > 0);
 
 const FILLERS = [
   'const total = items.reduce((sum, item) => sum + item.price, 0);',
@@ -111,7 +129,32 @@ function randomText(rand: () => number): { text: string; secrets: string[] } {
       parts.push(FILLERS[Math.floor(rand() * FILLERS.length)]!);
     } else {
       // Noise made of keyword fragments: exercises partial keywords and prefixes that die.
-      const frags = ['gh', 'ghp_', 'xox', 'sk-', 'sk-ant-', 'AKIA', 'AIza', 'eyJ', '-----', '-----BEGIN ', 'password', '=', '"', "'", ':', ' ', '\n', 'token', 'Bearer ', '://', '@', 'a1B2', 'ZZ', '_'];
+      const frags = [
+        'gh',
+        'ghp_',
+        'xox',
+        'sk-',
+        'sk-ant-',
+        'AKIA',
+        'AIza',
+        'eyJ',
+        '-----',
+        '-----BEGIN ',
+        'password',
+        '=',
+        '"',
+        "'",
+        ':',
+        ' ',
+        '\n',
+        'token',
+        'Bearer ',
+        '://',
+        '@',
+        'a1B2',
+        'ZZ',
+        '_',
+      ];
       let s = '';
       const n = 1 + Math.floor(rand() * 12);
       for (let k = 0; k < n; k++) s += frags[Math.floor(rand() * frags.length)]!;
@@ -144,21 +187,24 @@ describe('StreamingRedactor: randomized texts with planted secrets (seeded PRNG)
     assert.ok(PLANTS.length >= 400, `${PLANTS.length} plants`);
   });
 
-  for (const s of runSeeds(0xb01a4c)) it(`600 random texts × random chunkings: output equals batch redaction, and no prefix ever holds a planted secret (${s.fresh ? 'fresh' : 'fixed'} seed)`, () => withSeed(s, (seed) => {
-    const rand = prng(seed);
-    let checked = 0;
-    for (let n = 0; n < 600; n++) {
-      const { text, secrets } = randomText(rand);
-      const expected = redactSecrets(rules, text).text;
-      for (const s of secrets) assert.ok(!expected.includes(s), `batch redaction left a planted secret in clear: ${JSON.stringify(s)}\n${text}`);
-      const chunks = randomChunks(text, rand);
-      // Random pauses let the flush timer fire between chunks.
-      const out = stream(chunks, { expected, secrets, pauses: () => (rand() < 0.3 ? Math.floor(rand() * 200) : 0) });
-      assert.equal(out, expected, `text #${n}`);
-      checked++;
-    }
-    assert.equal(checked, 600);
-  }));
+  for (const s of runSeeds(0xb01a4c))
+    it(`600 random texts × random chunkings: output equals batch redaction, and no prefix ever holds a planted secret (${s.fresh ? 'fresh' : 'fixed'} seed)`, () =>
+      withSeed(s, (seed) => {
+        const rand = prng(seed);
+        let checked = 0;
+        for (let n = 0; n < 600; n++) {
+          const { text, secrets } = randomText(rand);
+          const expected = redactSecrets(rules, text).text;
+          for (const s of secrets)
+            assert.ok(!expected.includes(s), `batch redaction left a planted secret in clear: ${JSON.stringify(s)}\n${text}`);
+          const chunks = randomChunks(text, rand);
+          // Random pauses let the flush timer fire between chunks.
+          const out = stream(chunks, { expected, secrets, pauses: () => (rand() < 0.3 ? Math.floor(rand() * 200) : 0) });
+          assert.equal(out, expected, `text #${n}`);
+          checked++;
+        }
+        assert.equal(checked, 600);
+      }));
 
   it('every rule example, one character per chunk with a long pause after each', () => {
     for (const p of PLANTS) {
@@ -194,7 +240,11 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
     assert.equal(clock.armed, 1);
     assert.ok(clock.delays.every((d) => d <= 50));
     clock.advance(50);
-    assert.equal(out.join(''), 'Hello, world. The build passed in 12 s.\nDeploying to the ', 'the timer does not release a possible token prefix');
+    assert.equal(
+      out.join(''),
+      'Hello, world. The build passed in 12 s.\nDeploying to the ',
+      'the timer does not release a possible token prefix',
+    );
     r.write('ost town.\n');
     assert.equal(out.join(''), 'Hello, world. The build passed in 12 s.\nDeploying to the ghost town.\n');
     r.close();
@@ -203,7 +253,13 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
   it('never flushes a partial secret, however long the pauses', () => {
     const clock = new FakeScheduler();
     let out = '';
-    const r = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: clock });
+    const r = new StreamingRedactor(
+      rules,
+      (s) => {
+        out += s;
+      },
+      { scheduler: clock },
+    );
     r.write('deploy with ');
     for (const ch of ghp) {
       r.write(ch);
@@ -216,7 +272,13 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
     assert.equal(out, 'deploy with [REDACTED:github-pat-classic]\nnext line\n');
     // Under a secret-looking key the key itself may be held too (it can be part of a match), never the value.
     out = '';
-    const r2 = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: clock });
+    const r2 = new StreamingRedactor(
+      rules,
+      (s) => {
+        out += s;
+      },
+      { scheduler: clock },
+    );
     r2.write('token: ');
     for (const ch of ghp) {
       r2.write(ch);
@@ -230,7 +292,13 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
   it('a generic assignment split across chunks is held until it is decided', () => {
     const clock = new FakeScheduler();
     let out = '';
-    const r = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: clock });
+    const r = new StreamingRedactor(
+      rules,
+      (s) => {
+        out += s;
+      },
+      { scheduler: clock },
+    );
     const text = 'config:\n  password = "Tr0ub4dor&3xQ"\n  user = "svc"\n';
     for (const ch of text) {
       r.write(ch);
@@ -248,7 +316,13 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
     assert.equal(rule.secretChars.table[32], 0, 'a space is not part of the value');
     const clock = new FakeScheduler();
     let out = '';
-    const r = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: clock });
+    const r = new StreamingRedactor(
+      rules,
+      (s) => {
+        out += s;
+      },
+      { scheduler: clock },
+    );
     const head = `${'log line '.repeat(200)}\nTOKEN=`;
     r.write(head + 'Zq8vN2x');
     clock.advance(100);
@@ -262,7 +336,13 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
   it('a PEM BEGIN holds everything until END; close() without END redacts to the end', () => {
     const clock = new FakeScheduler();
     let out = '';
-    const r = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: clock });
+    const r = new StreamingRedactor(
+      rules,
+      (s) => {
+        out += s;
+      },
+      { scheduler: clock },
+    );
     const begin = ['-----BEGIN RSA PRI', 'VATE KEY-----\n'].join('');
     r.write(`key follows:\n${begin}`);
     clock.advance(1000);
@@ -276,7 +356,13 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
 
   it('close() flushes a pending secret with redaction', () => {
     let out = '';
-    const r = new StreamingRedactor(rules, (s) => { out += s; }, { scheduler: new FakeScheduler() });
+    const r = new StreamingRedactor(
+      rules,
+      (s) => {
+        out += s;
+      },
+      { scheduler: new FakeScheduler() },
+    );
     r.write(`export GITHUB_TOKEN=${ghp}`);
     assert.ok('export GITHUB_TOKEN='.startsWith(out), `only text before the token: ${JSON.stringify(out)}`);
     r.close();
@@ -290,7 +376,9 @@ describe('StreamingRedactor: flush timer (fake scheduler)', () => {
 
   it('uses the real timer by default and stays within 50 ms', async () => {
     let out = '';
-    const r = new StreamingRedactor(rules, (s) => { out += s; });
+    const r = new StreamingRedactor(rules, (s) => {
+      out += s;
+    });
     r.write('plain text, then a partial ');
     r.write('xox');
     await new Promise((resolve) => setTimeout(resolve, 70));

@@ -19,7 +19,10 @@ describe('Tier 2 canary file', () => {
   it('a canary file with bad content is an error naming the file, and is not replaced', () => {
     const dir = makeTempDir();
     fs.writeFileSync(path.join(dir, CANARY_FILE), 'not-a-canary\n');
-    assert.throws(() => loadOrCreateCanary(dir), (e: Error) => e.message.includes(path.join(dir, CANARY_FILE)));
+    assert.throws(
+      () => loadOrCreateCanary(dir),
+      (e: Error) => e.message.includes(path.join(dir, CANARY_FILE)),
+    );
     assert.equal(fs.readFileSync(path.join(dir, CANARY_FILE), 'utf8'), 'not-a-canary\n');
   });
 });

@@ -3,14 +3,24 @@ import assert from 'node:assert/strict';
 import { ApprovalBroker, type ApprovalRequest, type ApprovalSurface } from '../../src/engine/shield/tier3';
 import { MemoryStateStore, type StateStore } from '../../src/engine/shield/types';
 
-const request = (id = 'r1'): ApprovalRequest => ({ id, sessionId: 's', actionType: 'execute_command', payload: { command: 'git push --force' }, reasons: [{ tier: 2, reason: 'ambiguous' }] });
+const request = (id = 'r1'): ApprovalRequest => ({
+  id,
+  sessionId: 's',
+  actionType: 'execute_command',
+  payload: { command: 'git push --force' },
+  reasons: [{ tier: 2, reason: 'ambiguous' }],
+});
 const surface = (id: string, answer: 'approve' | 'deny' | 'never' | 'throw', delayMs = 0, seen: string[] = []): ApprovalSurface => ({
   id,
-  ask: (_req, signal) => new Promise((resolve, reject) => {
-    seen.push(id);
-    if (answer === 'never') { signal.addEventListener('abort', () => reject(new Error('aborted'))); return; }
-    setTimeout(() => (answer === 'throw' ? reject(new Error(`${id} broke`)) : resolve(answer)), delayMs);
-  }),
+  ask: (_req, signal) =>
+    new Promise((resolve, reject) => {
+      seen.push(id);
+      if (answer === 'never') {
+        signal.addEventListener('abort', () => reject(new Error('aborted')));
+        return;
+      }
+      setTimeout(() => (answer === 'throw' ? reject(new Error(`${id} broke`)) : resolve(answer)), delayMs);
+    }),
 });
 const clock = (t = { now: 1_000_000 }) => ({ now: () => t.now, t });
 
@@ -23,7 +33,16 @@ describe('Tier 3 approval broker', () => {
 
   it('the first answer wins and the other surfaces are told to close', async () => {
     let aborted = false;
-    const slow: ApprovalSurface = { id: 'slow', ask: (_r, signal) => new Promise((_res, rej) => signal.addEventListener('abort', () => { aborted = true; rej(new Error('closed')); })) };
+    const slow: ApprovalSurface = {
+      id: 'slow',
+      ask: (_r, signal) =>
+        new Promise((_res, rej) =>
+          signal.addEventListener('abort', () => {
+            aborted = true;
+            rej(new Error('closed'));
+          }),
+        ),
+    };
     const b = new ApprovalBroker({ surfaces: [slow, surface('fast', 'deny', 5)], store: new MemoryStateStore(), clock: clock() });
     const v = await b.decide(request());
     assert.deepEqual([v.decision, v.event, v.surface], ['block', 'denied', 'fast']);
@@ -31,7 +50,11 @@ describe('Tier 3 approval broker', () => {
   });
 
   it('a failing surface does not decide while another can still answer', async () => {
-    const b = new ApprovalBroker({ surfaces: [surface('broken', 'throw'), surface('modal', 'approve', 20)], store: new MemoryStateStore(), clock: clock() });
+    const b = new ApprovalBroker({
+      surfaces: [surface('broken', 'throw'), surface('modal', 'approve', 20)],
+      store: new MemoryStateStore(),
+      clock: clock(),
+    });
     assert.equal((await b.decide(request())).decision, 'allow');
   });
 
@@ -43,7 +66,11 @@ describe('Tier 3 approval broker', () => {
   });
 
   it('every surface failing denies', async () => {
-    const b = new ApprovalBroker({ surfaces: [surface('a', 'throw'), surface('b', 'throw')], store: new MemoryStateStore(), clock: clock() });
+    const b = new ApprovalBroker({
+      surfaces: [surface('a', 'throw'), surface('b', 'throw')],
+      store: new MemoryStateStore(),
+      clock: clock(),
+    });
     const v = await b.decide(request());
     assert.deepEqual([v.decision, v.event], ['block', 'error']);
   });
@@ -68,7 +95,13 @@ describe('Tier 3 approval broker', () => {
   });
 
   it('a store error denies (fail closed)', async () => {
-    const broken: StateStore = { get: () => { throw new Error('disk I/O error'); }, set: () => undefined, delete: () => undefined };
+    const broken: StateStore = {
+      get: () => {
+        throw new Error('disk I/O error');
+      },
+      set: () => undefined,
+      delete: () => undefined,
+    };
     const v = await new ApprovalBroker({ surfaces: [surface('modal', 'approve')], store: broken, clock: clock() }).decide(request());
     assert.deepEqual([v.decision, v.event], ['block', 'error']);
     assert.match(v.reason, /disk I\/O error/);

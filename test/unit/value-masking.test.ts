@@ -12,7 +12,10 @@ const SLACK = 'xoxb-' + '482913570264-7730184652915-aZ3kQ9mN2pL8rT5vW7';
 
 function stream(chunks: readonly string[], known?: KnownValues): { out: string; emitted: string[] } {
   const emitted: string[] = [];
-  const r = new StreamingRedactor(rules, (t) => emitted.push(t), { scheduler: { set: () => 0, clear: () => undefined }, ...(known ? { knownValues: known } : {}) });
+  const r = new StreamingRedactor(rules, (t) => emitted.push(t), {
+    scheduler: { set: () => 0, clear: () => undefined },
+    ...(known ? { knownValues: known } : {}),
+  });
   for (const c of chunks) r.write(c);
   r.close();
   return { out: emitted.join(''), emitted };
@@ -37,14 +40,21 @@ describe('value masking: a secret found once is masked everywhere', () => {
     const known = new KnownValues();
     const first = stream([`export SLACK_TOKEN=${SLACK}\n`, `echo ${SLACK.slice(0, 20)}`, `${SLACK.slice(20)} done\n`], known);
     assert.ok(!first.out.includes(SLACK), first.out);
-    assert.ok(first.emitted.every((e) => !e.includes(SLACK.slice(0, 12))), 'no emitted piece holds the start of the value');
+    assert.ok(
+      first.emitted.every((e) => !e.includes(SLACK.slice(0, 12))),
+      'no emitted piece holds the start of the value',
+    );
     // The later tool output: the bare value has no context a detector needs.
     const later = stream(['result: ', SLACK.slice(0, 9), SLACK.slice(9), '\n'], known);
     assert.equal(later.out, 'result: [REDACTED:slack-bot-token]\n');
     // Control: without the session's registry the bare value is not recognised.
     assert.ok(stream([`result: ${SLACK}\n`]).out.includes('REDACTED'), 'a Slack bot token is recognised by its own format anyway');
     const bare = 'Zq8Rt5Lm2Xv9Kp4Wn7Bc3Hd6Jf1Gs0Ay';
-    assert.equal(redactSecrets(rules, `value ${bare}\n`).text, `value ${bare}\n`, 'control: a random string alone is no secret to a detector');
+    assert.equal(
+      redactSecrets(rules, `value ${bare}\n`).text,
+      `value ${bare}\n`,
+      'control: a random string alone is no secret to a detector',
+    );
   });
 
   it('never releases part of a known value, however the stream is cut (seeded chunkings)', () => {
@@ -61,7 +71,10 @@ describe('value masking: a secret found once is masked everywhere', () => {
         at += n;
       }
       const { out, emitted } = stream(chunks, known);
-      assert.equal(out, 'line one\nthe value [REDACTED:known-value.env-file] appears, then [REDACTED:known-value.env-file][REDACTED:known-value.env-file] twice\nend\n');
+      assert.equal(
+        out,
+        'line one\nthe value [REDACTED:known-value.env-file] appears, then [REDACTED:known-value.env-file][REDACTED:known-value.env-file] twice\nend\n',
+      );
       let so = '';
       for (const e of emitted) {
         so += e;
@@ -73,11 +86,19 @@ describe('value masking: a secret found once is masked everywhere', () => {
 
 describe('value masking: the known-values registry', () => {
   it('skips values that are too short, only digits, plain words or common, by a documented rule', () => {
-    for (const [v, why] of [['3000', /shorter/], ['12345678901', /only digits/], ['postgres', /plain lower-case word|common/], ['localhost', /plain lower-case word|common/],
-      ['aaaaaaaaaaaa', /plain lower-case word|entropy/], ['Development', /common/], [' padded-secret-value', /white space/]] as const) {
+    for (const [v, why] of [
+      ['3000', /shorter/],
+      ['12345678901', /only digits/],
+      ['postgres', /plain lower-case word|common/],
+      ['localhost', /plain lower-case word|common/],
+      ['aaaaaaaaaaaa', /plain lower-case word|entropy/],
+      ['Development', /common/],
+      [' padded-secret-value', /white space/],
+    ] as const) {
       assert.match(knownValueSkipReason(v) ?? '(kept)', why, v);
     }
-    for (const v of ['s3cr3t-pass', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'local-token-123456', 'correcthorsebatterystaple']) assert.equal(knownValueSkipReason(v), undefined, v);
+    for (const v of ['s3cr3t-pass', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'local-token-123456', 'correcthorsebatterystaple'])
+      assert.equal(knownValueSkipReason(v), undefined, v);
   });
 
   it('keeps no value in clear, finds each occurrence (the longest where two start together) and refuses duplicates', () => {
@@ -85,7 +106,10 @@ describe('value masking: the known-values registry', () => {
     assert.equal(k.add('s3cr3t-pass', 'known-value.env-file'), true);
     assert.equal(k.add('s3cr3t-pass', 'known-value.other'), false);
     assert.equal(k.add('s3cr3t-password-long', 'known-value.aws'), true);
-    assert.ok(!JSON.stringify([...(k as unknown as { byWindow: Map<number, unknown> }).byWindow]).includes('s3cr3t'), 'only hashes are kept');
+    assert.ok(
+      !JSON.stringify([...(k as unknown as { byWindow: Map<number, unknown> }).byWindow]).includes('s3cr3t'),
+      'only hashes are kept',
+    );
     assert.deepEqual(k.find('a s3cr3t-pass b s3cr3t-password-long c'), [
       { start: 2, end: 13, ruleId: 'known-value.env-file' },
       { start: 16, end: 36, ruleId: 'known-value.aws' },
@@ -96,6 +120,9 @@ describe('value masking: the known-values registry', () => {
   it('a known value is masked by redactSecrets whatever its shape, and the surrounding text is kept', () => {
     const k = new KnownValues();
     k.add('correcthorsebatterystaple', 'known-value.env-file');
-    assert.equal(redactSecrets(rules, 'login with correcthorsebatterystaple now', k).text, 'login with [REDACTED:known-value.env-file] now');
+    assert.equal(
+      redactSecrets(rules, 'login with correcthorsebatterystaple now', k).text,
+      'login with [REDACTED:known-value.env-file] now',
+    );
   });
 });

@@ -29,7 +29,10 @@ export function parseApplyPatch(text: string): ParsedPatch {
   let ended = false;
   for (; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.trim() === '*** End Patch') { ended = true; break; }
+    if (line.trim() === '*** End Patch') {
+      ended = true;
+      break;
+    }
     const h = HEADER.exec(line);
     if (h) {
       const [, kind, rawPath] = h;
@@ -45,7 +48,8 @@ export function parseApplyPatch(text: string): ParsedPatch {
       else current = { kind: kind === 'Add File' ? 'add' : 'update', path, added: [] };
       continue;
     }
-    if (line.startsWith('*** ') && line.trim() !== '*** End of File') return { ok: false, error: `line ${i + 1} is not a patch line (${line.slice(0, 60)})` };
+    if (line.startsWith('*** ') && line.trim() !== '*** End of File')
+      return { ok: false, error: `line ${i + 1} is not a patch line (${line.slice(0, 60)})` };
     if (!current) {
       if (line.trim() === '') continue;
       return { ok: false, error: `line ${i + 1} is outside any file section` };

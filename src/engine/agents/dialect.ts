@@ -30,10 +30,28 @@ export class HookInputError extends Error {
 
 const PRE_EVENTS = new Set(['PreToolUse', 'BeforeTool', 'preToolUse']);
 const POST_EVENTS = new Set(['PostToolUse', 'AfterTool', 'postToolUse']);
-const GEMINI_EVENTS = new Set(['BeforeTool', 'AfterTool', 'BeforeAgent', 'AfterAgent', 'BeforeModel', 'AfterModel', 'BeforeToolSelection', 'SessionStart', 'SessionEnd', 'PreCompress', 'Notification']);
+const GEMINI_EVENTS = new Set([
+  'BeforeTool',
+  'AfterTool',
+  'BeforeAgent',
+  'AfterAgent',
+  'BeforeModel',
+  'AfterModel',
+  'BeforeToolSelection',
+  'SessionStart',
+  'SessionEnd',
+  'PreCompress',
+  'Notification',
+]);
 
 /** The dialect a client answers in when the payload does not say (the flag's default). */
-export const DEFAULT_DIALECT: Readonly<Record<AgentId, Dialect>> = { claude: 'claude', codex: 'claude', gemini: 'gemini', 'copilot-cli': 'copilot', vscode: 'claude' };
+export const DEFAULT_DIALECT: Readonly<Record<AgentId, Dialect>> = {
+  claude: 'claude',
+  codex: 'claude',
+  gemini: 'gemini',
+  'copilot-cli': 'copilot',
+  vscode: 'claude',
+};
 
 /**
  * Reads a hook payload. The dialect comes from the payload's own shape (an event name field means
@@ -50,9 +68,12 @@ export function parseHookCall(value: unknown, flagAgent: AgentId, eventFlag?: st
   const named = str(v.hook_event_name) ?? str(v.hookEventName);
   const event = named ?? eventFlag ?? (v.toolResult !== undefined ? 'postToolUse' : v.toolName !== undefined ? 'preToolUse' : undefined);
   if (event === undefined) throw new HookInputError('the hook input names no event (hook_event_name) and no tool');
-  const dialect: Dialect = named === undefined && (v.toolName !== undefined || agent === 'copilot-cli')
-    ? 'copilot'
-    : GEMINI_EVENTS.has(event) && (agent === 'gemini' || event === 'BeforeTool' || event === 'AfterTool') ? 'gemini' : 'claude';
+  const dialect: Dialect =
+    named === undefined && (v.toolName !== undefined || agent === 'copilot-cli')
+      ? 'copilot'
+      : GEMINI_EVENTS.has(event) && (agent === 'gemini' || event === 'BeforeTool' || event === 'AfterTool')
+        ? 'gemini'
+        : 'claude';
   const phase: HookPhase = PRE_EVENTS.has(event) ? 'pre_tool' : POST_EVENTS.has(event) ? 'post_tool' : 'other';
   const sessionId = str(v.session_id) ?? str(v.sessionId) ?? 'unknown-session';
   const cwd = str(v.cwd);
@@ -60,16 +81,25 @@ export function parseHookCall(value: unknown, flagAgent: AgentId, eventFlag?: st
   let toolInput: unknown = v.tool_input ?? v.toolArgs;
   if (typeof toolInput === 'string' && v.toolArgs !== undefined) {
     // Copilot CLI sends toolArgs as a JSON string in some releases.
-    try { toolInput = JSON.parse(toolInput); } catch { toolInput = { toolArgs: toolInput }; }
+    try {
+      toolInput = JSON.parse(toolInput);
+    } catch {
+      toolInput = { toolArgs: toolInput };
+    }
   }
   if (phase !== 'other') {
-    if (toolName === undefined || toolName.length === 0 || toolName.length > 256) throw new HookInputError('the hook input has no usable tool name (tool_name)');
+    if (toolName === undefined || toolName.length === 0 || toolName.length > 256)
+      throw new HookInputError('the hook input has no usable tool name (tool_name)');
     if (toolInput === undefined) toolInput = {};
   } else {
     toolName = undefined;
   }
   return {
-    agent, dialect, phase, event, sessionId: sessionId.slice(0, 200),
+    agent,
+    dialect,
+    phase,
+    event,
+    sessionId: sessionId.slice(0, 200),
     ...(cwd !== undefined ? { cwd } : {}),
     ...(toolName !== undefined ? { toolName, toolInput } : {}),
     ...(phase === 'post_tool' ? { toolOutput: v.tool_response ?? v.toolResult ?? v.tool_result } : {}),
@@ -91,9 +121,12 @@ export interface HookAnswer {
 export function preToolAnswer(dialect: Dialect, event: string, verdict: { readonly allow: boolean; readonly reason: string }): HookAnswer {
   if (verdict.allow) return { stdout: '', stderr: '', exitCode: 0 };
   switch (dialect) {
-    case 'gemini': return json({ decision: 'deny', reason: verdict.reason });
-    case 'copilot': return json({ permissionDecision: 'deny', permissionDecisionReason: verdict.reason });
-    case 'claude': return json({ hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: verdict.reason } });
+    case 'gemini':
+      return json({ decision: 'deny', reason: verdict.reason });
+    case 'copilot':
+      return json({ permissionDecision: 'deny', permissionDecisionReason: verdict.reason });
+    case 'claude':
+      return json({ hookSpecificOutput: { hookEventName: event, permissionDecision: 'deny', permissionDecisionReason: verdict.reason } });
   }
 }
 
@@ -101,9 +134,11 @@ export function preToolAnswer(dialect: Dialect, event: string, verdict: { readon
 export function postToolAnswer(dialect: Dialect, event: string, context: string | undefined): HookAnswer {
   if (!context) return { stdout: '', stderr: '', exitCode: 0 };
   switch (dialect) {
-    case 'copilot': return json({ additionalContext: context });
+    case 'copilot':
+      return json({ additionalContext: context });
     case 'gemini':
-    case 'claude': return json({ hookSpecificOutput: { hookEventName: event, additionalContext: context } });
+    case 'claude':
+      return json({ hookSpecificOutput: { hookEventName: event, additionalContext: context } });
   }
 }
 

@@ -27,12 +27,19 @@ export function inspectToolOutput(o: ToolOutput): { findings: OutputFinding[]; e
   const findings = r.findings.map((f) => ({ category: f.category, rule: f.rule }));
   const tool = IDENTIFIER.test(o.tool) ? o.tool : 'tool';
   const event: AuditEventInput = {
-    event: 'ACTION_EXECUTED', session: agentScopedSession(o.agent, o.sessionId), action_type: tool,
+    event: 'ACTION_EXECUTED',
+    session: agentScopedSession(o.agent, o.sessionId),
+    action_type: tool,
     details: {
       agent: o.agent,
       inspected_output: {
-        tool, ...(o.toolUseId && IDENTIFIER.test(o.toolUseId) ? { tool_use_id: o.toolUseId } : {}), characters: o.text.length, findings: findings.length,
-        rules: [...new Set(findings.map((f) => f.rule))].slice(0, MAX_ITEMS), categories: [...new Set(findings.map((f) => f.category))], action: r.action,
+        tool,
+        ...(o.toolUseId && IDENTIFIER.test(o.toolUseId) ? { tool_use_id: o.toolUseId } : {}),
+        characters: o.text.length,
+        findings: findings.length,
+        rules: [...new Set(findings.map((f) => f.rule))].slice(0, MAX_ITEMS),
+        categories: [...new Set(findings.map((f) => f.category))],
+        action: r.action,
       },
     },
   };

@@ -18,7 +18,13 @@ import type { AgentToolMap, ToolMapping, ToolRule } from './tool-map';
  *   tool_input           hookSpecificOutput.tool_input, merged over the model's arguments (Gemini CLI's BeforeTool)
  */
 export type RewriteForm = 'updated_input' | 'updated_input_allow' | 'modified_args' | 'modified_args_allow' | 'tool_input';
-export const REWRITE_FORMS: readonly RewriteForm[] = ['updated_input', 'updated_input_allow', 'modified_args', 'modified_args_allow', 'tool_input'];
+export const REWRITE_FORMS: readonly RewriteForm[] = [
+  'updated_input',
+  'updated_input_allow',
+  'modified_args',
+  'modified_args_allow',
+  'tool_input',
+];
 
 /** A shell tool's input fields (top-level names): the command, and its timeout in milliseconds if it has one. */
 export interface SandboxToolSpec {
@@ -68,26 +74,37 @@ export interface SandboxExecTarget {
  * that environment may load code into it (as the hook wrapper does for the hook).
  */
 export function sandboxedCommand(target: SandboxExecTarget, command: string): string {
-  const paths: [string, string][] = [['node', target.node], ['cli', target.cli], ...(target.stateDir !== undefined ? [['state directory', target.stateDir] as [string, string]] : []),
+  const paths: [string, string][] = [
+    ['node', target.node],
+    ['cli', target.cli],
+    ...(target.stateDir !== undefined ? [['state directory', target.stateDir] as [string, string]] : []),
     ...(target.compileCache !== undefined ? [['compile cache', target.compileCache] as [string, string]] : []),
-    ...(target.cwd !== undefined ? [['cwd', target.cwd] as [string, string]] : []), ...target.workspaces.map((w): [string, string] => ['workspace', w]),
-    ...(target.hide ?? []).map((h): [string, string] => ['hidden file', h])];
+    ...(target.cwd !== undefined ? [['cwd', target.cwd] as [string, string]] : []),
+    ...target.workspaces.map((w): [string, string] => ['workspace', w]),
+    ...(target.hide ?? []).map((h): [string, string] => ['hidden file', h]),
+  ];
   for (const [name, p] of paths) {
     if (!p.startsWith('/')) throw new SandboxRewriteError(`the ${name} path ${JSON.stringify(p)} is not absolute`);
   }
   if (target.workspaces.length === 0) throw new SandboxRewriteError('no workspace folder to make writable');
   const words = [
-    'NODE_OPTIONS=', 'NODE_PATH=',
+    'NODE_OPTIONS=',
+    'NODE_PATH=',
     ...(target.compileCache !== undefined ? [`NODE_COMPILE_CACHE=${singleQuote(target.compileCache)}`] : []),
     ...(target.electron ? ['ELECTRON_RUN_AS_NODE=1'] : []),
     ...(target.stateDir !== undefined ? [`BULWARK_STATE_DIR=${singleQuote(target.stateDir)}`] : []),
-    singleQuote(target.node), singleQuote(target.cli), 'exec',
+    singleQuote(target.node),
+    singleQuote(target.cli),
+    'exec',
     ...(target.cwd !== undefined ? ['--cwd', singleQuote(target.cwd)] : []),
     ...target.workspaces.flatMap((w) => ['--workspace', singleQuote(w)]),
     ...target.allowNet.flatMap((h) => ['--allow-net', singleQuote(h)]),
     ...(target.hide ?? []).flatMap((h) => ['--hide', singleQuote(h)]),
     ...(target.timeoutS !== undefined ? ['--timeout', String(target.timeoutS)] : []),
-    '--', 'bash', '-c', singleQuote(command),
+    '--',
+    'bash',
+    '-c',
+    singleQuote(command),
   ];
   return words.join(' ');
 }
@@ -106,10 +123,19 @@ export interface RewriteTarget {
  * takes a rewritten input in this dialect, the rule that mapped the tool names its command field, and
  * the mapping is one execute_command. Undefined means "answer as without sandboxing".
  */
-export function rewriteTarget(clientMap: AgentToolMap, mapMaps: readonly AgentToolMap[], dialect: Dialect, toolName: string, input: unknown, mapping: ToolMapping): RewriteTarget | undefined {
+export function rewriteTarget(
+  clientMap: AgentToolMap,
+  mapMaps: readonly AgentToolMap[],
+  dialect: Dialect,
+  toolName: string,
+  input: unknown,
+  mapping: ToolMapping,
+): RewriteTarget | undefined {
   const form = clientMap.rewrite?.[dialect];
   if (!form) return undefined;
-  const rule: ToolRule | undefined = mapMaps.find((m) => m.tools.some((t) => t.names.includes(toolName)))?.tools.find((t) => t.names.includes(toolName));
+  const rule: ToolRule | undefined = mapMaps
+    .find((m) => m.tools.some((t) => t.names.includes(toolName)))
+    ?.tools.find((t) => t.names.includes(toolName));
   if (!rule?.sandbox) return undefined;
   if (mapping.actions.length !== 1 || mapping.actions[0]!.type !== 'execute_command') return undefined;
   const command = mapping.actions[0]!.payload.command;
@@ -127,11 +153,16 @@ export function rewrittenInput(input: unknown, field: string, command: string): 
 /** The allow answer that carries the rewritten input, in the client's form. */
 export function rewriteAnswer(form: RewriteForm, event: string, newInput: Record<string, unknown>): HookAnswer {
   switch (form) {
-    case 'updated_input': return json({ hookSpecificOutput: { hookEventName: event, updatedInput: newInput } });
-    case 'updated_input_allow': return json({ hookSpecificOutput: { hookEventName: event, permissionDecision: 'allow', updatedInput: newInput } });
-    case 'modified_args': return json({ modifiedArgs: newInput });
-    case 'modified_args_allow': return json({ permissionDecision: 'allow', modifiedArgs: newInput });
-    case 'tool_input': return json({ hookSpecificOutput: { hookEventName: event, tool_input: newInput } });
+    case 'updated_input':
+      return json({ hookSpecificOutput: { hookEventName: event, updatedInput: newInput } });
+    case 'updated_input_allow':
+      return json({ hookSpecificOutput: { hookEventName: event, permissionDecision: 'allow', updatedInput: newInput } });
+    case 'modified_args':
+      return json({ modifiedArgs: newInput });
+    case 'modified_args_allow':
+      return json({ permissionDecision: 'allow', modifiedArgs: newInput });
+    case 'tool_input':
+      return json({ hookSpecificOutput: { hookEventName: event, tool_input: newInput } });
   }
 }
 
@@ -156,13 +187,18 @@ export function sandboxHosts(facts: NetworkFacts): { readonly hosts: readonly st
   if (!facts.network) return { hosts: [] };
   const what = facts.commands.length ? ` (${[...new Set(facts.commands)].slice(0, 4).join(', ')})` : '';
   if (facts.sinks.length) return { notSandboxed: `the command listens for connections${what}, which the sandbox's network cannot carry` };
-  if (facts.logins.length) return { notSandboxed: `the command logs in to another machine over ssh${what}, which the sandbox's HTTP proxy cannot carry` };
-  if (facts.urls.length === 0 || facts.unnamedNetwork) return { notSandboxed: `the command uses the network${what} and Bulwark cannot name the hosts it reaches` };
+  if (facts.logins.length)
+    return { notSandboxed: `the command logs in to another machine over ssh${what}, which the sandbox's HTTP proxy cannot carry` };
+  if (facts.urls.length === 0 || facts.unnamedNetwork)
+    return { notSandboxed: `the command uses the network${what} and Bulwark cannot name the hosts it reaches` };
   const hosts: string[] = [];
   for (const u of facts.urls) {
     const h = httpHostPort(u);
     // Named by its scheme only: the target itself may carry a secret (a token in a URL).
-    if (!h) return { notSandboxed: `the command reaches ${/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? `a ${u.slice(0, u.indexOf(':')).toLowerCase()}:// address` : 'a host by name or address'}${what}, which the sandbox's HTTP proxy cannot carry` };
+    if (!h)
+      return {
+        notSandboxed: `the command reaches ${/^[a-z][a-z0-9+.-]*:\/\//i.test(u) ? `a ${u.slice(0, u.indexOf(':')).toLowerCase()}:// address` : 'a host by name or address'}${what}, which the sandbox's HTTP proxy cannot carry`,
+      };
     if (!hosts.includes(h)) hosts.push(h);
   }
   return { hosts };
@@ -202,7 +238,8 @@ export function claudeCommandRules(settings: unknown): string[] {
  * rules, commands are not wrapped.
  */
 export function cliCommandRules(agent: 'claude' | 'copilot-cli', argv: readonly string[]): string[] {
-  const flags = agent === 'claude' ? ['--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools'] : ['--allow-tool', '--deny-tool'];
+  const flags =
+    agent === 'claude' ? ['--allowedTools', '--allowed-tools', '--disallowedTools', '--disallowed-tools'] : ['--allow-tool', '--deny-tool'];
   const pattern = agent === 'claude' ? /\bBash\(/ : /\bshell\(/;
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
@@ -224,7 +261,10 @@ export function cliCommandRules(agent: 'claude' | 'copilot-cli', argv: readonly 
  * filter, `bulwark exec` exits 125), so a command is wrapped only where Codex's is evidently off
  * (`--dangerously-bypass-approvals-and-sandbox`, `--yolo`, sandbox mode danger-full-access). Unknown → on.
  */
-export function codexOwnSandbox(argv: readonly string[] | undefined, configToml: string | undefined): { readonly on: boolean; readonly why: string } {
+export function codexOwnSandbox(
+  argv: readonly string[] | undefined,
+  configToml: string | undefined,
+): { readonly on: boolean; readonly why: string } {
   if (!argv) return { on: true, why: 'the Codex process and its sandbox setting could not be found' };
   let mode: string | undefined;
   let profile: string | undefined;
@@ -232,11 +272,20 @@ export function codexOwnSandbox(argv: readonly string[] | undefined, configToml:
     const a = argv[i]!;
     const value = (flag: string) => (a === flag ? argv[++i] : a.startsWith(`${flag}=`) ? a.slice(flag.length + 1) : undefined);
     if (a === '--dangerously-bypass-approvals-and-sandbox' || a === '--yolo') return { on: false, why: `Codex runs with ${a}` };
-    if (a === '--full-auto') { mode = 'workspace-write'; continue; }
+    if (a === '--full-auto') {
+      mode = 'workspace-write';
+      continue;
+    }
     const sandbox = value('--sandbox') ?? value('-s');
-    if (sandbox !== undefined) { mode = sandbox; continue; }
+    if (sandbox !== undefined) {
+      mode = sandbox;
+      continue;
+    }
     const prof = value('--profile') ?? value('-p');
-    if (prof !== undefined) { profile = prof; continue; }
+    if (prof !== undefined) {
+      profile = prof;
+      continue;
+    }
     const override = value('--config') ?? value('-c');
     const m = override !== undefined ? /^sandbox_mode\s*=\s*"?([a-z-]+)"?$/.exec(override.trim()) : null;
     if (m) mode = m[1];
@@ -256,7 +305,10 @@ function tomlSandboxMode(text: string | undefined, profile: string | undefined):
   for (const raw of text.split(/\r?\n/)) {
     const line = raw.replace(/#.*$/, '').trim();
     const head = /^\[\s*([^\]]+?)\s*\]$/.exec(line);
-    if (head) { section = head[1]!.replace(/"/g, ''); continue; }
+    if (head) {
+      section = head[1]!.replace(/"/g, '');
+      continue;
+    }
     const m = /^sandbox_mode\s*=\s*["']([a-z-]+)["']$/.exec(line);
     if (!m) continue;
     if (section === '') top = m[1];

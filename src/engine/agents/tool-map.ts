@@ -14,7 +14,8 @@ import type { Dialect } from './dialect';
 import type { RewriteForm, SandboxToolSpec } from './sandbox-rewrite';
 
 /** A value spec: `$.a.b`, `$.a[*].b`, `$` (see security/agents/schema.json). */
-export type ValueSpec = string | readonly string[] | { readonly optional: ValueSpec } | { readonly join: string } | { readonly argv: ValueSpec };
+export type ValueSpec =
+  string | readonly string[] | { readonly optional: ValueSpec } | { readonly join: string } | { readonly argv: ValueSpec };
 
 export interface ToolRule {
   readonly names: readonly string[];
@@ -91,7 +92,8 @@ export function mapToolCall(map: AgentToolMap, toolName: string, input: unknown,
   try {
     const actions = applyRule(rule, input, cwd);
     if (actions.length === 0) return unknown(`${map.agent}:${toolName}: the input names nothing to check`);
-    if (actions.length > MAX_ACTIONS_PER_CALL) return unknown(`${map.agent}:${toolName}: more than ${MAX_ACTIONS_PER_CALL} actions in one call`);
+    if (actions.length > MAX_ACTIONS_PER_CALL)
+      return unknown(`${map.agent}:${toolName}: more than ${MAX_ACTIONS_PER_CALL} actions in one call`);
     return { actions, via: `${map.agent}:${toolName}` };
   } catch (e) {
     if (e instanceof Missing) return unknown(`${map.agent}:${toolName}: ${e.message}`);

@@ -6,15 +6,35 @@ import canonicalize from 'canonicalize';
 /** Every event Bulwark writes. Each one has a producer in src/ (a unit test checks it). */
 export const AUDIT_EVENT_TYPES = [
   // An action's lifecycle: proposed, evaluated, then approved or blocked, then executed or failed.
-  'ACTION_PROPOSED', 'ACTION_EVALUATED', 'ACTION_APPROVED', 'ACTION_BLOCKED', 'ACTION_EXECUTED', 'ACTION_FAILED',
+  'ACTION_PROPOSED',
+  'ACTION_EVALUATED',
+  'ACTION_APPROVED',
+  'ACTION_BLOCKED',
+  'ACTION_EXECUTED',
+  'ACTION_FAILED',
   // Derived from a decision's rules and tier trail.
-  'SHIELD_ERROR', 'CANARY_VERIFIED', 'CANARY_MISSING', 'RATE_LIMIT_HIT', 'BUDGET_EXHAUSTED', 'SELF_PROTECTION',
-  'PROTECTION_BLOCKED', 'IFC_CLASSIFIED', 'IFC_BLOCKED', 'IFC_WOULD_BLOCK',
+  'SHIELD_ERROR',
+  'CANARY_VERIFIED',
+  'CANARY_MISSING',
+  'RATE_LIMIT_HIT',
+  'BUDGET_EXHAUSTED',
+  'SELF_PROTECTION',
+  'PROTECTION_BLOCKED',
+  'IFC_CLASSIFIED',
+  'IFC_BLOCKED',
+  'IFC_WOULD_BLOCK',
   // Host events.
-  'SESSION_STARTED', 'SESSION_ENDED', 'CONFIG_CHANGED', 'POLICY_CHANGED', 'SANDBOX_STATUS', 'INTEGRITY_VIOLATION', 'RECOVERY',
+  'SESSION_STARTED',
+  'SESSION_ENDED',
+  'CONFIG_CHANGED',
+  'POLICY_CHANGED',
+  'SANDBOX_STATUS',
+  'INTEGRITY_VIOLATION',
+  'RECOVERY',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
-export const isAuditEventType = (s: unknown): s is AuditEventType => typeof s === 'string' && (AUDIT_EVENT_TYPES as readonly string[]).includes(s);
+export const isAuditEventType = (s: unknown): s is AuditEventType =>
+  typeof s === 'string' && (AUDIT_EVENT_TYPES as readonly string[]).includes(s);
 
 /** One line of the log. */
 export interface AuditEntry {
@@ -79,4 +99,5 @@ export function splitLine(line: string): { body: string; hash: string } | undefi
 }
 
 /** The message an HMAC signs for a checkpoint or the head: binds the kind, seq and hash. */
-export const anchorMessage = (kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string): string => `bulwark-audit-v1|${kind}|${seq}|${hash}`;
+export const anchorMessage = (kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string): string =>
+  `bulwark-audit-v1|${kind}|${seq}|${hash}`;

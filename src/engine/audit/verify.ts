@@ -5,8 +5,16 @@ import { GENESIS_HASH, isAuditEventType, splitLine, type Sha256Hex } from './typ
 import { errorMessage } from '../error-message';
 
 export const BREAK_KINDS = [
-  'hash_mismatch', 'broken_link', 'sequence_gap', 'reordering', 'malformed', 'torn_line',
-  'truncation', 'anchor_mismatch', 'unanchored', 'bad_checkpoint',
+  'hash_mismatch',
+  'broken_link',
+  'sequence_gap',
+  'reordering',
+  'malformed',
+  'torn_line',
+  'truncation',
+  'anchor_mismatch',
+  'unanchored',
+  'bad_checkpoint',
 ] as const;
 export type BreakKind = (typeof BREAK_KINDS)[number];
 
@@ -64,7 +72,10 @@ export class ChainVerifier {
   private readonly points = new Map<number, { p: AnchorPoint; what: string }>();
   private readonly strict: boolean;
 
-  constructor(private readonly sha256hex: Sha256Hex, private readonly opts: ChainVerifierOptions = {}) {
+  constructor(
+    private readonly sha256hex: Sha256Hex,
+    private readonly opts: ChainVerifierOptions = {},
+  ) {
     this.strict = opts.strictCanonical ?? true;
     for (const c of opts.anchor?.checkpoints ?? []) this.points.set(c.seq, { p: c, what: 'checkpoint' });
     const h = opts.anchor?.head;
@@ -72,16 +83,30 @@ export class ChainVerifier {
     const w = opts.anchor?.witness;
     if (w && w.seq > 0) this.points.set(w.seq, { p: w, what: WITNESS });
     const bad = [...(opts.anchor?.checkpoints ?? []), ...(h ? [h] : []), ...(w ? [w] : [])].find((p) => !p.valid);
-    if (bad) this.fail(bad.seq, 0, 'bad_checkpoint', `the ${bad === w ? WITNESS : bad === h ? "anchor's head" : `anchor's checkpoint at seq ${bad.seq}`} has an invalid HMAC signature: ${bad === w ? 'it' : 'the anchor database'} was modified or the key is wrong`);
+    if (bad)
+      this.fail(
+        bad.seq,
+        0,
+        'bad_checkpoint',
+        `the ${bad === w ? WITNESS : bad === h ? "anchor's head" : `anchor's checkpoint at seq ${bad.seq}`} has an invalid HMAC signature: ${bad === w ? 'it' : 'the anchor database'} was modified or the key is wrong`,
+      );
   }
 
-  get done(): boolean { return this.broken !== undefined; }
+  get done(): boolean {
+    return this.broken !== undefined;
+  }
   /** The sequence number the next line must carry. */
-  get nextSeq(): number { return this.expectedSeq; }
+  get nextSeq(): number {
+    return this.expectedSeq;
+  }
   /** The hash the next line's prev_hash must equal. */
-  get lastHash(): string { return this.prev; }
+  get lastHash(): string {
+    return this.prev;
+  }
   /** seq → hash of every anchor point (head and checkpoints), for hosts that check chunks in parallel. */
-  anchorPoints(): Map<number, string> { return new Map([...this.points].map(([seq, { p }]) => [seq, p.hash])); }
+  anchorPoints(): Map<number, string> {
+    return new Map([...this.points].map(([seq, { p }]) => [seq, p.hash]));
+  }
 
   /**
    * Lines the host verified on its own (hashes, consecutive seqs, links and the anchor points among
@@ -111,8 +136,10 @@ export class ChainVerifier {
     if (this.broken) return false;
     const seq = this.expectedSeq;
     const parts = splitLine(text);
-    if (!parts) return this.fail(seq, lineNo, 'malformed', text.length === 0 ? 'empty line' : 'not an audit entry line (no trailing "hash" member)');
-    if (this.sha256hex(parts.body) !== parts.hash) return this.fail(seq, lineNo, 'hash_mismatch', `the entry's content does not match its hash ${parts.hash.slice(0, 12)}…`);
+    if (!parts)
+      return this.fail(seq, lineNo, 'malformed', text.length === 0 ? 'empty line' : 'not an audit entry line (no trailing "hash" member)');
+    if (this.sha256hex(parts.body) !== parts.hash)
+      return this.fail(seq, lineNo, 'hash_mismatch', `the entry's content does not match its hash ${parts.hash.slice(0, 12)}…`);
     let e: Record<string, unknown>;
     try {
       e = JSON.parse(parts.body) as Record<string, unknown>;
@@ -120,10 +147,19 @@ export class ChainVerifier {
       return this.fail(seq, lineNo, 'malformed', `not valid JSON (${errorMessage(err)})`);
     }
     if (typeof e !== 'object' || e === null || Array.isArray(e)) return this.fail(seq, lineNo, 'malformed', 'not a JSON object');
-    if (this.strict && canonicalize(e) !== parts.body) return this.fail(seq, lineNo, 'malformed', 'the entry is not in RFC 8785 canonical form');
+    if (this.strict && canonicalize(e) !== parts.body)
+      return this.fail(seq, lineNo, 'malformed', 'the entry is not in RFC 8785 canonical form');
     if (typeof e.seq !== 'number' || !Number.isSafeInteger(e.seq)) return this.fail(seq, lineNo, 'malformed', '`seq` is not an integer');
-    if (typeof e.prev_hash !== 'string' || typeof e.id !== 'string' || typeof e.ts !== 'string' || typeof e.session !== 'string' || !isAuditEventType(e.event)
-      || typeof e.details !== 'object' || e.details === null) return this.fail(seq, lineNo, 'malformed', 'a required field is missing or has the wrong type');
+    if (
+      typeof e.prev_hash !== 'string' ||
+      typeof e.id !== 'string' ||
+      typeof e.ts !== 'string' ||
+      typeof e.session !== 'string' ||
+      !isAuditEventType(e.event) ||
+      typeof e.details !== 'object' ||
+      e.details === null
+    )
+      return this.fail(seq, lineNo, 'malformed', 'a required field is missing or has the wrong type');
     return this.linked(e.seq, e.prev_hash, parts.hash, lineNo);
   }
 
@@ -135,11 +171,30 @@ export class ChainVerifier {
     if (this.broken) return false;
     const seq = this.expectedSeq;
     const e = { seq: found, prev_hash: prevHash };
-    if (e.seq > seq) return this.fail(seq, lineNo, 'sequence_gap', `expected seq ${seq}, found ${e.seq}: ${e.seq - seq} entr${e.seq - seq === 1 ? 'y is' : 'ies are'} missing`);
-    if (e.seq < seq) return this.fail(seq, lineNo, 'reordering', `expected seq ${seq}, found ${e.seq}: entries are out of order or duplicated`);
-    if (e.prev_hash !== this.prev) return this.fail(seq, lineNo, 'broken_link', `prev_hash ${String(e.prev_hash).slice(0, 12)}… does not match the previous entry's hash ${this.prev.slice(0, 12)}…`);
+    if (e.seq > seq)
+      return this.fail(
+        seq,
+        lineNo,
+        'sequence_gap',
+        `expected seq ${seq}, found ${e.seq}: ${e.seq - seq} entr${e.seq - seq === 1 ? 'y is' : 'ies are'} missing`,
+      );
+    if (e.seq < seq)
+      return this.fail(seq, lineNo, 'reordering', `expected seq ${seq}, found ${e.seq}: entries are out of order or duplicated`);
+    if (e.prev_hash !== this.prev)
+      return this.fail(
+        seq,
+        lineNo,
+        'broken_link',
+        `prev_hash ${String(e.prev_hash).slice(0, 12)}… does not match the previous entry's hash ${this.prev.slice(0, 12)}…`,
+      );
     const point = this.points.get(seq);
-    if (point && point.p.hash !== hash) return this.fail(seq, lineNo, 'anchor_mismatch', `the entry's hash differs from the ${point.what} recorded for seq ${seq}: the log was rewritten or replaced`);
+    if (point && point.p.hash !== hash)
+      return this.fail(
+        seq,
+        lineNo,
+        'anchor_mismatch',
+        `the entry's hash differs from the ${point.what} recorded for seq ${seq}: the log was rewritten or replaced`,
+      );
     this.prev = hash;
     this.expectedSeq = seq + 1;
     this.checked++;
@@ -147,11 +202,18 @@ export class ChainVerifier {
   }
 
   /** Records a break found outside the line-by-line pass (e.g. a parallel hash check). */
-  malformedAt(lineNo: number, message: string): void { this.fail(this.expectedSeq, lineNo, 'malformed', message); }
+  malformedAt(lineNo: number, message: string): void {
+    this.fail(this.expectedSeq, lineNo, 'malformed', message);
+  }
 
   /** The file's last bytes when they do not end with a newline (a write cut short). */
   tornTail(text: string, lineNo: number): void {
-    this.fail(this.expectedSeq, lineNo, 'torn_line', `the last line is incomplete (${text.length} characters without a newline): a write was cut short`);
+    this.fail(
+      this.expectedSeq,
+      lineNo,
+      'torn_line',
+      `the last line is incomplete (${text.length} characters without a newline): a write was cut short`,
+    );
   }
 
   finish(): VerifyResult {
@@ -160,12 +222,31 @@ export class ChainVerifier {
       const h = this.opts.anchor.head;
       const headSeq = h?.seq ?? 0;
       const w = this.opts.anchor.witness;
-      if (w && w.seq > lastSeq) this.fail(lastSeq + 1, 0, 'truncation', `the log ends at seq ${lastSeq} but the ${WITNESS} records seq ${w.seq}: the log${w.seq > headSeq ? ' and its anchor database were rolled back together' : ' was truncated or rolled back'}`);
-      else if (lastSeq < headSeq) this.fail(lastSeq + 1, 0, 'truncation', `the log ends at seq ${lastSeq} but the anchor's head is seq ${headSeq}: ${headSeq - lastSeq} acknowledged entr${headSeq - lastSeq === 1 ? 'y was' : 'ies were'} removed or the file was rolled back`);
-      else if (lastSeq > headSeq) this.fail(headSeq + 1, headSeq + 1, 'unanchored', `entries after seq ${headSeq} are not covered by the anchor: they were appended outside Bulwark (or a crash hit before the anchor update and the log was not reopened)`);
+      if (w && w.seq > lastSeq)
+        this.fail(
+          lastSeq + 1,
+          0,
+          'truncation',
+          `the log ends at seq ${lastSeq} but the ${WITNESS} records seq ${w.seq}: the log${w.seq > headSeq ? ' and its anchor database were rolled back together' : ' was truncated or rolled back'}`,
+        );
+      else if (lastSeq < headSeq)
+        this.fail(
+          lastSeq + 1,
+          0,
+          'truncation',
+          `the log ends at seq ${lastSeq} but the anchor's head is seq ${headSeq}: ${headSeq - lastSeq} acknowledged entr${headSeq - lastSeq === 1 ? 'y was' : 'ies were'} removed or the file was rolled back`,
+        );
+      else if (lastSeq > headSeq)
+        this.fail(
+          headSeq + 1,
+          headSeq + 1,
+          'unanchored',
+          `entries after seq ${headSeq} are not covered by the anchor: they were appended outside Bulwark (or a crash hit before the anchor update and the log was not reopened)`,
+        );
       else {
         const lastCp = Math.max(0, ...[...this.points.keys()]);
-        if (lastCp > lastSeq) this.fail(lastSeq + 1, 0, 'truncation', `the anchor has a checkpoint at seq ${lastCp} beyond the log's end (seq ${lastSeq})`);
+        if (lastCp > lastSeq)
+          this.fail(lastSeq + 1, 0, 'truncation', `the anchor has a checkpoint at seq ${lastCp} beyond the log's end (seq ${lastSeq})`);
       }
     }
     return { ok: !this.broken, checked: this.checked, lastSeq, lastHash: this.prev, ...(this.broken ? { firstBroken: this.broken } : {}) };

@@ -13,8 +13,13 @@ import { loadSecretRules, redactSecrets, redactionPlaceholder, type SecretRuleSe
 import { loadContentRules, matchSpans, type CompiledContentRule } from './rules';
 import { combineActions, matrixAction } from './matrix';
 import {
-  CONTENT_PHASES, TRUST_LABELS,
-  type ContentFinding, type ContentPhase, type FindingCategory, type InspectionResult, type TrustLabel,
+  CONTENT_PHASES,
+  TRUST_LABELS,
+  type ContentFinding,
+  type ContentPhase,
+  type FindingCategory,
+  type InspectionResult,
+  type TrustLabel,
 } from './types';
 
 export interface InspectOptions {
@@ -35,7 +40,10 @@ const MAX_PI_MATCHES = 16;
 const piRulesOf = new WeakMap<CompiledRuleSet, readonly CompiledRule[]>();
 function promptInjectionRules(set: CompiledRuleSet): readonly CompiledRule[] {
   let rules = piRulesOf.get(set);
-  if (!rules) { rules = set.rules.filter((r) => r.rule.category === 'prompt_injection' && !r.raw); piRulesOf.set(set, rules); }
+  if (!rules) {
+    rules = set.rules.filter((r) => r.rule.category === 'prompt_injection' && !r.raw);
+    piRulesOf.set(set, rules);
+  }
   return rules;
 }
 
@@ -69,13 +77,19 @@ function promptInjectionFindings(set: CompiledRuleSet, text: string): { findings
         if (!r.prefilter.every((ks) => ks.some((k) => hits.found[k] === 1))) continue;
         for (const [a, b] of matchSpans(r.windowed().global, v.text, MAX_PI_MATCHES)) {
           const [s, e] = v.span(a, b);
-          const start = base + s; const end = base + e;
+          const start = base + s;
+          const end = base + e;
           const key = `${r.rule.id}:${start}:${end}`;
           if (seen.has(key)) continue;
           seen.add(key);
           findings.push({
-            category: 'prompt_injection', rule: r.rule.id, severity: r.rule.severity, start, end,
-            ...(r.rule.risk ? { risk: r.rule.risk } : {}), description: r.rule.description,
+            category: 'prompt_injection',
+            rule: r.rule.id,
+            severity: r.rule.severity,
+            start,
+            end,
+            ...(r.rule.risk ? { risk: r.rule.risk } : {}),
+            description: r.rule.description,
             ...(v.kind === 'normalized' ? {} : { variant: v.kind as RawFinding['variant'] }),
           });
         }
@@ -105,7 +119,14 @@ export function inspect(text: string, phase: ContentPhase, source: string, trust
   }
   for (const c of opts.contentRules ?? loadContentRules()) {
     for (const [start, end] of matchSpans(c.regex, input)) {
-      raw.push({ category: c.rule.category as FindingCategory, rule: c.rule.id, severity: c.rule.severity, start, end, description: c.rule.description });
+      raw.push({
+        category: c.rule.category as FindingCategory,
+        rule: c.rule.id,
+        severity: c.rule.severity,
+        start,
+        end,
+        description: c.rule.description,
+      });
     }
   }
   const findings: ContentFinding[] = raw
@@ -113,7 +134,11 @@ export function inspect(text: string, phase: ContentPhase, source: string, trust
     .sort((a, b) => a.start - b.start || a.end - b.end || a.rule.localeCompare(b.rule));
   const action = combineActions(findings.map((f) => f.action));
   const result: InspectionResult = {
-    action, phase, trust, source, findings,
+    action,
+    phase,
+    trust,
+    source,
+    findings,
     ...(action === 'redact' ? { redacted: redact(input, findings) } : {}),
     ...(pi.truncated ? { truncated: true } : {}),
   };
@@ -133,7 +158,10 @@ export function redact(text: string, findings: readonly Pick<ContentFinding, 'ca
   const groups: { start: number; end: number; secret?: string }[] = [];
   for (const s of spans) {
     const g = groups[groups.length - 1];
-    if (g && s.start < g.end) { g.end = Math.max(g.end, s.end); g.secret ??= s.secret; } else groups.push({ ...s });
+    if (g && s.start < g.end) {
+      g.end = Math.max(g.end, s.end);
+      g.secret ??= s.secret;
+    } else groups.push({ ...s });
   }
   const out: string[] = [];
   let pos = 0;

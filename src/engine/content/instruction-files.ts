@@ -18,17 +18,35 @@ import { loadContentRules, matchSpansIn, type CompiledContentRule } from './rule
  * there persists into every later session). The path finding names the rule that decided its
  * level, so a file matched by a stricter rule is covered by that rule's own effect.
  */
-export const INSTRUCTION_FILE_RULES: ReadonlySet<string> = new Set(['editor.agent_instructions', 'ws.agents', 'ws.heartbeat', 'ws.memory', 'ws.user']);
+export const INSTRUCTION_FILE_RULES: ReadonlySet<string> = new Set([
+  'editor.agent_instructions',
+  'ws.agents',
+  'ws.heartbeat',
+  'ws.memory',
+  'ws.user',
+]);
 export const INVISIBLE_IN_INSTRUCTIONS_RULE = 'content.invisible_text_in_instructions';
 
-interface PathFindingLike { readonly path: string; readonly resolved?: string; readonly access: string; readonly ruleId?: string }
+interface PathFindingLike {
+  readonly path: string;
+  readonly resolved?: string;
+  readonly access: string;
+  readonly ruleId?: string;
+}
 
 /** Only the added lines of a unified diff (`+…`, not the `+++` header). */
-const addedLines = (patch: string): string => patch.split('\n').filter((l) => l.startsWith('+') && !l.startsWith('+++')).map((l) => l.slice(1)).join('\n');
+const addedLines = (patch: string): string =>
+  patch
+    .split('\n')
+    .filter((l) => l.startsWith('+') && !l.startsWith('+++'))
+    .map((l) => l.slice(1))
+    .join('\n');
 
 const NAMES: Record<string, string> = {
-  'invisible-text.tag-characters': 'Unicode tag characters', 'invisible-text.bidi-controls': 'bidirectional control characters',
-  'invisible-text.zero-width-characters': 'zero-width characters', 'invisible-text.variation-selector-run': 'a run of variation selectors',
+  'invisible-text.tag-characters': 'Unicode tag characters',
+  'invisible-text.bidi-controls': 'bidirectional control characters',
+  'invisible-text.zero-width-characters': 'zero-width characters',
+  'invisible-text.variation-selector-run': 'a run of variation selectors',
 };
 
 const MAX_WALK_DEPTH = 12;
@@ -44,12 +62,18 @@ const OWNER_KEYS = ['path', 'file', 'filepath', 'filename', 'target', 'destinati
  * `targets` (`'any'`: every string counts, for writes that name no file, such as memory_write).
  * `complete` is false when the walk hit its limits.
  */
-export function writtenStrings(payload: Readonly<Record<string, unknown>>, targets: ReadonlySet<string> | 'any'): { strings: { field: string; text: string }[]; complete: boolean } {
+export function writtenStrings(
+  payload: Readonly<Record<string, unknown>>,
+  targets: ReadonlySet<string> | 'any',
+): { strings: { field: string; text: string }[]; complete: boolean } {
   const strings: { field: string; text: string }[] = [];
   let complete = true;
   const visit = (value: unknown, field: string, key: string, owner: string | undefined, depth: number): void => {
     if (typeof value === 'string') {
-      if (strings.length >= MAX_WALK_STRINGS) { complete = false; return; }
+      if (strings.length >= MAX_WALK_STRINGS) {
+        complete = false;
+        return;
+      }
       const cls = FIELD_CLASS_OF_KEY[key];
       if (cls === 'path' || cls === 'url' || cls === 'pattern' || key.startsWith('old')) return;
       if (owner !== undefined && targets !== 'any' && !targets.has(owner)) return;
@@ -57,10 +81,20 @@ export function writtenStrings(payload: Readonly<Record<string, unknown>>, targe
       return;
     }
     if (typeof value !== 'object' || value === null) return;
-    if (depth >= MAX_WALK_DEPTH) { complete = false; return; }
-    if (Array.isArray(value)) { value.forEach((v, i) => visit(v, `${field}[${i}]`, key, owner, depth + 1)); return; }
+    if (depth >= MAX_WALK_DEPTH) {
+      complete = false;
+      return;
+    }
+    if (Array.isArray(value)) {
+      value.forEach((v, i) => visit(v, `${field}[${i}]`, key, owner, depth + 1));
+      return;
+    }
     const entries = Object.entries(value as Record<string, unknown>);
-    const own = depth === 0 ? undefined : entries.find(([k, v]) => typeof v === 'string' && OWNER_KEYS.includes(k.toLowerCase().replace(/[_-]/g, '')))?.[1] as string | undefined;
+    const own =
+      depth === 0
+        ? undefined
+        : (entries.find(([k, v]) => typeof v === 'string' && OWNER_KEYS.includes(k.toLowerCase().replace(/[_-]/g, '')))?.[1] as
+            string | undefined);
     for (const [k, v] of entries) visit(v, field ? `${field}.${k}` : k, k.toLowerCase().replace(/[_-]/g, ''), own ?? owner, depth + 1);
   };
   visit(payload, '', '', undefined, 0);
@@ -89,7 +123,8 @@ function firstInvisible(rules: readonly CompiledContentRule[], text: string): { 
  * removes hidden characters is allowed.
  */
 export function invisibleTextInInstructionWrite(
-  findings: readonly PathFindingLike[], payload: Readonly<Record<string, unknown>>,
+  findings: readonly PathFindingLike[],
+  payload: Readonly<Record<string, unknown>>,
   rules: readonly CompiledContentRule[] = loadContentRules(),
 ): { rules: string[]; reason: string } | undefined {
   const hits = instructionWrites(findings);
@@ -129,7 +164,9 @@ export const MAX_COPIED_TOTAL_BYTES = 16 * 1024 * 1024;
  * CLAUDE.md would never be seen by the write check above.
  */
 export function invisibleTextCopiedIntoInstructions(
-  findings: readonly PathFindingLike[], sourcesOf: () => readonly string[], fs: Pick<FileSystemPort, 'listTree' | 'readText'>,
+  findings: readonly PathFindingLike[],
+  sourcesOf: () => readonly string[],
+  fs: Pick<FileSystemPort, 'listTree' | 'readText'>,
   rules: readonly CompiledContentRule[] = loadContentRules(),
 ): { rules: string[]; reason: string } | undefined {
   const target = instructionWrites(findings)[0];
@@ -145,17 +182,32 @@ export function invisibleTextCopiedIntoInstructions(
   for (const src of sources) {
     const tree = fs.listTree(src, MAX_COPIED_FILES);
     if (!tree) files.push(src);
-    else if (tree.truncated) return refuse('content.copy_too_large', `${src} holds more than ${MAX_COPIED_FILES} entries, too many to check each for invisible characters.`);
+    else if (tree.truncated)
+      return refuse(
+        'content.copy_too_large',
+        `${src} holds more than ${MAX_COPIED_FILES} entries, too many to check each for invisible characters.`,
+      );
     else files.push(...tree.entries.filter((e) => fs.listTree(e, 0) === undefined));
-    if (files.length > MAX_COPIED_FILES) return refuse('content.copy_too_large', `it copies more than ${MAX_COPIED_FILES} files, too many to check each for invisible characters.`);
+    if (files.length > MAX_COPIED_FILES)
+      return refuse(
+        'content.copy_too_large',
+        `it copies more than ${MAX_COPIED_FILES} files, too many to check each for invisible characters.`,
+      );
   }
   let budget = MAX_COPIED_TOTAL_BYTES;
   for (const path of files) {
     const limit = Math.min(MAX_COPIED_BYTES, budget);
     const text = fs.readText?.(path, limit);
     if (text === undefined) {
-      if (limit < MAX_COPIED_BYTES) return refuse('content.copy_too_large', `the files it copies hold more than ${MAX_COPIED_TOTAL_BYTES / 1024 / 1024} MB in all, too much to check for invisible characters.`);
-      return refuse('content.copy_unreadable', `${path} cannot be read to check it for invisible characters (missing, not a regular file, or larger than ${MAX_COPIED_BYTES / 1024 / 1024} MB). Write the content directly instead.`);
+      if (limit < MAX_COPIED_BYTES)
+        return refuse(
+          'content.copy_too_large',
+          `the files it copies hold more than ${MAX_COPIED_TOTAL_BYTES / 1024 / 1024} MB in all, too much to check for invisible characters.`,
+        );
+      return refuse(
+        'content.copy_unreadable',
+        `${path} cannot be read to check it for invisible characters (missing, not a regular file, or larger than ${MAX_COPIED_BYTES / 1024 / 1024} MB). Write the content directly instead.`,
+      );
     }
     budget -= text.length; // characters, near enough to bytes for a bound on the work
     const hit = firstInvisible(rules, text);

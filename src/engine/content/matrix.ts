@@ -63,9 +63,12 @@ export function matrixAction(phase: ContentPhase, trust: TrustLabel, f: MatrixIn
   switch (phase) {
     case 'pre_prompt':
       switch (f.category) {
-        case 'secret_leak': return 'redact';
-        case 'invisible_text': return 'redact';
-        case 'credential_reference': return 'annotate';
+        case 'secret_leak':
+          return 'redact';
+        case 'invisible_text':
+          return 'redact';
+        case 'credential_reference':
+          return 'annotate';
         case 'prompt_injection':
           if (f.severity === 'critical') return 'block';
           if (atLeast(f.severity, 'high')) return f.risk === 'exfiltration' || !untrusted ? 'block' : 'require_approval';
@@ -74,9 +77,12 @@ export function matrixAction(phase: ContentPhase, trust: TrustLabel, f: MatrixIn
       break;
     case 'pre_execution':
       switch (f.category) {
-        case 'secret_leak': return 'block';
-        case 'invisible_text': return untrusted ? 'block' : 'require_approval';
-        case 'credential_reference': return untrusted ? 'require_approval' : 'annotate';
+        case 'secret_leak':
+          return 'block';
+        case 'invisible_text':
+          return untrusted ? 'block' : 'require_approval';
+        case 'credential_reference':
+          return untrusted ? 'require_approval' : 'annotate';
         case 'prompt_injection':
           if (f.severity === 'critical' || (f.risk === 'exfiltration' && atLeast(f.severity, 'high'))) return 'block';
           return 'require_approval';
@@ -84,10 +90,14 @@ export function matrixAction(phase: ContentPhase, trust: TrustLabel, f: MatrixIn
       break;
     case 'export':
       switch (f.category) {
-        case 'secret_leak': return 'redact';
-        case 'invisible_text': return 'redact';
-        case 'credential_reference': return 'annotate';
-        case 'prompt_injection': return 'annotate';
+        case 'secret_leak':
+          return 'redact';
+        case 'invisible_text':
+          return 'redact';
+        case 'credential_reference':
+          return 'annotate';
+        case 'prompt_injection':
+          return 'annotate';
       }
       break;
   }

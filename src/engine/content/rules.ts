@@ -41,7 +41,8 @@ const ID_FAMILY: Record<ContentRuleCategory, string> = { credential_reference: '
 const ALIAS_PREFIX: Record<ContentRuleCategory, string> = { credential_reference: 'CR', invisible_text: 'IT' };
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
+const isStringList = (v: unknown, min: number): v is string[] =>
+  Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
 
 /** What every content-style rule carries (security/content/ and security/memory/). */
 export interface BaseRuleFields {
@@ -87,11 +88,19 @@ export function validateRuleFile<C extends string, R>(data: unknown, shape: Rule
   const seen = new Set<string>();
   return (f.rules as unknown[]).map((r, i) => {
     if (!isObj(r)) return fail(`rule ${i}: not an object`);
-    const id = typeof r.id === 'string' && DESCRIPTIVE_RULE_ID.test(r.id) && r.id.length <= MAX_RULE_ID_LENGTH && r.id.slice(0, r.id.lastIndexOf('.')) === family
-      ? r.id : fail(`rule ${i}: id must be ${family}.<what it catches> in lower-case kebab-case words, at most ${MAX_RULE_ID_LENGTH} characters`);
+    const id =
+      typeof r.id === 'string' &&
+      DESCRIPTIVE_RULE_ID.test(r.id) &&
+      r.id.length <= MAX_RULE_ID_LENGTH &&
+      r.id.slice(0, r.id.lastIndexOf('.')) === family
+        ? r.id
+        : fail(
+            `rule ${i}: id must be ${family}.<what it catches> in lower-case kebab-case words, at most ${MAX_RULE_ID_LENGTH} characters`,
+          );
     const where = (msg: string): never => fail(`rule \`${id}\`: ${msg}`);
     for (const k of Object.keys(r)) if (!keys.includes(k)) where(`unknown key \`${k}\``);
-    if (r.alias !== undefined && (typeof r.alias !== 'string' || !aliasShape.test(r.alias))) where(`alias must be a former coded id like ${aliasPrefix}-001`);
+    if (r.alias !== undefined && (typeof r.alias !== 'string' || !aliasShape.test(r.alias)))
+      where(`alias must be a former coded id like ${aliasPrefix}-001`);
     for (const name of [id, r.alias as string | undefined]) {
       if (name === undefined) continue;
       if (seen.has(name)) where(`duplicate rule id or alias \`${name}\``);
@@ -101,20 +110,39 @@ export function validateRuleFile<C extends string, R>(data: unknown, shape: Rule
     if (typeof r.pattern !== 'string' || r.pattern.length === 0) where('pattern missing');
     if (typeof r.description !== 'string' || r.description.length < 10) where('description missing');
     const ex = r.examples;
-    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
-    const base: BaseRuleFields = { id, ...(r.alias === undefined ? {} : { alias: r.alias as string }), severity: r.severity as Severity, pattern: r.pattern as string, description: r.description as string, ...(ex ? { examples: ex as BaseRuleFields['examples'] } : {}) };
+    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2)))
+      where('examples need at least 2 match and 2 no_match strings');
+    const base: BaseRuleFields = {
+      id,
+      ...(r.alias === undefined ? {} : { alias: r.alias as string }),
+      severity: r.severity as Severity,
+      pattern: r.pattern as string,
+      description: r.description as string,
+      ...(ex ? { examples: ex as BaseRuleFields['examples'] } : {}),
+    };
     return shape.rule(base, r, category, where);
   });
 }
 
 /** Validates one rule file (the shape of security/content/schema.json) and returns its rules. */
 export function validateContentFile(data: unknown, name: string): ContentRule[] {
-  const fail = (msg: string): never => { throw new ContentRuleError(`content rules \`${name}\`: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new ContentRuleError(`content rules \`${name}\`: ${msg}`);
+  };
   return validateRuleFile<ContentRuleCategory, ContentRule>(data, {
     fail,
-    category: (v) => (v === 'credential_reference' || v === 'invisible_text' ? v : fail('category must be credential_reference or invisible_text')),
+    category: (v) =>
+      v === 'credential_reference' || v === 'invisible_text' ? v : fail('category must be credential_reference or invisible_text'),
     id: (category) => ({ family: ID_FAMILY[category], aliasPrefix: ALIAS_PREFIX[category] }),
-    rule: (base, _raw, category) => ({ id: base.id, ...(base.alias === undefined ? {} : { alias: base.alias }), category, severity: base.severity, pattern: base.pattern, description: base.description, ...(base.examples ? { examples: base.examples } : {}) }),
+    rule: (base, _raw, category) => ({
+      id: base.id,
+      ...(base.alias === undefined ? {} : { alias: base.alias }),
+      category,
+      severity: base.severity,
+      pattern: base.pattern,
+      description: base.description,
+      ...(base.examples ? { examples: base.examples } : {}),
+    }),
   });
 }
 
@@ -129,7 +157,11 @@ export function compileContentRules(files: Readonly<Record<string, unknown>>): C
         seen.add(name);
       }
       let re: RegExp;
-      try { re = compilePattern(rule.pattern); } catch (e) { throw new ContentRuleError(`content rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
+      try {
+        re = compilePattern(rule.pattern);
+      } catch (e) {
+        throw new ContentRuleError(`content rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`);
+      }
       out.push({ rule, regex: new RegExp(re.source, re.flags + 'g') });
     }
   }
@@ -169,7 +201,10 @@ export function matchSpans(regex: RegExp, text: string, limit = MAX_MATCHES_PER_
   const spans: [number, number][] = [];
   regex.lastIndex = 0;
   for (let m = regex.exec(text); m && spans.length < limit; m = regex.exec(text)) {
-    if (m[0].length === 0) { regex.lastIndex++; continue; }
+    if (m[0].length === 0) {
+      regex.lastIndex++;
+      continue;
+    }
     spans.push([m.index, m.index + m[0].length]);
   }
   regex.lastIndex = 0;

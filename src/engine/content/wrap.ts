@@ -19,14 +19,17 @@ export const MARKER_PLACEHOLDER = '[[MARKER_SANITIZED]]';
 // space inside the word do not help) and mapped back to the characters as written.
 const WORDS = String.raw`(?:end[\s_-]*(?:of[\s_-]*)?)?(?:bulwark[\s_-]*)?(?:external[\s_-]*)?(?:untrusted|withheld|blocked)[\s_-]*(?:external[\s_-]*)?content`;
 const ATTRS = String.raw`(?:\s+[\w-]{1,30}\s*=\s*(?:"[^"\n]{0,200}"|'[^'\n]{0,200}'|[^\s>\]}]{1,100})){0,8}`;
-const MARKER = new RegExp([
-  // bracketed: <untrusted_content …>, </untrusted_content>, <<<END_EXTERNAL_UNTRUSTED_CONTENT>>>, [UNTRUSTED CONTENT]
-  String.raw`[<\[{(«‹]{1,8}\s*/?\s*${WORDS}\b${ATTRS}\s*/?\s*[>\]})»›]{0,8}`,
-  // joined with _ or - (a marker name, not prose): END_UNTRUSTED_CONTENT, bulwark-untrusted-content
-  String.raw`\b(?:end[_-](?:of[_-])?)?(?:bulwark[_-])?(?:external[_-])?(?:untrusted|withheld|blocked)[_-](?:external[_-])?content\b[>\]})»›]{0,8}`,
-  // anything naming Bulwark's own markers, spaced: "bulwark untrusted content"
-  String.raw`\bbulwark[\s_-]*(?:untrusted|withheld)[\s_-]*content\b`,
-].join('|'), 'gi');
+const MARKER = new RegExp(
+  [
+    // bracketed: <untrusted_content …>, </untrusted_content>, <<<END_EXTERNAL_UNTRUSTED_CONTENT>>>, [UNTRUSTED CONTENT]
+    String.raw`[<\[{(«‹]{1,8}\s*/?\s*${WORDS}\b${ATTRS}\s*/?\s*[>\]})»›]{0,8}`,
+    // joined with _ or - (a marker name, not prose): END_UNTRUSTED_CONTENT, bulwark-untrusted-content
+    String.raw`\b(?:end[_-](?:of[_-])?)?(?:bulwark[_-])?(?:external[_-])?(?:untrusted|withheld|blocked)[_-](?:external[_-])?content\b[>\]})»›]{0,8}`,
+    // anything naming Bulwark's own markers, spaced: "bulwark untrusted content"
+    String.raw`\bbulwark[\s_-]*(?:untrusted|withheld)[\s_-]*content\b`,
+  ].join('|'),
+  'gi',
+);
 
 /**
  * Replaces every imitation of a wrapper marker by MARKER_PLACEHOLDER. Returns the new text and
@@ -39,7 +42,10 @@ export function neutralizeMarkers(text: string): { text: string; count: number }
     if (v.kind !== 'normalized' && v.kind !== 'homoglyph') continue;
     MARKER.lastIndex = 0;
     for (let m = MARKER.exec(v.text); m; m = MARKER.exec(v.text)) {
-      if (m[0].length === 0) { MARKER.lastIndex++; continue; }
+      if (m[0].length === 0) {
+        MARKER.lastIndex++;
+        continue;
+      }
       spans.push(v.span(m.index, m.index + m[0].length));
     }
   }
@@ -48,16 +54,20 @@ export function neutralizeMarkers(text: string): { text: string; count: number }
   const merged: [number, number][] = [];
   for (const s of spans) {
     const last = merged[merged.length - 1];
-    if (last && s[0] < last[1]) last[1] = Math.max(last[1], s[1]); else merged.push([s[0], s[1]]);
+    if (last && s[0] < last[1]) last[1] = Math.max(last[1], s[1]);
+    else merged.push([s[0], s[1]]);
   }
   let out = '';
   let pos = 0;
-  for (const [a, b] of merged) { out += text.slice(pos, a) + MARKER_PLACEHOLDER; pos = b; }
+  for (const [a, b] of merged) {
+    out += text.slice(pos, a) + MARKER_PLACEHOLDER;
+    pos = b;
+  }
   return { text: out + text.slice(pos), count: merged.length };
 }
 
 /** A value safe inside a marker attribute: no quotes, brackets or line breaks, at most 80 characters. */
-const attr = (s: string): string => (s.replace(/[^\w .:/@+#=-]/g, '_').slice(0, 80) || 'unknown');
+const attr = (s: string): string => s.replace(/[^\w .:/@+#=-]/g, '_').slice(0, 80) || 'unknown';
 
 export interface WrapMeta {
   readonly source: string;
@@ -73,9 +83,12 @@ function findingSummary(findings: readonly ContentFinding[], filter?: (f: Conten
   for (const f of findings) {
     if (filter && !filter(f)) continue;
     const e = byRule.get(f.rule);
-    if (e) e.n++; else byRule.set(f.rule, { f, n: 1 });
+    if (e) e.n++;
+    else byRule.set(f.rule, { f, n: 1 });
   }
-  return [...byRule.values()].map(({ f, n }) => `${f.rule} (${f.category}, ${f.severity}${f.risk ? `, ${f.risk}` : ''}${n > 1 ? `, ${n}×` : ''}): ${f.description}`).join('; ');
+  return [...byRule.values()]
+    .map(({ f, n }) => `${f.rule} (${f.category}, ${f.severity}${f.risk ? `, ${f.risk}` : ''}${n > 1 ? `, ${n}×` : ''}): ${f.description}`)
+    .join('; ');
 }
 
 /**
@@ -133,13 +146,24 @@ export interface PromptTransform {
  * text is wrapped when it is not trusted or anything was found in it. Trusted text with nothing
  * found passes unchanged.
  */
-export function transformForPrompt(text: string, source: string, trust: TrustLabel, opts: InspectOptions & { readonly nonce?: string } = {}): PromptTransform {
+export function transformForPrompt(
+  text: string,
+  source: string,
+  trust: TrustLabel,
+  opts: InspectOptions & { readonly nonce?: string } = {},
+): PromptTransform {
   const result = inspect(text, 'pre_prompt', source, trust, opts);
   if (result.action === 'block' || result.action === 'require_approval') {
     return { text: withheldNotice(result, text.length, opts.nonce), wrapped: false, withheld: true, result };
   }
   const body = result.redacted ?? text;
   const flagged = result.findings.some((f) => f.category === 'prompt_injection' || f.category === 'invisible_text');
-  if (trust === 'trusted' && !flagged && neutralizeMarkers(body).count === 0) return { text: body, wrapped: false, withheld: false, result };
-  return { text: wrapUntrusted(body, { source, trust, findings: result.findings, nonce: opts.nonce }), wrapped: true, withheld: false, result };
+  if (trust === 'trusted' && !flagged && neutralizeMarkers(body).count === 0)
+    return { text: body, wrapped: false, withheld: false, result };
+  return {
+    text: wrapUntrusted(body, { source, trust, findings: result.findings, nonce: opts.nonce }),
+    wrapped: true,
+    withheld: false,
+    result,
+  };
 }

@@ -4,9 +4,7 @@ import { loadSecretRules, redactSecrets } from '../secrets';
 import { emptyReport, mergeReport, prepareField } from './normalize';
 import type { KeywordHits } from './prefilter';
 import type { CompiledRule, CompiledRuleSet, SearchablePattern } from './rules';
-import {
-  FIELD_CLASSES, type FieldClass, type HeuristicFinding, type HeuristicResult, type Severity,
-} from './types';
+import { FIELD_CLASSES, type FieldClass, type HeuristicFinding, type HeuristicResult, type Severity } from './types';
 
 /** Limits of the payload walk. Strings beyond them are not scanned (the report says `truncated`). */
 export const MAX_DEPTH = 4;
@@ -18,17 +16,74 @@ export const MAX_TOTAL_CHARS = 2 * 1024 * 1024;
  * under other keys inherit the class of the nearest classified ancestor, or count as `content`.
  */
 export const FIELD_CLASS_OF_KEY: Readonly<Record<string, FieldClass>> = Object.fromEntries([
-  ...['command', 'commands', 'cmd', 'commandline', 'args', 'argv', 'arguments', 'script', 'shell', 'exec', 'powershell', 'bash'].map((k) => [k, 'command']),
-  ...['path', 'paths', 'source', 'src', 'destination', 'dest', 'dst', 'dir', 'directory', 'file', 'files', 'filepath', 'filename', 'target', 'cwd', 'oldpath', 'newpath'].map((k) => [k, 'path']),
+  ...['command', 'commands', 'cmd', 'commandline', 'args', 'argv', 'arguments', 'script', 'shell', 'exec', 'powershell', 'bash'].map(
+    (k) => [k, 'command'],
+  ),
+  ...[
+    'path',
+    'paths',
+    'source',
+    'src',
+    'destination',
+    'dest',
+    'dst',
+    'dir',
+    'directory',
+    'file',
+    'files',
+    'filepath',
+    'filename',
+    'target',
+    'cwd',
+    'oldpath',
+    'newpath',
+  ].map((k) => [k, 'path']),
   ...['url', 'urls', 'uri', 'href', 'link', 'endpoint', 'baseurl', 'webhook'].map((k) => [k, 'url']),
-  ...['content', 'contents', 'text', 'data', 'newstring', 'oldstring', 'newtext', 'oldtext', 'code', 'patch', 'diff', 'value', 'insert', 'replacement', 'snippet'].map((k) => [k, 'content']),
+  ...[
+    'content',
+    'contents',
+    'text',
+    'data',
+    'newstring',
+    'oldstring',
+    'newtext',
+    'oldtext',
+    'code',
+    'patch',
+    'diff',
+    'value',
+    'insert',
+    'replacement',
+    'snippet',
+  ].map((k) => [k, 'content']),
   ...['body', 'html', 'payload', 'json', 'form'].map((k) => [k, 'body']),
-  ...['message', 'messages', 'subject', 'title', 'description', 'prompt', 'comment', 'note', 'summary', 'reason', 'to', 'cc', 'bcc', 'from', 'recipient', 'recipients'].map((k) => [k, 'message']),
+  ...[
+    'message',
+    'messages',
+    'subject',
+    'title',
+    'description',
+    'prompt',
+    'comment',
+    'note',
+    'summary',
+    'reason',
+    'to',
+    'cc',
+    'bcc',
+    'from',
+    'recipient',
+    'recipients',
+  ].map((k) => [k, 'message']),
   ...['query', 'q', 'search', 'searchterm', 'sql', 'keywords'].map((k) => [k, 'query']),
   ...['pattern', 'patterns', 'glob', 'regex', 'include', 'exclude', 'filter'].map((k) => [k, 'pattern']),
 ]) as Record<string, FieldClass>;
 
-export interface PayloadString { readonly field: string; readonly cls: FieldClass; readonly text: string }
+export interface PayloadString {
+  readonly field: string;
+  readonly cls: FieldClass;
+  readonly text: string;
+}
 
 /** Objects with non-string values up to this JSON size are also scanned as JSON text. */
 export const MAX_OBJECT_JSON = 4096;
@@ -45,7 +100,10 @@ export function collectStrings(payload: Readonly<Record<string, unknown>>): { st
   let total = 0;
   let truncated = false;
   const push = (field: string, cls: FieldClass, text: string) => {
-    if (strings.length >= MAX_STRINGS || total >= MAX_TOTAL_CHARS) { truncated = true; return; }
+    if (strings.length >= MAX_STRINGS || total >= MAX_TOTAL_CHARS) {
+      truncated = true;
+      return;
+    }
     total += text.length;
     strings.push({ field, cls, text });
   };
@@ -55,7 +113,10 @@ export function collectStrings(payload: Readonly<Record<string, unknown>>): { st
       return;
     }
     if (typeof value !== 'object' || value === null) return;
-    if (depth >= MAX_DEPTH) { truncated = true; return; }
+    if (depth >= MAX_DEPTH) {
+      truncated = true;
+      return;
+    }
     if (Array.isArray(value)) {
       value.forEach((v, i) => visit(v, `${field}[${i}]`, cls, depth + 1));
       return;
@@ -63,7 +124,11 @@ export function collectStrings(payload: Readonly<Record<string, unknown>>): { st
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.some(([, v]) => v === null || typeof v === 'boolean' || typeof v === 'number')) {
       let json: string | undefined;
-      try { json = JSON.stringify(value); } catch { json = undefined; } // cycles: the strings are still scanned
+      try {
+        json = JSON.stringify(value);
+      } catch {
+        json = undefined;
+      } // cycles: the strings are still scanned
       if (json !== undefined && json.length <= MAX_OBJECT_JSON) push(`${field || 'payload'} (JSON)`, 'content', json);
     }
     for (const [k, v] of entries) {
@@ -82,8 +147,10 @@ const EXCERPT = 120;
 
 /** At most 120 characters; invisible, control and bidi characters shown as `\u{…}`. */
 function excerpt(s: string): string {
-  const shown = s.replace(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]|\uDB40[\uDC00-\uDDEF]/g,
-    (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`);
+  const shown = s.replace(
+    /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u00AD\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]|\uDB40[\uDC00-\uDDEF]/g,
+    (ch) => `\\u{${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase()}}`,
+  );
   return shown.length <= EXCERPT ? shown : shown.slice(0, EXCERPT - 1) + '…';
 }
 
@@ -102,7 +169,9 @@ function rulesFor(set: CompiledRuleSet, actionType: string, cls: FieldClass, alw
   let entry = set.cache.get(key);
   if (!entry) {
     const bit = 1 << FIELD_CLASSES.indexOf(cls);
-    const list = set.rules.filter((r) => (r.fieldMask & bit) !== 0 && (!r.actionTypes || r.actionTypes.has(actionType)) && (!alwaysBlockOnly || r.alwaysBlock));
+    const list = set.rules.filter(
+      (r) => (r.fieldMask & bit) !== 0 && (!r.actionTypes || r.actionTypes.has(actionType)) && (!alwaysBlockOnly || r.alwaysBlock),
+    );
     entry = { normalized: list.filter((r) => !r.raw), raw: list.filter((r) => r.raw) };
     if (set.cache.size > 512) set.cache.clear(); // unknown tool names are unbounded
     set.cache.set(key, entry);
@@ -139,7 +208,10 @@ export function execRule(r: CompiledRule, text: string, hits: KeywordHits): RegE
     let ends: number[] | null = [];
     for (const b of passing) {
       const e = fewestEnds(b.prefilter, hits);
-      if (!e) { ends = null; break; }
+      if (!e) {
+        ends = null;
+        break;
+      }
       for (const x of e) ends.push(x);
     }
     return searchAround(r, text, hits, ends);
@@ -175,7 +247,13 @@ const WINDOW_COST = 64;
  * of those keyword ends), or a search of the text (up to where such a match must end). Each finds
  * what the whole-text search finds.
  */
-function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, ends: number[] | null, before = Infinity): RegExpExecArray | null {
+function searchAround(
+  r: SearchablePattern,
+  text: string,
+  hits: KeywordHits,
+  ends: number[] | null,
+  before = Infinity,
+): RegExpExecArray | null {
   const bounded = Number.isFinite(r.maxLength);
   // A match that starts before `before` ends by this offset (and one code unit is room for a final \b).
   const limit = bounded && before < text.length ? Math.min(text.length, before + 2 * r.maxLength + 2) : text.length;
@@ -187,10 +265,17 @@ function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, end
     windows = [];
     let covered = 0;
     for (const e of ends) {
-      const a = Math.max(0, e - reach); const b = Math.min(text.length, e + reach);
+      const a = Math.max(0, e - reach);
+      const b = Math.min(text.length, e + reach);
       if (a >= before) break;
       const prev = windows[windows.length - 1];
-      if (prev && a <= prev[1]) { covered += Math.max(0, b - prev[1]); prev[1] = Math.max(prev[1], b); } else { windows.push([a, b]); covered += b - a; }
+      if (prev && a <= prev[1]) {
+        covered += Math.max(0, b - prev[1]);
+        prev[1] = Math.max(prev[1], b);
+      } else {
+        windows.push([a, b]);
+        covered += b - a;
+      }
     }
     if (covered < limit / 2) windowCost = covered + WINDOW_COST * windows.length;
   }
@@ -236,7 +321,10 @@ function searchAround(r: SearchablePattern, text: string, hits: KeywordHits, end
  * is 2 or more). Never throws on odd payloads; throws only if a rule is broken (a bug: fail closed).
  */
 export function evaluateHeuristics(
-  rules: CompiledRuleSet, actionType: string, payload: Readonly<Record<string, unknown>>, opts: { alwaysBlockOnly?: boolean } = {},
+  rules: CompiledRuleSet,
+  actionType: string,
+  payload: Readonly<Record<string, unknown>>,
+  opts: { alwaysBlockOnly?: boolean } = {},
 ): HeuristicResult {
   const alwaysBlockOnly = opts.alwaysBlockOnly === true;
   const report = emptyReport();
@@ -247,8 +335,14 @@ export function evaluateHeuristics(
   const add = (r: CompiledRule, field: string, m: RegExpExecArray, variant: HeuristicFinding['variant']) => {
     matched.add(r.rule.id);
     findings.push({
-      ruleId: r.rule.id, category: r.rule.category, severity: r.rule.severity, action: r.rule.action,
-      alwaysBlock: r.alwaysBlock, field, match: evidence(r, m[0]), description: r.rule.description,
+      ruleId: r.rule.id,
+      category: r.rule.category,
+      severity: r.rule.severity,
+      action: r.rule.action,
+      alwaysBlock: r.alwaysBlock,
+      field,
+      match: evidence(r, m[0]),
+      description: r.rule.description,
       ...(variant ? { variant } : {}),
     });
   };
@@ -272,7 +366,10 @@ export function evaluateHeuristics(
       if (applicable.normalized.length === 0) continue;
       for (const v of prepared.variants) {
         let hits = v.hits;
-        if (!hits) { extraHits.reset(); hits = rules.keywords.scan(v.text, extraHits); }
+        if (!hits) {
+          extraHits.reset();
+          hits = rules.keywords.scan(v.text, extraHits);
+        }
         for (const r of applicable.normalized) {
           if (matched.has(r.rule.id) || !passes(r, hits.found)) continue;
           const m = execRule(r, v.text, hits);
@@ -284,10 +381,12 @@ export function evaluateHeuristics(
     rules.keywords.release(mainHits);
     rules.keywords.release(extraHits);
   }
-  findings.sort((a, b) =>
-    (a.action === b.action ? 0 : a.action === 'block' ? -1 : 1)
-    || SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity]
-    || rules.order.get(a.ruleId)! - rules.order.get(b.ruleId)!);
+  findings.sort(
+    (a, b) =>
+      (a.action === b.action ? 0 : a.action === 'block' ? -1 : 1) ||
+      SEVERITY_RANK[b.severity] - SEVERITY_RANK[a.severity] ||
+      rules.order.get(a.ruleId)! - rules.order.get(b.ruleId)!,
+  );
   const top = findings[0];
   const verdict = top ? top.action : 'allow';
   const confidence = top ? CONFIDENCE[top.severity] : ALLOW_CONFIDENCE;

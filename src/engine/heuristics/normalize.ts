@@ -50,17 +50,39 @@ export interface PreparedField {
 }
 
 export interface MutableReport {
-  zeroWidth: number; bidi: number; tagChars: number; variationSelectors: number; controlChars: number;
-  homoglyphs: number; hiddenText: string; nfkcChanged: boolean; decoded: DecodedBlob[]; truncated: boolean;
+  zeroWidth: number;
+  bidi: number;
+  tagChars: number;
+  variationSelectors: number;
+  controlChars: number;
+  homoglyphs: number;
+  hiddenText: string;
+  nfkcChanged: boolean;
+  decoded: DecodedBlob[];
+  truncated: boolean;
 }
 
 export function emptyReport(): MutableReport {
-  return { zeroWidth: 0, bidi: 0, tagChars: 0, variationSelectors: 0, controlChars: 0, homoglyphs: 0, hiddenText: '', nfkcChanged: false, decoded: [], truncated: false };
+  return {
+    zeroWidth: 0,
+    bidi: 0,
+    tagChars: 0,
+    variationSelectors: 0,
+    controlChars: 0,
+    homoglyphs: 0,
+    hiddenText: '',
+    nfkcChanged: false,
+    decoded: [],
+    truncated: false,
+  };
 }
 
 export function mergeReport(into: MutableReport, from: MutableReport, field?: string): void {
-  into.zeroWidth += from.zeroWidth; into.bidi += from.bidi; into.tagChars += from.tagChars;
-  into.variationSelectors += from.variationSelectors; into.controlChars += from.controlChars;
+  into.zeroWidth += from.zeroWidth;
+  into.bidi += from.bidi;
+  into.tagChars += from.tagChars;
+  into.variationSelectors += from.variationSelectors;
+  into.controlChars += from.controlChars;
   into.homoglyphs += from.homoglyphs;
   if (from.hiddenText && into.hiddenText.length < 120) into.hiddenText = (into.hiddenText ? into.hiddenText + ' ' : '') + from.hiddenText;
   into.hiddenText = into.hiddenText.slice(0, 120);
@@ -88,10 +110,13 @@ export function isPlainText(text: string): boolean {
 /** A run of non-plain characters with the printable character before it (NFKC may compose the two). */
 const NOT_PLAIN_RUN = /[\x20-\x7e]?[^\x09\x0a\x0d\x20-\x7e]+/g;
 // Zero-width | bidi | tag characters | variation selectors (1–16 and 17–256) | controls (not tab/LF/CR) incl. C1.
-const INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD]|[\u202A-\u202E\u2066-\u2069]|\uDB40[\uDC00-\uDC7F]|\uDB40[\uDD00-\uDDEF]|[\uFE00-\uFE0F]|[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
-const HAS_INVISIBLE = /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u202A-\u202E\u2066-\u2069\uDB40\uFE00-\uFE0F\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/;
+const INVISIBLE =
+  /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD]|[\u202A-\u202E\u2066-\u2069]|\uDB40[\uDC00-\uDC7F]|\uDB40[\uDD00-\uDDEF]|[\uFE00-\uFE0F]|[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/g;
+const HAS_INVISIBLE =
+  /[\u200B-\u200F\u2060-\u2064\uFEFF\u00AD\u202A-\u202E\u2066-\u2069\uDB40\uFE00-\uFE0F\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x9F]/;
 /** Characters NFKC leaves alone here: ASCII and the common punctuation, arrows and Latin-1 letters. */
-export const NFKC_STABLE = /^[\x00-\x7f\u00c0-\u00ff\u2010\u2012-\u2015\u2018-\u201f\u2020-\u2022\u2030\u2190-\u21ff\u2200-\u222b\u222e\u2231-\u22ff\u2500-\u257f]*$/;
+export const NFKC_STABLE =
+  /^[\x00-\x7f\u00c0-\u00ff\u2010\u2012-\u2015\u2018-\u201f\u2020-\u2022\u2030\u2190-\u21ff\u2200-\u222b\u222e\u2231-\u22ff\u2500-\u257f]*$/;
 
 const NOT_A_TAG = -1;
 const SILENT_TAG = -2;
@@ -103,15 +128,15 @@ function countInvisible(ch: string, report: MutableReport): number {
   const c = ch.charCodeAt(0);
   if (ch.length === 2) {
     const low = ch.charCodeAt(1);
-    if (low <= 0xDC7F) {
+    if (low <= 0xdc7f) {
       report.tagChars++;
-      const ascii = low - 0xDC00;
-      return ascii >= 0x20 && ascii <= 0x7E ? ascii : SILENT_TAG;
+      const ascii = low - 0xdc00;
+      return ascii >= 0x20 && ascii <= 0x7e ? ascii : SILENT_TAG;
     }
     report.variationSelectors++;
-  } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
-  else if (c >= 0xFE00 && c <= 0xFE0F) report.variationSelectors++;
-  else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) report.controlChars++;
+  } else if ((c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069)) report.bidi++;
+  else if (c >= 0xfe00 && c <= 0xfe0f) report.variationSelectors++;
+  else if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) report.controlChars++;
   else report.zeroWidth++;
   return NOT_A_TAG;
 }
@@ -168,7 +193,10 @@ export function foldHomoglyphs(text: string, report?: MutableReport): string | n
   const out = text.replace(LETTER_RUN, (word: string) => {
     if (!HAS_CONFUSABLE.test(word)) return word;
     let n = 0;
-    const folded = word.replace(CONFUSABLE_ALL, (c: string) => { n++; return CONFUSABLE_LATIN[c]!; });
+    const folded = word.replace(CONFUSABLE_ALL, (c: string) => {
+      n++;
+      return CONFUSABLE_LATIN[c]!;
+    });
     // Only look-alikes: a spoofed word if longer than one letter (several one-letter Russian words are look-alikes).
     if (!ASCII_LETTER.test(word) && (NON_ASCII.test(folded) || word.length < 2)) return word;
     count += n;
@@ -188,12 +216,14 @@ export const removedCount = (r: MutableReport): number => r.zeroWidth + r.bidi +
  * only whitespace left is single spaces and single newlines.
  */
 const WHITESPACE_TO_FIX = /\s{2,}|[^\S \n]/g;
-export const collapseWhitespace = (text: string): string =>
-  text.replace(WHITESPACE_TO_FIX, (run) => (run.indexOf('\n') >= 0 ? '\n' : ' '));
+export const collapseWhitespace = (text: string): string => text.replace(WHITESPACE_TO_FIX, (run) => (run.indexOf('\n') >= 0 ? '\n' : ' '));
 
 // Character classes for the blob finder: every base64 character has C_B64; C_NONHEX marks those
 // that cannot appear in hex.
-const C_B64 = 1; const C_NONHEX = 2; const C_UP = 4; const C_LO = 8;
+const C_B64 = 1;
+const C_NONHEX = 2;
+const C_UP = 4;
+const C_LO = 8;
 const CLS = new Uint8Array(128);
 for (let c = 0; c < 128; c++) {
   const ch = String.fromCharCode(c);
@@ -201,7 +231,11 @@ for (let c = 0; c < 128; c++) {
   CLS[c] = C_B64 | (/[0-9A-Fa-f]/.test(ch) ? 0 : C_NONHEX) | (/[A-Z]/.test(ch) ? C_UP : 0) | (/[a-z]/.test(ch) ? C_LO : 0);
 }
 
-export interface Blob { readonly kind: 'base64' | 'hex'; readonly start: number; readonly end: number }
+export interface Blob {
+  readonly kind: 'base64' | 'hex';
+  readonly start: number;
+  readonly end: number;
+}
 
 /** Decodes the first MAX_BLOBS blobs of `text` that decode to mostly printable text (one level deep), reporting each. */
 function decodeBlobs(text: string, blobs: readonly Blob[], report: MutableReport, found: (blob: Blob, decoded: string) => void): void {
@@ -258,11 +292,18 @@ function endRun(blobs: Blob[], start: number, end: number, flags: number): void 
   if (blobs.length >= MAX_DECODE_ATTEMPTS) return;
   const len = end - start;
   if (len >= MIN_HEX && !(flags & C_NONHEX)) blobs.push({ kind: 'hex', start, end: end - (len & 1) });
-  else if (len >= MIN_BASE64 && (flags & C_UP) && (flags & C_LO)) blobs.push({ kind: 'base64', start, end });
+  else if (len >= MIN_BASE64 && flags & C_UP && flags & C_LO) blobs.push({ kind: 'base64', start, end });
 }
 
 /** Normalises one text: invisible characters out, NFKC, whitespace collapsed (and scanned, if asked). */
-function normalizeText(text: string, report: MutableReport, index?: KeywordIndex, hits?: KeywordHits, blobs?: Blob[], plain = isPlainText(text)): { text: string; hidden: string } {
+function normalizeText(
+  text: string,
+  report: MutableReport,
+  index?: KeywordIndex,
+  hits?: KeywordHits,
+  blobs?: Blob[],
+  plain = isPlainText(text),
+): { text: string; hidden: string } {
   let hidden = '';
   let t = text;
   if (!plain) {
@@ -280,19 +321,29 @@ function normalizeText(text: string, report: MutableReport, index?: KeywordIndex
 // ---- decoding ---------------------------------------------------------------------------------
 
 const B64_VALUE = new Int8Array(128).fill(-1);
-'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'.split('').forEach((ch, i) => { B64_VALUE[ch.charCodeAt(0)] = i; });
-B64_VALUE[43] = 62; B64_VALUE[45] = 62; B64_VALUE[47] = 63; B64_VALUE[95] = 63; // + - / _
+'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'.split('').forEach((ch, i) => {
+  B64_VALUE[ch.charCodeAt(0)] = i;
+});
+B64_VALUE[43] = 62;
+B64_VALUE[45] = 62;
+B64_VALUE[47] = 63;
+B64_VALUE[95] = 63; // + - / _
 
 function decodeBase64(s: string): Uint8Array {
   let len = s.length;
   while (len > 0 && s.charCodeAt(len - 1) === 61) len--;
   if (len % 4 === 1) len--;
   const out = new Uint8Array(Math.floor((len * 3) / 4));
-  let o = 0; let acc = 0; let bits = 0;
+  let o = 0;
+  let acc = 0;
+  let bits = 0;
   for (let i = 0; i < len; i++) {
-    acc = ((acc << 6) | B64_VALUE[s.charCodeAt(i)]!) & 0xFFFFFF;
+    acc = ((acc << 6) | B64_VALUE[s.charCodeAt(i)]!) & 0xffffff;
     bits += 6;
-    if (bits >= 8) { bits -= 8; out[o++] = (acc >> bits) & 0xFF; }
+    if (bits >= 8) {
+      bits -= 8;
+      out[o++] = (acc >> bits) & 0xff;
+    }
   }
   return out.subarray(0, o);
 }
@@ -322,7 +373,7 @@ export function mostlyPrintable(text: string, minLength = 6): boolean {
   let bad = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || (c >= 0x7F && c <= 0x9F) || c === 0xFFFD) bad++;
+    if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || (c >= 0x7f && c <= 0x9f) || c === 0xfffd) bad++;
   }
   return bad <= 0.15 * text.length;
 }
@@ -336,9 +387,11 @@ function decodeWindows(text: string, run: RegExp, decode: (window: string) => st
   const windows: [number, number][] = [];
   run.lastIndex = 0;
   for (let m = run.exec(text), k = 0; m && k < MAX_DECODE_RUNS; m = run.exec(text), k++) {
-    const a = Math.max(0, m.index - 80); const b = Math.min(text.length, m.index + m[0].length + 200);
+    const a = Math.max(0, m.index - 80);
+    const b = Math.min(text.length, m.index + m[0].length + 200);
     const prev = windows[windows.length - 1];
-    if (prev && a <= prev[1]) prev[1] = Math.max(prev[1], b); else windows.push([a, b]);
+    if (prev && a <= prev[1]) prev[1] = Math.max(prev[1], b);
+    else windows.push([a, b]);
   }
   let budget = MAX_BLOB_CHARS;
   const out: { start: number; end: number; text: string }[] = [];
@@ -359,24 +412,31 @@ function decodeAround(text: string, run: RegExp, decode: (window: string) => str
 }
 
 const urlDecodeWindow = (w: string): string => w.replace(URL_RUN, (r) => UTF8.decode(decodeHex(r.replace(/%/g, ''))));
-const escapeDecodeWindow = (w: string): string => w.replace(ESCAPE_ONE, (r) => {
-  if (r.startsWith('\\u{')) { const cp = parseInt(r.slice(3, -1), 16); return cp <= 0x10FFFF ? String.fromCodePoint(cp) : r; }
-  if (r.startsWith('\\u')) return String.fromCharCode(parseInt(r.slice(2), 16));
-  const bytes: number[] = [];
-  for (const m of r.matchAll(/\\x([0-9a-fA-F]{2})|\\([0-3][0-7]{2})/g)) bytes.push(m[1] ? parseInt(m[1], 16) : parseInt(m[2]!, 8));
-  return UTF8.decode(new Uint8Array(bytes));
-});
+const escapeDecodeWindow = (w: string): string =>
+  w.replace(ESCAPE_ONE, (r) => {
+    if (r.startsWith('\\u{')) {
+      const cp = parseInt(r.slice(3, -1), 16);
+      return cp <= 0x10ffff ? String.fromCodePoint(cp) : r;
+    }
+    if (r.startsWith('\\u')) return String.fromCharCode(parseInt(r.slice(2), 16));
+    const bytes: number[] = [];
+    for (const m of r.matchAll(/\\x([0-9a-fA-F]{2})|\\([0-3][0-7]{2})/g)) bytes.push(m[1] ? parseInt(m[1], 16) : parseInt(m[2]!, 8));
+    return UTF8.decode(new Uint8Array(bytes));
+  });
 
-const SHELL_TRICK = /[A-Za-z0-9](?:''|"")|(?:''|"")[A-Za-z0-9]|[A-Za-z]['"][A-Za-z]{1,16}['"]|\$\{?IFS\b|[A-Za-z]\\[A-Za-z]|\\[ ._~/@:=+,-]|[A-Za-z][\^`][A-Za-z]/;
+const SHELL_TRICK =
+  /[A-Za-z0-9](?:''|"")|(?:''|"")[A-Za-z0-9]|[A-Za-z]['"][A-Za-z]{1,16}['"]|\$\{?IFS\b|[A-Za-z]\\[A-Za-z]|\\[ ._~/@:=+,-]|[A-Za-z][\^`][A-Za-z]/;
 
 /** The shell's view of a command after quote removal, for splitting tricks. */
 export function dequoteShell(text: string): string {
-  return collapseWhitespace(text
-    .replace(/\$\{IFS(?:[^}]{0,8})\}|\$IFS(?![A-Za-z0-9_])/g, ' ')
-    .replace(/['"]/g, '')
-    // An unquoted backslash escapes the next character: `c\at`, `Login\ Data`, `\.env`.
-    .replace(/\\([A-Za-z ._~/@:=+,-])/g, '$1')
-    .replace(/(?<=[A-Za-z])[\^`](?=[A-Za-z])/g, ''));
+  return collapseWhitespace(
+    text
+      .replace(/\$\{IFS(?:[^}]{0,8})\}|\$IFS(?![A-Za-z0-9_])/g, ' ')
+      .replace(/['"]/g, '')
+      // An unquoted backslash escapes the next character: `c\at`, `Login\ Data`, `\.env`.
+      .replace(/\\([A-Za-z ._~/@:=+,-])/g, '$1')
+      .replace(/(?<=[A-Za-z])[\^`](?=[A-Za-z])/g, ''),
+  );
 }
 
 /**
@@ -392,7 +452,9 @@ const SPACED_RUN = /(?<![\p{L}\p{N}])\p{L}(?:(?:[ ._*-]|[ ]{2,4}|[ ]?\/[ ]?)\p{L
  */
 const GATE_CHAR = String.raw`(?:[\uD800-\uDBFF][\uDC00-\uDFFF]|[^ ._*\/-])`; // one code point: a letter outside the BMP is two code units
 const GATE_SEP = String.raw`[ ._*\/-]`;
-const SPACED_RUN_GATE = new RegExp(`${GATE_SEP}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}`);
+const SPACED_RUN_GATE = new RegExp(
+  `${GATE_SEP}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}{1,4}${GATE_CHAR}${GATE_SEP}`,
+);
 export function* letterSpacedRuns(text: string): Generator<{ text: string; start: number; end: number }> {
   if (text.length < 11 || !SPACED_RUN_GATE.test(text)) return;
   for (const m of text.matchAll(SPACED_RUN)) {
@@ -402,7 +464,10 @@ export function* letterSpacedRuns(text: string): Generator<{ text: string; start
     // Letters joined by marks (`i.g.n.o.r.e a.l.l`): a space is a word gap; joined by spaces: two are.
     const joined = /\p{L}[._*-]\p{L}/u.test(run)
       ? run.replace(/[ ]{1,4}|[ ]?\/[ ]?/g, ' ').replace(/[._*-]/g, '')
-      : run.replace(/[ ]{2,4}|[ ]?\/[ ]?/g, '\u0000').replace(/ /g, '').replace(/\u0000/g, ' ');
+      : run
+          .replace(/[ ]{2,4}|[ ]?\/[ ]?/g, '\u0000')
+          .replace(/ /g, '')
+          .replace(/\u0000/g, ' ');
     if (joined.replace(/ /g, '').length < 6) continue;
     yield { text: joined, start: m.index!, end: m.index! + run.length };
   }
@@ -412,7 +477,8 @@ export function* letterSpacedRuns(text: string): Generator<{ text: string; start
 const ROT13_CUE = /\brot[-_ ]?13\b/i;
 /** Characters decoded after a ROT13 or reversal cue (a quarter of it before the cue too). */
 const CUE_WINDOW = 2000;
-const REVERSED_CUE = /\bbackwards?\b(?![\s-]{0,3}compat)|\b(?:read|written|spelled|typed|write|spell)\s{1,3}(?:it\s{1,3}|this\s{1,3})?in\s{1,3}reverse\b|\breversed?\s{1,3}(?:text|string|letters|characters|order|message|sentence)\b|\breverse\s{1,3}(?:the|this)\s{1,3}(?:text|string|letters|characters|message|sentence)\b|r[üu]ckw[äa]rts|(?:à|a) l'envers|al rev[ée]s/i;
+const REVERSED_CUE =
+  /\bbackwards?\b(?![\s-]{0,3}compat)|\b(?:read|written|spelled|typed|write|spell)\s{1,3}(?:it\s{1,3}|this\s{1,3})?in\s{1,3}reverse\b|\breversed?\s{1,3}(?:text|string|letters|characters|order|message|sentence)\b|\breverse\s{1,3}(?:the|this)\s{1,3}(?:text|string|letters|characters|message|sentence)\b|r[üu]ckw[äa]rts|(?:à|a) l'envers|al rev[ée]s/i;
 
 export function rot13(text: string): string {
   return text.replace(/[A-Za-z]/g, (c) => {
@@ -431,7 +497,10 @@ export type CuePrefilter = Readonly<Record<CueName, readonly (readonly number[])
  * The obfuscation views of `text`: letter-spaced runs joined, and ROT13 or reversed text when the
  * text says so. `mayHold(cue)` false: the caller knows the cue does not occur in the text.
  */
-export function obfuscationViews(text: string, mayHold: (cue: CueName) => boolean = () => true): { kind: 'spaced' | 'rot13' | 'reversed'; text: string; start: number; end: number }[] {
+export function obfuscationViews(
+  text: string,
+  mayHold: (cue: CueName) => boolean = () => true,
+): { kind: 'spaced' | 'rot13' | 'reversed'; text: string; start: number; end: number }[] {
   const out: { kind: 'spaced' | 'rot13' | 'reversed'; text: string; start: number; end: number }[] = [];
   for (const r of letterSpacedRuns(text)) {
     out.push({ kind: 'spaced', ...r });
@@ -446,7 +515,13 @@ export function obfuscationViews(text: string, mayHold: (cue: CueName) => boolea
   const r = mayHold('rot13') ? around(ROT13_CUE) : undefined;
   if (r) out.push({ kind: 'rot13', text: rot13(text.slice(r.start, r.end)), ...r });
   const b = mayHold('reversed') ? around(REVERSED_CUE) : undefined;
-  if (b) out.push({ kind: 'reversed', text: [...text.slice(Math.max(0, b.start - CUE_WINDOW / 2), b.end)].reverse().join(''), start: Math.max(0, b.start - CUE_WINDOW / 2), end: b.end });
+  if (b)
+    out.push({
+      kind: 'reversed',
+      text: [...text.slice(Math.max(0, b.start - CUE_WINDOW / 2), b.end)].reverse().join(''),
+      start: Math.max(0, b.start - CUE_WINDOW / 2),
+      end: b.end,
+    });
   return out;
 }
 
@@ -490,11 +565,17 @@ export function prepareField(input: string, shell: boolean, index?: KeywordIndex
   const base = norm.text;
   if (base.indexOf('%') >= 0) {
     const u = decodeAround(base, URL_RUN, urlDecodeWindow);
-    if (u !== null && mostlyPrintable(u)) { report.decoded.push({ kind: 'url', length: u.length }); extra('url', u); }
+    if (u !== null && mostlyPrintable(u)) {
+      report.decoded.push({ kind: 'url', length: u.length });
+      extra('url', u);
+    }
   }
   if (base.indexOf('\\') >= 0) {
     const e = decodeAround(base, ESCAPE_RUN, escapeDecodeWindow);
-    if (e !== null && mostlyPrintable(e)) { report.decoded.push({ kind: 'escape', length: e.length }); extra('escape', e); }
+    if (e !== null && mostlyPrintable(e)) {
+      report.decoded.push({ kind: 'escape', length: e.length });
+      extra('escape', e);
+    }
   }
   decodeBlobs(base, blobs, report, (blob, decoded) => extra(blob.kind, decoded));
   // Letter-spacing, ROT13 and reversal (read off the input: normalisation collapses the spacing).
@@ -535,27 +616,46 @@ class MapBuilder {
   length = 0;
   starts: Int32Array;
   ends: Int32Array;
-  constructor(capacity: number) { this.starts = new Int32Array(Math.max(16, capacity)); this.ends = new Int32Array(Math.max(16, capacity)); }
+  constructor(capacity: number) {
+    this.starts = new Int32Array(Math.max(16, capacity));
+    this.ends = new Int32Array(Math.max(16, capacity));
+  }
   private reserve(n: number): void {
     if (this.length + n <= this.starts.length) return;
     const size = Math.max(this.length + n, this.starts.length * 2);
-    const s = new Int32Array(size); s.set(this.starts.subarray(0, this.length)); this.starts = s;
-    const e = new Int32Array(size); e.set(this.ends.subarray(0, this.length)); this.ends = e;
+    const s = new Int32Array(size);
+    s.set(this.starts.subarray(0, this.length));
+    this.starts = s;
+    const e = new Int32Array(size);
+    e.set(this.ends.subarray(0, this.length));
+    this.ends = e;
   }
   /** Code units [from, to) of `source`, each mapping to its own offset + `base`. */
   copy(source: string, from: number, to: number, base = 0): void {
     if (to <= from) return;
     this.reserve(to - from);
     this.parts.push(source.slice(from, to));
-    for (let i = from; i < to; i++) { this.starts[this.length] = base + i; this.ends[this.length] = base + i + 1; this.length++; }
+    for (let i = from; i < to; i++) {
+      this.starts[this.length] = base + i;
+      this.ends[this.length] = base + i + 1;
+      this.length++;
+    }
   }
   /** `s`, every code unit of it mapping to [start, end). */
   add(s: string, start: number, end: number): void {
     this.reserve(s.length);
     this.parts.push(s);
-    for (let i = 0; i < s.length; i++) { this.starts[this.length] = start; this.ends[this.length] = end; this.length++; }
+    for (let i = 0; i < s.length; i++) {
+      this.starts[this.length] = start;
+      this.ends[this.length] = end;
+      this.length++;
+    }
   }
-  text(): string { const t = this.parts.join(''); this.parts = [t]; return t; }
+  text(): string {
+    const t = this.parts.join('');
+    this.parts = [t];
+    return t;
+  }
 }
 const COMBINING = /^\p{M}/u;
 
@@ -581,7 +681,12 @@ function normalizeWithMap(input: string, report: MutableReport): { main: MapBuil
     const keptAt: number[] = [];
     INVISIBLE.lastIndex = 0;
     let from = 0;
-    const keep = (to: number) => { for (let i = from; i < to; i++) { kept += run[i]; keptAt.push(base + i); } };
+    const keep = (to: number) => {
+      for (let i = from; i < to; i++) {
+        kept += run[i];
+        keptAt.push(base + i);
+      }
+    };
     for (let v = INVISIBLE.exec(run); v; v = INVISIBLE.exec(run)) {
       keep(v.index);
       from = v.index + v[0].length;
@@ -599,14 +704,18 @@ function normalizeWithMap(input: string, report: MutableReport): { main: MapBuil
     keep(run.length);
     pos = base + run.length;
     if (kept.length === 0) continue;
-    if (NFKC_STABLE.test(kept)) { for (let i = 0; i < kept.length; i++) main.add(kept[i]!, keptAt[i]!, keptAt[i]! + 1); continue; }
+    if (NFKC_STABLE.test(kept)) {
+      for (let i = 0; i < kept.length; i++) main.add(kept[i]!, keptAt[i]!, keptAt[i]! + 1);
+      continue;
+    }
     const whole = kept.normalize('NFKC');
     if (whole !== kept) report.nfkcChanged = true;
     // Clusters: one code point and the combining marks after it.
     const pieces: { text: string; start: number; end: number }[] = [];
     for (let i = 0; i < kept.length;) {
-      let j = i + (kept.charCodeAt(i) >= 0xD800 && kept.charCodeAt(i) <= 0xDBFF && i + 1 < kept.length ? 2 : 1);
-      while (j < kept.length && COMBINING.test(kept.slice(j, j + 2))) j += kept.charCodeAt(j) >= 0xD800 && kept.charCodeAt(j) <= 0xDBFF ? 2 : 1;
+      let j = i + (kept.charCodeAt(i) >= 0xd800 && kept.charCodeAt(i) <= 0xdbff && i + 1 < kept.length ? 2 : 1);
+      while (j < kept.length && COMBINING.test(kept.slice(j, j + 2)))
+        j += kept.charCodeAt(j) >= 0xd800 && kept.charCodeAt(j) <= 0xdbff ? 2 : 1;
       pieces.push({ text: kept.slice(i, j).normalize('NFKC'), start: keptAt[i]!, end: keptAt[j - 1]! + 1 });
       i = j;
     }
@@ -642,7 +751,8 @@ function collapseMapped(b: MapBuilder): MapBuilder {
 
 function mapped(kind: VariantKind, text: string, starts: Int32Array, ends: Int32Array): MappedVariant {
   return {
-    kind, text,
+    kind,
+    text,
     span: (a, b) => {
       if (text.length === 0) return [0, 0];
       const s = starts[Math.min(a, text.length - 1)]!;
@@ -687,12 +797,18 @@ export function prepareMapped(input: string): { variants: MappedVariant[]; repor
   };
   if (text.indexOf('%') >= 0) {
     for (const w of decodeWindows(text, URL_RUN, urlDecodeWindow)) {
-      if (mostlyPrintable(w.text)) { report.decoded.push({ kind: 'url', length: w.text.length }); extra('url', w.text, span(w.start, w.end)); }
+      if (mostlyPrintable(w.text)) {
+        report.decoded.push({ kind: 'url', length: w.text.length });
+        extra('url', w.text, span(w.start, w.end));
+      }
     }
   }
   if (text.indexOf('\\') >= 0) {
     for (const w of decodeWindows(text, ESCAPE_RUN, escapeDecodeWindow)) {
-      if (mostlyPrintable(w.text)) { report.decoded.push({ kind: 'escape', length: w.text.length }); extra('escape', w.text, span(w.start, w.end)); }
+      if (mostlyPrintable(w.text)) {
+        report.decoded.push({ kind: 'escape', length: w.text.length });
+        extra('escape', w.text, span(w.start, w.end));
+      }
     }
   }
   const blobs: Blob[] = [];

@@ -63,8 +63,15 @@ const toAnd = (x: Info): readonly (readonly string[])[] => (x.exact ? (good(x.ex
 const prefixOf = (x: Info): readonly string[] | null => x.exact ?? (x.prefix ? x.prefix() : null);
 /** `f`, evaluated once, on first call. */
 function once<T>(f: () => T): () => T {
-  let done = false; let v: T;
-  return () => { if (!done) { v = f(); done = true; } return v; };
+  let done = false;
+  let v: T;
+  return () => {
+    if (!done) {
+      v = f();
+      done = true;
+    }
+    return v;
+  };
 }
 
 function lit(ch: string): Info {
@@ -79,7 +86,8 @@ function lit(ch: string): Info {
  */
 function fewerStarts(starts: readonly string[]): string[] | null {
   let out = uniq(starts.map((x) => x.slice(0, MAX_KEYWORD)));
-  for (let len = Math.max(...out.map((x) => x.length)) - 1; out.length > MAX_LEADS && len > 0; len--) out = uniq(out.map((x) => x.slice(0, len)));
+  for (let len = Math.max(...out.map((x) => x.length)) - 1; out.length > MAX_LEADS && len > 0; len--)
+    out = uniq(out.map((x) => x.slice(0, len)));
   return out.length > 0 && out.length <= MAX_LEADS ? out : null;
 }
 
@@ -95,11 +103,87 @@ function product(a: readonly string[], b: readonly string[], limit = MAX_EXACT):
  * Selectivity of a literal set for choosing among alternatives: the length of its shortest member,
  * much less if a member is (or is made of) a common word or punctuation that occurs everywhere.
  */
-const COMMON = new Set(['the', 'and', 'for', 'from', 'with', 'this', 'that', 'you', 'your', 'not', 'all', 'any', 'are', 'was',
-  'were', 'will', 'can', 'has', 'have', 'been', 'but', 'get', 'set', 'new', 'run', 'use', 'file', 'code', 'key', 'con', 'cat',
-  'env', 'one', 'our', 'out', 'its', 'his', 'her', 'who', 'how', 'what', 'when', 'then', 'than', 'into', 'more', 'some', 'also',
-  'true', 'false', 'null', 'return', 'const', 'let', 'var', 'function', 'type', 'string', 'value', 'data', 'name', 'path', 'text',
-  'user', 'never', 'only', 'must', 'should', 'now', 'may', 'make', 'like', 'just', 'over', 'such', 'each', 'per', 'via', 'see']);
+const COMMON = new Set([
+  'the',
+  'and',
+  'for',
+  'from',
+  'with',
+  'this',
+  'that',
+  'you',
+  'your',
+  'not',
+  'all',
+  'any',
+  'are',
+  'was',
+  'were',
+  'will',
+  'can',
+  'has',
+  'have',
+  'been',
+  'but',
+  'get',
+  'set',
+  'new',
+  'run',
+  'use',
+  'file',
+  'code',
+  'key',
+  'con',
+  'cat',
+  'env',
+  'one',
+  'our',
+  'out',
+  'its',
+  'his',
+  'her',
+  'who',
+  'how',
+  'what',
+  'when',
+  'then',
+  'than',
+  'into',
+  'more',
+  'some',
+  'also',
+  'true',
+  'false',
+  'null',
+  'return',
+  'const',
+  'let',
+  'var',
+  'function',
+  'type',
+  'string',
+  'value',
+  'data',
+  'name',
+  'path',
+  'text',
+  'user',
+  'never',
+  'only',
+  'must',
+  'should',
+  'now',
+  'may',
+  'make',
+  'like',
+  'just',
+  'over',
+  'such',
+  'each',
+  'per',
+  'via',
+  'see',
+]);
 function rank(set: readonly string[]): number {
   let worst = Infinity;
   for (const k of set) {
@@ -122,7 +206,9 @@ function seq(items: readonly Info[]): Info {
   let allExact = true;
   let max = 0;
   const ands: (readonly string[])[] = [];
-  const flush = () => { if (good(run)) ands.push(run); };
+  const flush = () => {
+    if (good(run)) ands.push(run);
+  };
   // How every match starts: the exact items from the start, then the first other item's start.
   const prefix = once(() => {
     let start: string[] = [''];
@@ -138,7 +224,10 @@ function seq(items: readonly Info[]): Info {
     max += it.max;
     if (it.exact) {
       const p = product(run, it.exact);
-      if (p) { run = p; continue; }
+      if (p) {
+        run = p;
+        continue;
+      }
       allExact = false;
       flush();
       run = [...it.exact];
@@ -177,7 +266,18 @@ function repeat(x: Info, min: number, maxCount: number): Info {
   if (maxCount === 0) return EMPTY;
   if (x.space) return min === 0 ? info(['', ' '], [], 1) : SPACE;
   const max = x.max === 0 ? 0 : x.max * maxCount;
-  if (min === 0) return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT ? info(uniq([...x.exact, '']), [], max) : { exact: null, and: [], max, prefix: once(() => { const p = prefixOf(x); return p ? uniq([...p, '']) : ['']; }) };
+  if (min === 0)
+    return maxCount === 1 && x.exact && x.exact.length < MAX_EXACT
+      ? info(uniq([...x.exact, '']), [], max)
+      : {
+          exact: null,
+          and: [],
+          max,
+          prefix: once(() => {
+            const p = prefixOf(x);
+            return p ? uniq([...p, '']) : [''];
+          }),
+        };
   if (min === 1 && maxCount === 1) return x;
   if (x.exact && min === maxCount && min <= 4) {
     let acc: string[] | null = [''];
@@ -216,7 +316,10 @@ class Parser {
 
   private alt(): Info {
     const branches = [this.seq()];
-    while (this.s[this.i] === '|') { this.i++; branches.push(this.seq()); }
+    while (this.s[this.i] === '|') {
+      this.i++;
+      branches.push(this.seq());
+    }
     this.lastBranches = branches;
     return branches.length === 1 ? branches[0]! : alt(branches);
   }
@@ -238,12 +341,18 @@ class Parser {
           capture = false;
           const n = this.s[this.i + 1];
           if (n === ':') this.i += 2;
-          else if (n === '=' || n === '!') { this.i += 2; look = true; }
-          else if (n === '<' && (this.s[this.i + 2] === '=' || this.s[this.i + 2] === '!')) { this.i += 3; look = true; }
-          else if (n === '<') {
+          else if (n === '=' || n === '!') {
+            this.i += 2;
+            look = true;
+          } else if (n === '<' && (this.s[this.i + 2] === '=' || this.s[this.i + 2] === '!')) {
+            this.i += 3;
+            look = true;
+          } else if (n === '<') {
             const e = this.s.indexOf('>', this.i);
             if (e < 0) throw new Error('bad group name');
-            name = this.s.slice(this.i + 2, e); capture = true; this.i = e + 1;
+            name = this.s.slice(this.i + 2, e);
+            capture = true;
+            this.i = e + 1;
           } else throw new Error('unsupported group');
         }
         const index = capture ? this.groups.push(Infinity) : 0;
@@ -257,25 +366,45 @@ class Parser {
         // A lookaround consumes nothing but examines text: it counts towards the examined length.
         return look ? info([''], [], inner.max) : inner;
       }
-      case '[': return this.cls();
-      case '.': return ONE;
-      case '^': case '$': return EMPTY;
-      case '\\': return this.esc(false) as Info;
-      case '*': case '+': case '?': throw new Error('nothing to repeat');
-      default: return lit(c);
+      case '[':
+        return this.cls();
+      case '.':
+        return ONE;
+      case '^':
+      case '$':
+        return EMPTY;
+      case '\\':
+        return this.esc(false) as Info;
+      case '*':
+      case '+':
+      case '?':
+        throw new Error('nothing to repeat');
+      default:
+        return lit(c);
     }
   }
 
   private quant(atom: Info): Info {
     const c = this.s[this.i];
-    let min: number; let max: number;
-    if (c === '*') { min = 0; max = Infinity; this.i++; }
-    else if (c === '+') { min = 1; max = Infinity; this.i++; }
-    else if (c === '?') { min = 0; max = 1; this.i++; }
-    else if (c === '{') {
+    let min: number;
+    let max: number;
+    if (c === '*') {
+      min = 0;
+      max = Infinity;
+      this.i++;
+    } else if (c === '+') {
+      min = 1;
+      max = Infinity;
+      this.i++;
+    } else if (c === '?') {
+      min = 0;
+      max = 1;
+      this.i++;
+    } else if (c === '{') {
       const m = /^\{(\d+)(?:(,)(\d*))?\}/.exec(this.s.slice(this.i, this.i + 24));
       if (!m) return atom; // a literal `{`
-      min = Number(m[1]); max = m[2] ? (m[3] ? Number(m[3]) : Infinity) : min;
+      min = Number(m[1]);
+      max = m[2] ? (m[3] ? Number(m[3]) : Infinity) : min;
       this.i += m[0].length;
     } else return atom;
     if (this.s[this.i] === '?') this.i++; // lazy
@@ -292,39 +421,85 @@ class Parser {
     if (c === 'b') return inClass ? ['\b'] : EMPTY;
     if (c === 'B') return inClass ? null : EMPTY;
     // A back-reference matches what its group matched: bounded by the group's bound.
-    const backref = (n: number | undefined) => (inClass ? null : info(null, [], n !== undefined && n >= 1 && n <= this.groups.length ? this.groups[n - 1]! : Infinity));
-    if (c >= '1' && c <= '9') { let d = c; while (/\d/.test(this.s[this.i] ?? '')) d += this.s[this.i++]; return backref(Number(d)); }
-    if (c === 'k' && this.s[this.i] === '<') { const e = this.s.indexOf('>', this.i); const n = this.s.slice(this.i + 1, e); this.i = e + 1; return backref(this.names.get(n)); }
-    if (c === 'x' && /^[0-9a-fA-F]{2}/.test(this.s.slice(this.i, this.i + 2))) { const ch = String.fromCharCode(parseInt(this.s.slice(this.i, this.i + 2), 16)); this.i += 2; return one(ch); }
-    if (c === 'u' && /^[0-9a-fA-F]{4}/.test(this.s.slice(this.i, this.i + 4))) { const ch = String.fromCharCode(parseInt(this.s.slice(this.i, this.i + 4), 16)); this.i += 4; return one(ch); }
-    if (c === 'c' && /[A-Za-z]/.test(this.s[this.i] ?? '')) { const ch = String.fromCharCode(this.s.charCodeAt(this.i) % 32); this.i++; return one(ch); }
+    const backref = (n: number | undefined) =>
+      inClass ? null : info(null, [], n !== undefined && n >= 1 && n <= this.groups.length ? this.groups[n - 1]! : Infinity);
+    if (c >= '1' && c <= '9') {
+      let d = c;
+      while (/\d/.test(this.s[this.i] ?? '')) d += this.s[this.i++];
+      return backref(Number(d));
+    }
+    if (c === 'k' && this.s[this.i] === '<') {
+      const e = this.s.indexOf('>', this.i);
+      const n = this.s.slice(this.i + 1, e);
+      this.i = e + 1;
+      return backref(this.names.get(n));
+    }
+    if (c === 'x' && /^[0-9a-fA-F]{2}/.test(this.s.slice(this.i, this.i + 2))) {
+      const ch = String.fromCharCode(parseInt(this.s.slice(this.i, this.i + 2), 16));
+      this.i += 2;
+      return one(ch);
+    }
+    if (c === 'u' && /^[0-9a-fA-F]{4}/.test(this.s.slice(this.i, this.i + 4))) {
+      const ch = String.fromCharCode(parseInt(this.s.slice(this.i, this.i + 4), 16));
+      this.i += 4;
+      return one(ch);
+    }
+    if (c === 'c' && /[A-Za-z]/.test(this.s[this.i] ?? '')) {
+      const ch = String.fromCharCode(this.s.charCodeAt(this.i) % 32);
+      this.i++;
+      return one(ch);
+    }
     const controls: Record<string, string> = { n: '\n', r: '\r', t: '\t', f: '\f', v: '\v', '0': '\0' };
     return one(controls[c] ?? c);
   }
 
   private cls(): Info {
     let negated = false;
-    if (this.s[this.i] === '^') { negated = true; this.i++; }
+    if (this.s[this.i] === '^') {
+      negated = true;
+      this.i++;
+    }
     const chars = new Set<string>();
     let big = false;
     let ascii = false;
-    const add = (code: number) => { if (code >= 128) big = true; else { ascii = true; chars.add(canonicalChar(String.fromCharCode(code))); } };
+    const add = (code: number) => {
+      if (code >= 128) big = true;
+      else {
+        ascii = true;
+        chars.add(canonicalChar(String.fromCharCode(code)));
+      }
+    };
     while (this.i < this.s.length && this.s[this.i] !== ']') {
       let first: string[] | null;
-      if (this.s[this.i] === '\\') { this.i++; first = this.esc(true) as string[] | null; }
-      else first = [this.s[this.i++]!];
+      if (this.s[this.i] === '\\') {
+        this.i++;
+        first = this.esc(true) as string[] | null;
+      } else first = [this.s[this.i++]!];
       if (first && first.length === 1 && this.s[this.i] === '-' && this.s[this.i + 1] !== ']' && this.i + 1 < this.s.length) {
         this.i++;
         let last: string[] | null;
-        if (this.s[this.i] === '\\') { this.i++; last = this.esc(true) as string[] | null; }
-        else last = [this.s[this.i++]!];
-        if (!last || last.length !== 1) { big = true; ascii = true; continue; }
-        const from = first[0]!.charCodeAt(0); const to = last[0]!.charCodeAt(0);
+        if (this.s[this.i] === '\\') {
+          this.i++;
+          last = this.esc(true) as string[] | null;
+        } else last = [this.s[this.i++]!];
+        if (!last || last.length !== 1) {
+          big = true;
+          ascii = true;
+          continue;
+        }
+        const from = first[0]!.charCodeAt(0);
+        const to = last[0]!.charCodeAt(0);
         if (from >= 128 && to >= 128) big = true;
-        else if (to - from > 8) { big = true; ascii = true; } else for (let k = from; k <= to; k++) add(k);
+        else if (to - from > 8) {
+          big = true;
+          ascii = true;
+        } else for (let k = from; k <= to; k++) add(k);
         continue;
       }
-      if (!first) { big = true; ascii = true; } else for (const ch of first) add(ch.charCodeAt(0));
+      if (!first) {
+        big = true;
+        ascii = true;
+      } else for (const ch of first) add(ch.charCodeAt(0));
     }
     if (this.s[this.i] !== ']') throw new Error('unterminated class');
     this.i++;
@@ -352,7 +527,9 @@ export interface PatternAnalysis {
  * ever makes the prefilter say "maybe" more often: sound, and it keeps the automaton small.
  */
 const canonicalKeyword = (k: string): string => (k.indexOf('\n') < 0 && k.indexOf('"') < 0 ? k : k.replace(/\n/g, ' ').replace(/"/g, "'"));
-function canonicalChar(ch: string): string { return ch === '\n' ? ' ' : ch === '"' ? "'" : ch.toLowerCase(); }
+function canonicalChar(ch: string): string {
+  return ch === '\n' ? ' ' : ch === '"' ? "'" : ch.toLowerCase();
+}
 
 /** The longest substring (at least MIN_KEYWORD long) of every member of a set of two or more, if any. */
 function commonSubstring(set: readonly string[]): string | undefined {
@@ -370,7 +547,11 @@ function commonSubstring(set: readonly string[]): string | undefined {
 /** Required literals and the examined-length bound of a RegExp source (without inline flags). */
 export function analyzePattern(source: string, opts: { uncollapsed?: boolean } = {}): PatternAnalysis {
   let result: Info;
-  try { result = new Parser(source).parse(); } catch { return { literals: [], leads: null, maxLength: Infinity }; }
+  try {
+    result = new Parser(source).parse();
+  } catch {
+    return { literals: [], leads: null, maxLength: Infinity };
+  }
   return analysisOf(result, opts.uncollapsed === true);
 }
 
@@ -381,7 +562,10 @@ export function analyzePattern(source: string, opts: { uncollapsed?: boolean } =
  */
 function partWithoutSpace(k: string): string {
   if (k === NON_ASCII) return k;
-  const parts = k.split(' ').filter(goodKeyword).sort((a, b) => Number(everywhere(a)) - Number(everywhere(b)) || b.length - a.length);
+  const parts = k
+    .split(' ')
+    .filter(goodKeyword)
+    .sort((a, b) => Number(everywhere(a)) - Number(everywhere(b)) || b.length - a.length);
   return parts[0] ?? '';
 }
 
@@ -391,7 +575,11 @@ function partWithoutSpace(k: string): string {
  */
 export function analyzeAlternatives(source: string): { whole: PatternAnalysis; alternatives: PatternAnalysis[] | null } {
   let parsed: { whole: Info; alternatives: Info[] | null };
-  try { parsed = new Parser(source).parseAlternatives(); } catch { return { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null }; }
+  try {
+    parsed = new Parser(source).parseAlternatives();
+  } catch {
+    return { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null };
+  }
   return { whole: analysisOf(parsed.whole), alternatives: parsed.alternatives && parsed.alternatives.map((x) => analysisOf(x)) };
 }
 
@@ -455,7 +643,10 @@ export class KeywordHits {
   }
   /** Keyword k occurs (for the one no automaton state stands for: NON_ASCII, which has no positions). */
   mark(k: number): void {
-    if (this.found[k] === 0) { this.found[k] = 1; this.touched.push(k); }
+    if (this.found[k] === 0) {
+      this.found[k] = 1;
+      this.touched.push(k);
+    }
   }
   /** The keywords `outList[outStart[t] .. outStart[t + 1])` end at `end`. */
   hitState(t: number, end: number): void {
@@ -521,24 +712,34 @@ export class LeadStarts {
   readonly count: number;
   private readonly at: number[];
   private last = -1;
-  constructor(private readonly lists: readonly number[][], private readonly lengths: readonly number[]) {
+  constructor(
+    private readonly lists: readonly number[][],
+    private readonly lengths: readonly number[],
+  ) {
     this.count = lists.reduce((n, l) => n + l.length, 0);
     this.at = lists.map(() => 0);
   }
   /** The next start offset, or -1 when there are no more. */
   next(): number {
     for (;;) {
-      let best = -1; let from = -1;
+      let best = -1;
+      let from = -1;
       for (let j = 0; j < this.lists.length; j++) {
         const list = this.lists[j]!;
         const i = this.at[j]!;
         if (i >= list.length) continue;
         const q = list[i]! - this.lengths[j]!;
-        if (best < 0 || q < best) { best = q; from = j; }
+        if (best < 0 || q < best) {
+          best = q;
+          from = j;
+        }
       }
       if (from < 0) return -1;
       this.at[from]!++;
-      if (best !== this.last) { this.last = best; return best; }
+      if (best !== this.last) {
+        this.last = best;
+        return best;
+      }
     }
   }
 }
@@ -619,7 +820,9 @@ export class KeywordIndex {
       }
     }
     const byUse = [...uses.keys()].sort((a, b) => uses.get(b)! - uses.get(a)! || a - b);
-    byUse.forEach((c, i) => { this.classOf[c] = Math.min(i + 1, MAX_SYMBOLS - 1); });
+    byUse.forEach((c, i) => {
+      this.classOf[c] = Math.min(i + 1, MAX_SYMBOLS - 1);
+    });
     for (let c = 0; c < 128; c++) this.classOf[c] = this.classOf[fold(c)]!;
     const nsym = Math.min(byUse.length + 1, MAX_SYMBOLS);
     let shift = 0;
@@ -654,7 +857,10 @@ export class KeywordIndex {
       out[h] = ownEnd[st] ? [...ownEnd[st]!] : [];
       for (let a = 0; a < alpha; a++) {
         const t = trie[st * alpha + a]!;
-        if (t === -1) { next[h * alpha + a] = -1; continue; }
+        if (t === -1) {
+          next[h * alpha + a] = -1;
+          continue;
+        }
         bfs[t] = reached;
         order[reached++] = t;
         next[h * alpha + a] = bfs[t]!;
@@ -663,7 +869,8 @@ export class KeywordIndex {
     const fail = new Int32Array(n);
     for (let a = 0; a < alpha; a++) {
       const t = next[a]!;
-      if (t === -1) next[a] = 0; else fail[t] = 0;
+      if (t === -1) next[a] = 0;
+      else fail[t] = 0;
     }
     const hasOut = new Uint8Array(n);
     hasOut[0] = out[0]!.length ? 1 : 0;
@@ -686,7 +893,10 @@ export class KeywordIndex {
     this.outStart = new Int32Array(n + 1);
     const list: number[] = [];
     // A state's own keywords and those along its failure links are distinct (each shorter than the last).
-    for (let st = 0; st < n; st++) { this.outStart[st] = list.length; for (const k of out[st]!) list.push(k); }
+    for (let st = 0; st < n; st++) {
+      this.outStart[st] = list.length;
+      for (const k of out[st]!) list.push(k);
+    }
     this.outStart[n] = list.length;
     this.outList = Int32Array.from(list);
     this.stateCap = new Uint16Array(n);
@@ -699,15 +909,21 @@ export class KeywordIndex {
       }
     }
     this.stateStart = new Int32Array(keywords.length + 1);
-    statesOf.forEach((l, k) => { this.stateStart[k + 1] = this.stateStart[k]! + l.length; });
+    statesOf.forEach((l, k) => {
+      this.stateStart[k + 1] = this.stateStart[k]! + l.length;
+    });
     this.stateList = Int32Array.from(statesOf.flat());
     this.lengths = Uint8Array.from(keywords, (k) => (k === NON_ASCII ? 1 : k.length));
   }
 
-  newHits(): KeywordHits { return new KeywordHits(this); }
+  newHits(): KeywordHits {
+    return new KeywordHits(this);
+  }
 
   /** Cleared hits, reused when one was released (a 64 KB field's hits are not rebuilt from nothing on every call). */
-  acquire(): KeywordHits { return this.spare.pop() ?? new KeywordHits(this); }
+  acquire(): KeywordHits {
+    return this.spare.pop() ?? new KeywordHits(this);
+  }
   /** Gives hits back for reuse; the caller must not use them afterwards. */
   release(hits: KeywordHits): void {
     hits.reset();
@@ -736,7 +952,11 @@ export class KeywordIndex {
     let high = 0;
     for (let i = 0; i < n; i++) {
       const c = text.charCodeAt(i);
-      if (c >= 128) { s = 0; high = 1; continue; }
+      if (c >= 128) {
+        s = 0;
+        high = 1;
+        continue;
+      }
       s = delta[s | classOf[c]!]!;
       if (s >= 0) continue;
       s = ~s;

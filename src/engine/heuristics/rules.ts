@@ -13,8 +13,19 @@ import editorConfig from '../../../security/heuristics/editor-config.yaml';
 import { CUES, type CuePrefilter, type CueName } from './normalize';
 import { KeywordIndex, analyzeAlternatives, analyzePattern, type PatternAnalysis } from './prefilter';
 import {
-  ALIAS_PREFIX_CATEGORY, CODED_RULE_ID, DESCRIPTIVE_RULE_ID, FIELD_CLASSES, HEURISTIC_CATEGORIES, ID_FAMILY_CATEGORY, MAX_RULE_ID_LENGTH,
-  PROMPT_RISKS, SEVERITIES, type FieldClass, type HeuristicRule, type HeuristicRuleFile, type RuleField,
+  ALIAS_PREFIX_CATEGORY,
+  CODED_RULE_ID,
+  DESCRIPTIVE_RULE_ID,
+  FIELD_CLASSES,
+  HEURISTIC_CATEGORIES,
+  ID_FAMILY_CATEGORY,
+  MAX_RULE_ID_LENGTH,
+  PROMPT_RISKS,
+  SEVERITIES,
+  type FieldClass,
+  type HeuristicRule,
+  type HeuristicRuleFile,
+  type RuleField,
 } from './types';
 
 /**
@@ -79,12 +90,27 @@ export interface CompiledRuleSet {
   readonly order: ReadonlyMap<string, number>;
 }
 
-const RULE_KEYS = new Set(['id', 'alias', 'category', 'severity', 'action', 'always_block', 'fields', 'action_types', 'scan', 'risk', 'pattern', 'description', 'examples']);
+const RULE_KEYS = new Set([
+  'id',
+  'alias',
+  'category',
+  'severity',
+  'action',
+  'always_block',
+  'fields',
+  'action_types',
+  'scan',
+  'risk',
+  'pattern',
+  'description',
+  'examples',
+]);
 const RULE_FIELDS: readonly string[] = [...FIELD_CLASSES, 'all'];
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStringList = (v: unknown, min: number): v is string[] => Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
+const isStringList = (v: unknown, min: number): v is string[] =>
+  Array.isArray(v) && v.length >= min && v.every((s) => typeof s === 'string' && s.length > 0);
 
 /** Splits a leading `(?i)`/`(?s)`/`(?m)` group (JavaScript has no inline flags) into RegExp flags. */
 export function compilePattern(pattern: string): RegExp {
@@ -95,7 +121,9 @@ export function compilePattern(pattern: string): RegExp {
 
 /** Shape check of one rule file; returns its rules (patterns are compiled once, by compileRuleSet). */
 export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile {
-  const fail = (msg: string): never => { throw new HeuristicRuleError(`heuristic rules \`${name}\`: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new HeuristicRuleError(`heuristic rules \`${name}\`: ${msg}`);
+  };
   if (!isObj(data)) fail('not an object');
   const f = data as Obj;
   for (const k of Object.keys(f)) if (!['version', 'description', 'rules'].includes(k)) fail(`unknown key \`${k}\``);
@@ -104,29 +132,42 @@ export function validateRuleFile(data: unknown, name: string): HeuristicRuleFile
   for (const [i, r] of (f.rules as unknown[]).entries()) {
     if (!isObj(r)) fail(`rule ${i}: not an object`);
     const rule = r as Obj;
-    const id = typeof rule.id === 'string' && DESCRIPTIVE_RULE_ID.test(rule.id) && rule.id.length <= MAX_RULE_ID_LENGTH
-      ? rule.id : fail(`rule ${i}: id must be <family>.<what it catches> in lower-case kebab-case words, at most ${MAX_RULE_ID_LENGTH} characters, like prompt-injection.ignore-previous`);
+    const id =
+      typeof rule.id === 'string' && DESCRIPTIVE_RULE_ID.test(rule.id) && rule.id.length <= MAX_RULE_ID_LENGTH
+        ? rule.id
+        : fail(
+            `rule ${i}: id must be <family>.<what it catches> in lower-case kebab-case words, at most ${MAX_RULE_ID_LENGTH} characters, like prompt-injection.ignore-previous`,
+          );
     const where = (msg: string) => fail(`rule \`${id}\`: ${msg}`);
     for (const k of Object.keys(rule)) if (!RULE_KEYS.has(k)) where(`unknown key \`${k}\``);
     if (!HEURISTIC_CATEGORIES.includes(rule.category as never)) where('bad category');
     const family = id.slice(0, id.lastIndexOf('.'));
-    if (ID_FAMILY_CATEGORY[family] !== rule.category) where(`id family \`${family}\` does not belong to category \`${String(rule.category)}\``);
-    if (rule.alias !== undefined && (typeof rule.alias !== 'string' || !CODED_RULE_ID.test(rule.alias) || ALIAS_PREFIX_CATEGORY[rule.alias.split('-')[0]!] !== rule.category)) {
+    if (ID_FAMILY_CATEGORY[family] !== rule.category)
+      where(`id family \`${family}\` does not belong to category \`${String(rule.category)}\``);
+    if (
+      rule.alias !== undefined &&
+      (typeof rule.alias !== 'string' ||
+        !CODED_RULE_ID.test(rule.alias) ||
+        ALIAS_PREFIX_CATEGORY[rule.alias.split('-')[0]!] !== rule.category)
+    ) {
       where(`alias must be a former coded id of category \`${String(rule.category)}\`, like PI-001`);
     }
     if (!SEVERITIES.includes(rule.severity as never)) where('bad severity');
     if (rule.action !== 'block' && rule.action !== 'escalate') where('action must be block or escalate');
     if (rule.always_block !== undefined && typeof rule.always_block !== 'boolean') where('always_block must be a boolean');
     if (rule.always_block === true && rule.action !== 'block') where('always_block needs action: block');
-    if (!isStringList(rule.fields, 1) || !rule.fields.every((x) => RULE_FIELDS.includes(x))) where(`fields must be a list of ${RULE_FIELDS.join(', ')}`);
+    if (!isStringList(rule.fields, 1) || !rule.fields.every((x) => RULE_FIELDS.includes(x)))
+      where(`fields must be a list of ${RULE_FIELDS.join(', ')}`);
     if (rule.action_types !== undefined && !isStringList(rule.action_types, 1)) where('action_types must be a non-empty list of strings');
     if (rule.scan !== undefined && rule.scan !== 'normalized' && rule.scan !== 'raw') where('scan must be normalized or raw');
-    if (rule.category === 'prompt_injection' ? !PROMPT_RISKS.includes(rule.risk as never) : rule.risk !== undefined) where(`risk must be one of ${PROMPT_RISKS.join(', ')} for prompt_injection rules and absent otherwise`);
+    if (rule.category === 'prompt_injection' ? !PROMPT_RISKS.includes(rule.risk as never) : rule.risk !== undefined)
+      where(`risk must be one of ${PROMPT_RISKS.join(', ')} for prompt_injection rules and absent otherwise`);
     if (typeof rule.pattern !== 'string' || rule.pattern.length === 0) where('pattern missing');
     if (typeof rule.description !== 'string' || rule.description.length < 10) where('description missing');
     // Examples are left out of the shipped bundles (see esbuild.mjs); when present they must be complete.
     const ex = rule.examples;
-    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2))) where('examples need at least 2 match and 2 no_match strings');
+    if (ex !== undefined && (!isObj(ex) || !isStringList(ex.match, 2) || !isStringList(ex.no_match, 2)))
+      where('examples need at least 2 match and 2 no_match strings');
   }
   return data as unknown as HeuristicRuleFile;
 }
@@ -140,33 +181,42 @@ const MAX_BRANCHES = 48;
  */
 export function topLevelAlternatives(source: string): string[] | null {
   const out: string[] = [];
-  let depth = 0; let inClass = false; let from = 0;
+  let depth = 0;
+  let inClass = false;
+  let from = 0;
   for (let i = 0; i < source.length; i++) {
     const c = source[i];
     if (c === '\\') {
       const n = source[i + 1] ?? '';
       if (!inClass && (/[1-9]/.test(n) || (n === 'k' && source[i + 2] === '<'))) return null;
       i++;
-    } else if (inClass) { if (c === ']') inClass = false; }
-    else if (c === '[') inClass = true;
+    } else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') inClass = true;
     else if (c === '(') depth++;
     else if (c === ')') depth--;
-    else if (c === '|' && depth === 0) { out.push(source.slice(from, i)); from = i + 1; }
+    else if (c === '|' && depth === 0) {
+      out.push(source.slice(from, i));
+      from = i + 1;
+    }
   }
   out.push(source.slice(from));
   // A pattern that is one group around an alternation, `(?:a|b)`: its alternatives.
-  if (out.length === 1 && source.startsWith('(?:') && closingParen(source, 0) === source.length - 1) return topLevelAlternatives(source.slice(3, -1));
+  if (out.length === 1 && source.startsWith('(?:') && closingParen(source, 0) === source.length - 1)
+    return topLevelAlternatives(source.slice(3, -1));
   return out.length > 1 ? out : null;
 }
 
 /** Offset of the parenthesis that closes the group opened at `open`, or -1. */
 function closingParen(source: string, open: number): number {
-  let depth = 0; let inClass = false;
+  let depth = 0;
+  let inClass = false;
   for (let i = open; i < source.length; i++) {
     const c = source[i];
     if (c === '\\') i++;
-    else if (inClass) { if (c === ']') inClass = false; }
-    else if (c === '[') inClass = true;
+    else if (inClass) {
+      if (c === ']') inClass = false;
+    } else if (c === '[') inClass = true;
     else if (c === '(') depth++;
     else if (c === ')' && --depth === 0) return i;
   }
@@ -193,7 +243,14 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
   }
   const keywordIds = new Map<string, number>();
   const leadIds = new Set<number>();
-  const idOf = (k: string) => { let id = keywordIds.get(k); if (id === undefined) { id = keywordIds.size; keywordIds.set(k, id); } return id; };
+  const idOf = (k: string) => {
+    let id = keywordIds.get(k);
+    if (id === undefined) {
+      id = keywordIds.size;
+      keywordIds.set(k, id);
+    }
+    return id;
+  };
   // An alternative's RegExp is made on first use (most are never searched alone).
   const searchable = (source: string, flags: string, analysis: PatternAnalysis, made?: RegExp): SearchablePattern => {
     let regex = made;
@@ -201,7 +258,9 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
     const leads = analysis.leads?.map(idOf) ?? null;
     for (const id of leads ?? []) leadIds.add(id);
     return {
-      get regex() { return (regex ??= new RegExp(source, flags)); },
+      get regex() {
+        return (regex ??= new RegExp(source, flags));
+      },
       prefilter: analysis.literals.map((set) => set.map(idOf)),
       maxLength: analysis.maxLength,
       leads,
@@ -210,15 +269,28 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
   };
   const compiled = rules.map((rule): CompiledRule => {
     let regex: RegExp;
-    try { regex = compilePattern(rule.pattern); } catch (e) { throw new HeuristicRuleError(`heuristic rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`); }
+    try {
+      regex = compilePattern(rule.pattern);
+    } catch (e) {
+      throw new HeuristicRuleError(`heuristic rules: rule \`${rule.id}\`: pattern does not compile: ${(e as Error).message}`);
+    }
     const raw = rule.scan === 'raw';
     // Raw rules see the text before normalisation, which the literal analysis does not describe: no prefilter.
-    const analysis = raw ? { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null } : analyzeAlternatives(regex.source);
+    const analysis = raw
+      ? { whole: { literals: [], leads: null, maxLength: Infinity }, alternatives: null }
+      : analyzeAlternatives(regex.source);
     const whole = searchable(regex.source, regex.flags, analysis.whole, regex);
     const alternatives = raw ? null : topLevelAlternatives(regex.source);
-    const branches = alternatives && alternatives.length <= MAX_BRANCHES
-      ? alternatives.map((a, i) => searchable(a, regex.flags, analysis.alternatives?.length === alternatives.length ? analysis.alternatives[i]! : analyzePattern(a)))
-      : null;
+    const branches =
+      alternatives && alternatives.length <= MAX_BRANCHES
+        ? alternatives.map((a, i) =>
+            searchable(
+              a,
+              regex.flags,
+              analysis.alternatives?.length === alternatives.length ? analysis.alternatives[i]! : analyzePattern(a),
+            ),
+          )
+        : null;
     return {
       regex,
       prefilter: whole.prefilter,
@@ -233,8 +305,16 @@ export function compileRuleSet(files: Readonly<Record<string, unknown>>): Compil
       branches,
     };
   });
-  const cues = Object.fromEntries(Object.entries(CUES).map(([name, re]) => [name, analyzePattern(re.source).literals.map((set) => set.map(idOf))])) as Record<CueName, number[][]>;
-  return { rules: compiled, keywords: new KeywordIndex([...keywordIds.keys()], leadIds), cues, cache: new Map(), order: new Map(rules.map((r, i) => [r.id, i])) };
+  const cues = Object.fromEntries(
+    Object.entries(CUES).map(([name, re]) => [name, analyzePattern(re.source).literals.map((set) => set.map(idOf))]),
+  ) as Record<CueName, number[][]>;
+  return {
+    rules: compiled,
+    keywords: new KeywordIndex([...keywordIds.keys()], leadIds),
+    cues,
+    cache: new Map(),
+    order: new Map(rules.map((r, i) => [r.id, i])),
+  };
 }
 
 let bundled: CompiledRuleSet | undefined;

@@ -5,24 +5,43 @@ export const SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 export const HEURISTIC_CATEGORIES = [
-  'shell_injection', 'prompt_injection', 'path_traversal', 'data_exfiltration',
-  'sensitive_data', 'encoding_evasion', 'self_protection', 'editor_config',
+  'shell_injection',
+  'prompt_injection',
+  'path_traversal',
+  'data_exfiltration',
+  'sensitive_data',
+  'encoding_evasion',
+  'self_protection',
+  'editor_config',
 ] as const;
 export type HeuristicCategory = (typeof HEURISTIC_CATEGORIES)[number];
 
 /** Each rule family (the id up to its last dot, `prompt-injection.ignore-previous` → `prompt-injection`) and the category its rules carry. */
 export const ID_FAMILY_CATEGORY: Readonly<Record<string, HeuristicCategory>> = {
-  'shell.cross-platform': 'shell_injection', 'shell.unix': 'shell_injection', 'shell.windows': 'shell_injection',
-  'prompt-injection': 'prompt_injection', 'path-traversal': 'path_traversal', 'data-exfiltration': 'data_exfiltration',
-  'sensitive-data': 'sensitive_data', 'encoding-evasion': 'encoding_evasion', 'self-protection': 'self_protection',
+  'shell.cross-platform': 'shell_injection',
+  'shell.unix': 'shell_injection',
+  'shell.windows': 'shell_injection',
+  'prompt-injection': 'prompt_injection',
+  'path-traversal': 'path_traversal',
+  'data-exfiltration': 'data_exfiltration',
+  'sensitive-data': 'sensitive_data',
+  'encoding-evasion': 'encoding_evasion',
+  'self-protection': 'self_protection',
   'editor-config': 'editor_config',
 };
 
 /** Prefix of each former coded id (a rule's `alias`, `PI-001`) and the category of its rules. */
 export const ALIAS_PREFIX_CATEGORY: Readonly<Record<string, HeuristicCategory>> = {
-  XP: 'shell_injection', UX: 'shell_injection', WIN: 'shell_injection', PI: 'prompt_injection',
-  PT: 'path_traversal', DE: 'data_exfiltration', SD: 'sensitive_data', EE: 'encoding_evasion',
-  SP: 'self_protection', ED: 'editor_config',
+  XP: 'shell_injection',
+  UX: 'shell_injection',
+  WIN: 'shell_injection',
+  PI: 'prompt_injection',
+  PT: 'path_traversal',
+  DE: 'data_exfiltration',
+  SD: 'sensitive_data',
+  EE: 'encoding_evasion',
+  SP: 'self_protection',
+  ED: 'editor_config',
 };
 
 /** A descriptive rule id: dot-separated kebab-case words, at least a family and a name. */
@@ -117,7 +136,8 @@ export interface HeuristicResult {
   readonly normalization: NormalizationReport;
 }
 
-export type VariantKind = 'normalized' | 'homoglyph' | 'hidden' | 'base64' | 'hex' | 'url' | 'escape' | 'shell' | 'spaced' | 'rot13' | 'reversed';
+export type VariantKind =
+  'normalized' | 'homoglyph' | 'hidden' | 'base64' | 'hex' | 'url' | 'escape' | 'shell' | 'spaced' | 'rot13' | 'reversed';
 
 export interface DecodedBlob {
   readonly kind: 'base64' | 'hex' | 'url' | 'escape';

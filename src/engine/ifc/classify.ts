@@ -14,10 +14,20 @@ export const UNCLASSIFIED = 'unclassified';
 /** Classification of a file read whose content was found to be public material only (IfcTouched.publicMaterial). */
 export const PUBLIC_MATERIAL = 'public_material';
 
-interface PathKey { readonly path: string; readonly slashed: string; readonly base: string }
+interface PathKey {
+  readonly path: string;
+  readonly slashed: string;
+  readonly base: string;
+}
 type Test = (k: PathKey) => boolean;
-interface CompiledSource { readonly source: IfcSource; readonly test: Test }
-interface Compiled { readonly sources: readonly CompiledSource[]; readonly sinkByType: ReadonlyMap<string, string> }
+interface CompiledSource {
+  readonly source: IfcSource;
+  readonly test: Test;
+}
+interface Compiled {
+  readonly sources: readonly CompiledSource[];
+  readonly sinkByType: ReadonlyMap<string, string>;
+}
 
 const compiledPolicies = new WeakMap<IfcPolicy, Compiled>();
 
@@ -29,13 +39,31 @@ function compileSource(source: IfcSource): CompiledSource {
     if (!given) continue;
     const xs = lower(given);
     switch (c) {
-      case 'basename_in': { const set = new Set(xs); tests.push((k) => set.has(k.base)); break; }
-      case 'basename_not_in': { const set = new Set(xs); tests.push((k) => !set.has(k.base)); break; }
-      case 'basename_suffix_in': tests.push((k) => xs.some((s) => k.base.endsWith(s))); break;
-      case 'basename_contains': tests.push((k) => xs.some((s) => k.base.includes(s))); break;
+      case 'basename_in': {
+        const set = new Set(xs);
+        tests.push((k) => set.has(k.base));
+        break;
+      }
+      case 'basename_not_in': {
+        const set = new Set(xs);
+        tests.push((k) => !set.has(k.base));
+        break;
+      }
+      case 'basename_suffix_in':
+        tests.push((k) => xs.some((s) => k.base.endsWith(s)));
+        break;
+      case 'basename_contains':
+        tests.push((k) => xs.some((s) => k.base.includes(s)));
+        break;
       // A directory named in path_contains also matches the directory itself (`/home/u/.ssh`).
-      case 'path_contains': tests.push((k) => xs.some((s) => k.slashed.includes(s))); break;
-      case 'path_in': { const set = new Set(xs.map(trimSlash)); tests.push((k) => set.has(k.path)); break; }
+      case 'path_contains':
+        tests.push((k) => xs.some((s) => k.slashed.includes(s)));
+        break;
+      case 'path_in': {
+        const set = new Set(xs.map(trimSlash));
+        tests.push((k) => set.has(k.path));
+        break;
+      }
     }
   }
   return { source, test: (k) => tests.every((t) => t(k)) };
@@ -68,7 +96,10 @@ export function pathVariants(absolutePath: string): string[] {
   const segs: string[] = [];
   for (const s of p.split('/')) {
     if (s === '' || s === '.') continue;
-    if (s === '..') { if (segs.length > (/^[a-z]:$/.test(segs[0] ?? '') ? 1 : 0)) segs.pop(); continue; }
+    if (s === '..') {
+      if (segs.length > (/^[a-z]:$/.test(segs[0] ?? '') ? 1 : 0)) segs.pop();
+      continue;
+    }
     segs.push(s);
   }
   const lexical = (/^[a-z]:$/.test(segs[0] ?? '') ? '' : '/') + segs.join('/') || '/';

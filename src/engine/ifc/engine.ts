@@ -20,8 +20,17 @@ import type { StateStore } from '../shield/types';
 import { PUBLIC_MATERIAL, classifyPath, sinkOf } from './classify';
 import { SINK_REPRESENTATIVES, actionSpec, isKnownActionType } from '../actions';
 import {
-  SENSITIVITIES, maxSensitivity, sensitivityRank,
-  type ClassifiedPath, type IfcDecision, type IfcMode, type IfcPolicy, type IfcTouched, type IfcVerdict, type ReadTaint, type Sensitivity,
+  SENSITIVITIES,
+  maxSensitivity,
+  sensitivityRank,
+  type ClassifiedPath,
+  type IfcDecision,
+  type IfcMode,
+  type IfcPolicy,
+  type IfcTouched,
+  type IfcVerdict,
+  type ReadTaint,
+  type Sensitivity,
 } from './types';
 import { errorMessage } from '../error-message';
 
@@ -46,7 +55,9 @@ function ownSinks(policy: IfcPolicy, actionType: string): { sink: string; how: s
   const named = sinkOf(policy, actionType);
   if (named !== undefined) return [{ sink: named, how: `${actionType} is ${article(named)} ${named} sink` }];
   const spec = actionSpec(actionType);
-  const like = isKnownActionType(actionType) ? `${actionType} is not named in the policy; it sends data like` : `${actionType} is a tool Bulwark does not know, so it may send data out, like`;
+  const like = isKnownActionType(actionType)
+    ? `${actionType} is not named in the policy; it sends data like`
+    : `${actionType} is a tool Bulwark does not know, so it may send data out, like`;
   const out: { sink: string; how: string }[] = [];
   for (const rep of SINK_REPRESENTATIVES[spec.sink]) {
     const sink = sinkOf(policy, rep);
@@ -60,9 +71,14 @@ const article = (word: string): string => (/^[aeiou]/i.test(word) ? 'an' : 'a');
 
 function parseStored(value: string): ReadTaint {
   let v: unknown;
-  try { v = JSON.parse(value); } catch { throw new IfcStoreError(`stored taint is not JSON: ${JSON.stringify(value.slice(0, 60))}`); }
+  try {
+    v = JSON.parse(value);
+  } catch {
+    throw new IfcStoreError(`stored taint is not JSON: ${JSON.stringify(value.slice(0, 60))}`);
+  }
   const t = v as Partial<ReadTaint> | null;
-  if (!t || typeof t !== 'object' || !SENSITIVITIES.includes(t.sensitivity as Sensitivity)) throw new IfcStoreError(`stored taint has no valid sensitivity: ${JSON.stringify(value.slice(0, 60))}`);
+  if (!t || typeof t !== 'object' || !SENSITIVITIES.includes(t.sensitivity as Sensitivity))
+    throw new IfcStoreError(`stored taint has no valid sensitivity: ${JSON.stringify(value.slice(0, 60))}`);
   return {
     sensitivity: t.sensitivity as Sensitivity,
     ...(typeof t.path === 'string' ? { path: t.path } : {}),
@@ -78,7 +94,11 @@ export class IfcEngine {
   /** Taint this instance committed, kept even when writing it to the store failed. */
   private readonly committed = new Map<string, ReadTaint>();
 
-  constructor(readonly policy: IfcPolicy, private readonly store: StateStore, opts: IfcEngineOptions = {}) {
+  constructor(
+    readonly policy: IfcPolicy,
+    private readonly store: StateStore,
+    opts: IfcEngineOptions = {},
+  ) {
     this.mode = opts.modeOverride ?? policy.mode;
   }
 
@@ -138,32 +158,60 @@ export class IfcEngine {
     try {
       // A read of a file that holds only certificates or public keys carries nothing secret, whatever its name.
       const publicMaterial = new Set(touched.publicMaterial ?? []);
-      const readClass = (p: string) => (publicMaterial.has(p) ? { sensitivity: 'public' as const, source: PUBLIC_MATERIAL } : classifyPath(this.policy, p));
+      const readClass = (p: string) =>
+        publicMaterial.has(p) ? { sensitivity: 'public' as const, source: PUBLIC_MATERIAL } : classifyPath(this.policy, p);
       classified = [
         ...touched.reads.map((p) => ({ path: p, access: 'read' as const, ...readClass(p) })),
         ...touched.writes.map((p) => ({ path: p, access: 'write' as const, ...classifyPath(this.policy, p) })),
       ];
-      for (const c of classified) if (c.access === 'read') readTaint = higher(readTaint, { sensitivity: c.sensitivity, path: c.path, source: c.source });
+      for (const c of classified)
+        if (c.access === 'read') readTaint = higher(readTaint, { sensitivity: c.sensitivity, path: c.path, source: c.source });
     } catch (e) {
-      return this.failure(actionType, classified, readTaint, 'critical', 'ifc.error', `Blocked by IFC: the paths of ${actionType} could not be classified (${errorMessage(e)}); IFC fails closed`);
+      return this.failure(
+        actionType,
+        classified,
+        readTaint,
+        'critical',
+        'ifc.error',
+        `Blocked by IFC: the paths of ${actionType} could not be classified (${errorMessage(e)}); IFC fails closed`,
+      );
     }
 
     let taint: ReadTaint;
     try {
       taint = this.taintDetailOf(sessionId);
     } catch (e) {
-      return this.failure(actionType, classified, readTaint, 'critical', 'ifc.store_error',
-        `Blocked by IFC: the session's taint could not be read from the state store (${errorMessage(e)}); IFC fails closed`);
+      return this.failure(
+        actionType,
+        classified,
+        readTaint,
+        'critical',
+        'ifc.store_error',
+        `Blocked by IFC: the session's taint could not be read from the state store (${errorMessage(e)}); IFC fails closed`,
+      );
     }
 
     try {
       return this.decide(actionType, touched, classified, taint, readTaint);
     } catch (e) {
-      return this.failure(actionType, classified, readTaint, taint.sensitivity, 'ifc.error', `Blocked by IFC: the decision failed (${errorMessage(e)}); IFC fails closed`);
+      return this.failure(
+        actionType,
+        classified,
+        readTaint,
+        taint.sensitivity,
+        'ifc.error',
+        `Blocked by IFC: the decision failed (${errorMessage(e)}); IFC fails closed`,
+      );
     }
   }
 
-  private decide(actionType: string, touched: IfcTouched, classified: readonly ClassifiedPath[], taint: ReadTaint, readTaint: ReadTaint): IfcDecision {
+  private decide(
+    actionType: string,
+    touched: IfcTouched,
+    classified: readonly ClassifiedPath[],
+    taint: ReadTaint,
+    readTaint: ReadTaint,
+  ): IfcDecision {
     const sensitivity = classified.reduce<Sensitivity>((m, c) => maxSensitivity(m, c.sensitivity), taint.sensitivity);
     const base = { sensitivity, classified, taint: taint.sensitivity, readTaint };
 
@@ -174,13 +222,21 @@ export class IfcEngine {
     const network = (touched.network ?? []).filter((n) => typeof n === 'string' && n.length > 0);
     if (network.length) {
       const net = sinkOf(this.policy, 'http_request');
-      if (net !== undefined && !own.some((o) => o.sink === net)) flows.push({ sink: net, how: `${actionType} reaches the network (${network[0]}${network.length > 1 ? ` and ${network.length - 1} more` : ''}), ${article(net)} ${net} sink` });
+      if (net !== undefined && !own.some((o) => o.sink === net))
+        flows.push({
+          sink: net,
+          how: `${actionType} reaches the network (${network[0]}${network.length > 1 ? ` and ${network.length - 1} more` : ''}), ${article(net)} ${net} sink`,
+        });
     }
     flows.push(...own);
 
     if (flows.length === 0) {
       return {
-        ...base, decision: 'allow', enforced: this.mode === 'enforce', wouldBlock: false, rule: 'ifc.no_sink',
+        ...base,
+        decision: 'allow',
+        enforced: this.mode === 'enforce',
+        wouldBlock: false,
+        rule: 'ifc.no_sink',
         reason: `Allowed by IFC: ${actionType} sends data to no sink category of ${this.policyLabel()}`,
       };
     }
@@ -189,23 +245,48 @@ export class IfcEngine {
     const verdictOf = (sink: string): IfcVerdict => {
       const row = this.policy.rules[sensitivity];
       const v = Object.prototype.hasOwnProperty.call(row, sink) ? row[sink] : undefined;
-      if (v === undefined || !Object.prototype.hasOwnProperty.call(SEVERITY, v)) throw new Error(`the policy has no decision for ${sensitivity} → ${sink}`);
+      if (v === undefined || !Object.prototype.hasOwnProperty.call(SEVERITY, v))
+        throw new Error(`the policy has no decision for ${sensitivity} → ${sink}`);
       return v;
     };
     let verdict = verdictOf(chosen.sink);
     for (const f of flows.slice(1)) {
       const v = verdictOf(f.sink);
-      if (SEVERITY[v] > SEVERITY[verdict]) { chosen = f; verdict = v; }
+      if (SEVERITY[v] > SEVERITY[verdict]) {
+        chosen = f;
+        verdict = v;
+      }
     }
 
     const rule = `ifc.${sensitivity}.${chosen.sink}`;
     const why = `${this.cause(sensitivity, taint, classified)}; ${chosen.how}, and ${sensitivity} → ${chosen.sink} is ${verdict} in ${this.policyLabel()}`;
     const sink = chosen.sink;
     if (verdict === 'block' && this.mode === 'audit') {
-      return { ...base, decision: 'allow', enforced: false, wouldBlock: true, sink, rule, reason: `Allowed in IFC audit mode, would be blocked: ${why}` };
+      return {
+        ...base,
+        decision: 'allow',
+        enforced: false,
+        wouldBlock: true,
+        sink,
+        rule,
+        reason: `Allowed in IFC audit mode, would be blocked: ${why}`,
+      };
     }
-    const lead = verdict === 'block' ? 'Blocked by IFC' : verdict === 'escalate' ? 'Escalated by IFC (needs approval before it runs)' : 'Allowed by IFC';
-    return { ...base, decision: verdict, enforced: this.mode === 'enforce', wouldBlock: verdict === 'block', sink, rule, reason: `${lead}: ${why}` };
+    const lead =
+      verdict === 'block'
+        ? 'Blocked by IFC'
+        : verdict === 'escalate'
+          ? 'Escalated by IFC (needs approval before it runs)'
+          : 'Allowed by IFC';
+    return {
+      ...base,
+      decision: verdict,
+      enforced: this.mode === 'enforce',
+      wouldBlock: verdict === 'block',
+      sink,
+      rule,
+      reason: `${lead}: ${why}`,
+    };
   }
 
   /** Why the data has this sensitivity: the taint and/or the touched paths at that level. */
@@ -213,7 +294,11 @@ export class IfcEngine {
     if (sensitivity === 'public') return 'no sensitive data is involved (all public)';
     const parts: string[] = [];
     if (taint.sensitivity === sensitivity) {
-      parts.push(taint.path ? `the session has read ${sensitivity} data (${taint.path}, rule ${taint.source ?? 'unknown'})` : `the session has read ${sensitivity} data`);
+      parts.push(
+        taint.path
+          ? `the session has read ${sensitivity} data (${taint.path}, rule ${taint.source ?? 'unknown'})`
+          : `the session has read ${sensitivity} data`,
+      );
     }
     const top = classified.filter((c) => c.sensitivity === sensitivity);
     if (top.length) {
@@ -228,12 +313,31 @@ export class IfcEngine {
     return this.policy.origin === 'preset' ? `the ${this.policy.name} policy` : `the IFC policy ${this.policy.name}`;
   }
 
-  private failure(actionType: string, classified: readonly ClassifiedPath[], readTaint: ReadTaint, sensitivity: Sensitivity, rule: string, reason: string): IfcDecision {
+  private failure(
+    actionType: string,
+    classified: readonly ClassifiedPath[],
+    readTaint: ReadTaint,
+    sensitivity: Sensitivity,
+    rule: string,
+    reason: string,
+  ): IfcDecision {
     let sink: string | undefined;
-    try { sink = sinkOf(this.policy, actionType); } catch { sink = undefined; }
+    try {
+      sink = sinkOf(this.policy, actionType);
+    } catch {
+      sink = undefined;
+    }
     return {
-      decision: 'block', enforced: true, wouldBlock: true, sensitivity, ...(sink !== undefined ? { sink } : {}),
-      rule, reason, classified, taint: sensitivity, readTaint,
+      decision: 'block',
+      enforced: true,
+      wouldBlock: true,
+      sensitivity,
+      ...(sink !== undefined ? { sink } : {}),
+      rule,
+      reason,
+      classified,
+      taint: sensitivity,
+      readTaint,
     };
   }
 }

@@ -7,10 +7,22 @@
 
 export type YamlPath = readonly (string | number)[];
 /** Zero-based position. */
-export interface TextPosition { readonly line: number; readonly column: number }
+export interface TextPosition {
+  readonly line: number;
+  readonly column: number;
+}
 
-interface Region { start: number; end: number; col: number } // lines [start, end), children at column col (-1: first content line's indent)
-interface Found { key: TextPosition; value: TextPosition; region?: Region; inline?: boolean }
+interface Region {
+  start: number;
+  end: number;
+  col: number;
+} // lines [start, end), children at column col (-1: first content line's indent)
+interface Found {
+  key: TextPosition;
+  value: TextPosition;
+  region?: Region;
+  inline?: boolean;
+}
 
 const isContent = (line: string): boolean => !/^\s*(#.*)?$/.test(line) && !/^(---|\.\.\.)\s*$/.test(line);
 const indentOf = (line: string): number => line.length - line.trimStart().length;
@@ -29,7 +41,10 @@ function inlineValueStart(line: string, from: number): number {
   while (i < line.length) {
     while (line[i] === ' ' || line[i] === '\t') i++;
     if (i >= line.length || line[i] === '#') return -1;
-    if (line[i] === '&' || line[i] === '!') { while (i < line.length && !/\s/.test(line[i]!)) i++; continue; }
+    if (line[i] === '&' || line[i] === '!') {
+      while (i < line.length && !/\s/.test(line[i]!)) i++;
+      continue;
+    }
     return i;
   }
   return -1;
@@ -75,7 +90,13 @@ function findItem(lines: readonly string[], r: Region, n: number): Found | undef
   const items: number[] = [];
   for (let l = r.start; l < r.end; l++) {
     const line = lines[l]!;
-    if (isContent(line) && line[col] === '-' && /^[ -]*$/.test(line.slice(0, col)) && (line.length === col + 1 || /\s/.test(line[col + 1]!))) items.push(l);
+    if (
+      isContent(line) &&
+      line[col] === '-' &&
+      /^[ -]*$/.test(line.slice(0, col)) &&
+      (line.length === col + 1 || /\s/.test(line[col + 1]!))
+    )
+      items.push(l);
   }
   const l = items[n];
   if (l === undefined) return undefined;
@@ -89,7 +110,11 @@ function findItem(lines: readonly string[], r: Region, n: number): Found | undef
   return { key: pos, value, region: { start: l, end, col: v } };
 }
 
-interface FlowEntry { key?: string; keyCol: number; valueCol: number }
+interface FlowEntry {
+  key?: string;
+  keyCol: number;
+  valueCol: number;
+}
 
 /** Top-level entries of the flow collection that opens at `open` (`[` or `{`) on one line. */
 function flowEntries(s: string, open: number): FlowEntry[] {
@@ -101,10 +126,20 @@ function flowEntries(s: string, open: number): FlowEntry[] {
     let k = start;
     while (k < endAt && /\s/.test(s[k]!)) k++;
     if (k >= endAt) return;
-    if (colon < 0) { out.push({ keyCol: k, valueCol: k }); return; }
+    if (colon < 0) {
+      out.push({ keyCol: k, valueCol: k });
+      return;
+    }
     let v = colon + 1;
     while (v < endAt && /\s/.test(s[v]!)) v++;
-    out.push({ key: s.slice(k, colon).trim().replace(/^(["'])(.*)\1$/, '$2'), keyCol: k, valueCol: v });
+    out.push({
+      key: s
+        .slice(k, colon)
+        .trim()
+        .replace(/^(["'])(.*)\1$/, '$2'),
+      keyCol: k,
+      valueCol: v,
+    });
   };
   for (let i = open + 1; i < s.length; i++) {
     const c = s[i]!;
@@ -112,10 +147,16 @@ function flowEntries(s: string, open: number): FlowEntry[] {
       for (i++; i < s.length && s[i] !== c; i++) if (c === '"' && s[i] === '\\') i++;
     } else if (c === '[' || c === '{') depth++;
     else if (c === ']' || c === '}') {
-      if (depth === 0) { push(i); return out; }
+      if (depth === 0) {
+        push(i);
+        return out;
+      }
       depth--;
-    } else if (c === ',' && depth === 0) { push(i); start = i + 1; colon = -1; }
-    else if (c === ':' && depth === 0 && colon < 0 && /[\s,\]}]/.test(s[i + 1] ?? ' ')) colon = i;
+    } else if (c === ',' && depth === 0) {
+      push(i);
+      start = i + 1;
+      colon = -1;
+    } else if (c === ':' && depth === 0 && colon < 0 && /[\s,\]}]/.test(s[i + 1] ?? ' ')) colon = i;
   }
   push(s.length);
   return out;
@@ -144,7 +185,11 @@ export function locateYamlPath(text: string, path: YamlPath, at: 'key' | 'value'
   const lines = text.split(/\r\n|\n|\r/);
   let region: Region = { start: 0, end: lines.length, col: -1 };
   let pos: TextPosition = { line: 0, column: 0 };
-  for (let l = 0; l < lines.length; l++) if (isContent(lines[l]!)) { pos = { line: l, column: indentOf(lines[l]!) }; break; }
+  for (let l = 0; l < lines.length; l++)
+    if (isContent(lines[l]!)) {
+      pos = { line: l, column: indentOf(lines[l]!) };
+      break;
+    }
   for (let i = 0; i < path.length; i++) {
     const seg = path[i]!;
     const found = typeof seg === 'number' ? findItem(lines, region, seg) : findKey(lines, region, seg);

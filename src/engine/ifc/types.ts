@@ -14,7 +14,14 @@ export const IFC_VERDICTS = ['allow', 'block', 'escalate'] as const;
 export type IfcVerdict = (typeof IFC_VERDICTS)[number];
 
 /** Match criteria of one source rule. Every criterion given must hold; none given = catch-all. */
-export const MATCH_CRITERIA = ['basename_in', 'basename_not_in', 'basename_suffix_in', 'basename_contains', 'path_contains', 'path_in'] as const;
+export const MATCH_CRITERIA = [
+  'basename_in',
+  'basename_not_in',
+  'basename_suffix_in',
+  'basename_contains',
+  'path_contains',
+  'path_in',
+] as const;
 export type MatchCriterion = (typeof MATCH_CRITERIA)[number];
 export type IfcMatch = { readonly [K in MatchCriterion]?: readonly string[] };
 

@@ -8,7 +8,8 @@ import { parse, printParseErrorCode, type ParseError } from 'jsonc-parser';
 export type JsonDialect = 'json' | 'jsonc';
 
 /** Basenames (lower-case) of `.json` files whose tools accept comments and trailing commas. */
-const JSONC_BASENAMES = /^(?:tsconfig(?:\..*)?\.json|jsconfig(?:\..*)?\.json|\.eslintrc\.json|\.?devcontainer\.json|\.babelrc|\.swcrc|api-extractor\.json|[^/]*\.code-workspace)$/;
+const JSONC_BASENAMES =
+  /^(?:tsconfig(?:\..*)?\.json|jsconfig(?:\..*)?\.json|\.eslintrc\.json|\.?devcontainer\.json|\.babelrc|\.swcrc|api-extractor\.json|[^/]*\.code-workspace)$/;
 /** VS Code's own configuration files in `.vscode/` are JSONC too. */
 const VSCODE_JSON = /\/\.vscode\/[^/]+\.json$/;
 
@@ -20,7 +21,8 @@ export function jsonDialectOf(lowerPath: string, beforeText?: string): JsonDiale
   const base = lowerPath.slice(lowerPath.lastIndexOf('/') + 1);
   if (base.endsWith('.jsonc') || JSONC_BASENAMES.test(base) || VSCODE_JSON.test(lowerPath)) return 'jsonc';
   if (!base.endsWith('.json')) return undefined;
-  if (beforeText !== undefined && parseJson(beforeText, 'json') !== undefined && parseJson(beforeText, 'jsonc') === undefined) return 'jsonc';
+  if (beforeText !== undefined && parseJson(beforeText, 'json') !== undefined && parseJson(beforeText, 'jsonc') === undefined)
+    return 'jsonc';
   return 'json';
 }
 

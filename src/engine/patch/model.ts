@@ -4,9 +4,16 @@ import type { SecretRuleSet } from '../secrets';
 import { redactTextOrWithhold } from '../audit/redact';
 
 /** Replace the one exact occurrence of `oldText` in the file at `path` by `newText`. */
-export interface EditOp { readonly path: string; readonly oldText: string; readonly newText: string }
+export interface EditOp {
+  readonly path: string;
+  readonly oldText: string;
+  readonly newText: string;
+}
 /** Replace the whole file at `path` (or create it) with `content`. */
-export interface WriteOp { readonly path: string; readonly content: string }
+export interface WriteOp {
+  readonly path: string;
+  readonly content: string;
+}
 export type PatchOp = EditOp | WriteOp;
 export const isWriteOp = (op: PatchOp): op is WriteOp => 'content' in op;
 
@@ -42,12 +49,21 @@ export const SHRINK_MIN_LINES = 50;
 export const SHRINK_FACTOR = 10;
 
 export const DEFAULT_PATCH_LIMITS: PatchLimits = {
-  maxPayloadBytes: MAX_PATCH_PAYLOAD_BYTES, maxOps: MAX_PATCH_OPS, maxFiles: MAX_PATCH_FILES, maxFileBytes: MAX_PATCH_FILE_BYTES,
-  maxPathLength: MAX_PATH_LENGTH, shrinkMinBytes: SHRINK_MIN_BYTES, shrinkMinLines: SHRINK_MIN_LINES, shrinkFactor: SHRINK_FACTOR,
+  maxPayloadBytes: MAX_PATCH_PAYLOAD_BYTES,
+  maxOps: MAX_PATCH_OPS,
+  maxFiles: MAX_PATCH_FILES,
+  maxFileBytes: MAX_PATCH_FILE_BYTES,
+  maxPathLength: MAX_PATH_LENGTH,
+  shrinkMinBytes: SHRINK_MIN_BYTES,
+  shrinkMinLines: SHRINK_MIN_LINES,
+  shrinkFactor: SHRINK_FACTOR,
 };
 
 /** What is at a path, without following a final symlink. */
-export interface EntryInfo { readonly kind: 'file' | 'dir' | 'symlink' | 'other'; readonly size: number }
+export interface EntryInfo {
+  readonly kind: 'file' | 'dir' | 'symlink' | 'other';
+  readonly size: number;
+}
 
 /**
  * The file-system questions the planner asks. Implementations may throw; the planner turns a
@@ -134,11 +150,17 @@ const OP_KEYS = new Set(['path', 'oldText', 'newText', 'content']);
  * or `{ path, content }`. Unknown fields, wrong types, lone surrogates and oversized payloads are refused.
  */
 export function parsePatch(input: unknown, limits: PatchLimits = DEFAULT_PATCH_LIMITS): { ok: true; ops: PatchOp[] } | PatchRefusal {
-  const bad = (reason: string, rule = 'patch.input_invalid', path?: string) => refusal([{ rule, reason, ...(path !== undefined ? { path } : {}) }]);
-  const list = Array.isArray(input) ? input : typeof input === 'object' && input !== null && Array.isArray((input as { edits?: unknown }).edits) ? (input as { edits: unknown[] }).edits : undefined;
+  const bad = (reason: string, rule = 'patch.input_invalid', path?: string) =>
+    refusal([{ rule, reason, ...(path !== undefined ? { path } : {}) }]);
+  const list = Array.isArray(input)
+    ? input
+    : typeof input === 'object' && input !== null && Array.isArray((input as { edits?: unknown }).edits)
+      ? (input as { edits: unknown[] }).edits
+      : undefined;
   if (!list) return bad('the patch must be { "edits": [ { "path", "oldText", "newText" } | { "path", "content" }, … ] }');
   if (list.length === 0) return bad('the patch has no edits');
-  if (list.length > limits.maxOps) return bad(`the patch has ${list.length} edits; at most ${limits.maxOps} are accepted in one call`, 'patch.too_large');
+  if (list.length > limits.maxOps)
+    return bad(`the patch has ${list.length} edits; at most ${limits.maxOps} are accepted in one call`, 'patch.too_large');
   const ops: PatchOp[] = [];
   let total = 0;
   for (const [i, raw] of list.entries()) {
@@ -150,7 +172,12 @@ export function parsePatch(input: unknown, limits: PatchLimits = DEFAULT_PATCH_L
     if (typeof o.path !== 'string') return bad(`${where} needs a \`path\` string`);
     const hasContent = o.content !== undefined;
     const hasEdit = o.oldText !== undefined || o.newText !== undefined;
-    if (hasContent === hasEdit) return bad(`${where} needs either \`content\` (whole file) or \`oldText\` and \`newText\` (one replacement), not both`, undefined, o.path);
+    if (hasContent === hasEdit)
+      return bad(
+        `${where} needs either \`content\` (whole file) or \`oldText\` and \`newText\` (one replacement), not both`,
+        undefined,
+        o.path,
+      );
     const strings = hasContent ? { content: o.content } : { oldText: o.oldText, newText: o.newText };
     for (const [k, v] of Object.entries(strings)) {
       if (typeof v !== 'string') return bad(`${where}: \`${k}\` must be a string`, undefined, o.path);
@@ -161,9 +188,19 @@ export function parsePatch(input: unknown, limits: PatchLimits = DEFAULT_PATCH_L
     const pathLen = utf8Length(o.path);
     if (pathLen < 0) return bad(`${where}: the path is not valid Unicode (lone surrogate)`, 'patch.path_invalid', o.path);
     total += pathLen;
-    if (total > limits.maxPayloadBytes) return bad(`the patch is larger than ${limits.maxPayloadBytes} bytes; split it into smaller patches`, 'patch.too_large');
-    if (!hasContent && o.oldText === '') return bad(`${where}: \`oldText\` is empty; give the exact text to replace, or use \`content\` to write the whole file`, 'patch.edit_empty', o.path);
-    ops.push(hasContent ? { path: o.path, content: o.content as string } : { path: o.path, oldText: o.oldText as string, newText: o.newText as string });
+    if (total > limits.maxPayloadBytes)
+      return bad(`the patch is larger than ${limits.maxPayloadBytes} bytes; split it into smaller patches`, 'patch.too_large');
+    if (!hasContent && o.oldText === '')
+      return bad(
+        `${where}: \`oldText\` is empty; give the exact text to replace, or use \`content\` to write the whole file`,
+        'patch.edit_empty',
+        o.path,
+      );
+    ops.push(
+      hasContent
+        ? { path: o.path, content: o.content as string }
+        : { path: o.path, oldText: o.oldText as string, newText: o.newText as string },
+    );
   }
   return { ok: true, ops };
 }

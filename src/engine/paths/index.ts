@@ -4,7 +4,12 @@ import type { Platform } from '../types';
 
 export class PathError extends Error {
   override readonly name = 'PathError';
-  constructor(message: string, readonly path: string) { super(message); }
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+  }
 }
 
 const WIN_DRIVE = /^[A-Za-z]:[\\/]/;
@@ -51,7 +56,10 @@ export function normalizePath(p: string, platform: Platform): string {
   for (let seg of rest.split('/')) {
     if (platform === 'win32') seg = seg.replace(/[. ]+$/, (m) => (seg === m ? m : '')); // keep "." and ".."
     if (seg === '' || seg === '.') continue;
-    if (seg === '..') { out.pop(); continue; }
+    if (seg === '..') {
+      out.pop();
+      continue;
+    }
     out.push(seg);
   }
   return prefix + '/' + out.join('/');

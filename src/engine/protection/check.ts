@@ -107,12 +107,18 @@ export const MAX_TREE_ENTRIES = 5000;
 /** What each protection level does to a read, a write and a delete (a delete of an escalate_tier2 file is blocked outright). */
 export function effectOf(level: ProtectionLevel, access: PathAccess): Effect {
   switch (level) {
-    case 'unprotected': return { kind: 'none' };
-    case 'full_block': return { kind: 'block' };
-    case 'read_only': return access === 'read' ? { kind: 'none' } : { kind: 'block' };
-    case 'approval_required': return access === 'read' ? { kind: 'none' } : { kind: 'min_tier', tier: 3 };
-    case 'escalate_tier2': return access === 'read' ? { kind: 'none' } : access === 'delete' ? { kind: 'block' } : { kind: 'min_tier', tier: 2 };
-    case 'write_tier1_min': return access === 'read' ? { kind: 'none' } : { kind: 'min_tier', tier: 1 };
+    case 'unprotected':
+      return { kind: 'none' };
+    case 'full_block':
+      return { kind: 'block' };
+    case 'read_only':
+      return access === 'read' ? { kind: 'none' } : { kind: 'block' };
+    case 'approval_required':
+      return access === 'read' ? { kind: 'none' } : { kind: 'min_tier', tier: 3 };
+    case 'escalate_tier2':
+      return access === 'read' ? { kind: 'none' } : access === 'delete' ? { kind: 'block' } : { kind: 'min_tier', tier: 2 };
+    case 'write_tier1_min':
+      return access === 'read' ? { kind: 'none' } : { kind: 'min_tier', tier: 1 };
   }
 }
 
@@ -161,7 +167,11 @@ export function checkProtection(actionType: string, touches: readonly PathTouch[
   return summarise(findings);
 }
 
-interface Resolved { display: string; normalized: string; candidates: string[] }
+interface Resolved {
+  display: string;
+  normalized: string;
+  candidates: string[];
+}
 
 function resolveTouch(touch: PathTouch, ctx: ProtectionContext): Resolved | PathFinding {
   let normalized: string;
@@ -171,11 +181,22 @@ function resolveTouch(touch: PathTouch, ctx: ProtectionContext): Resolved | Path
     const msg = e instanceof PathError ? e.message : String(e);
     if (touch.inferred) {
       return {
-        path: touch.path, access: touch.access, level: 'unprotected', ruleId: PAYLOAD_UNCLEAR_RULE, effect: { kind: 'min_tier', tier: 2 },
+        path: touch.path,
+        access: touch.access,
+        level: 'unprotected',
+        ruleId: PAYLOAD_UNCLEAR_RULE,
+        effect: { kind: 'min_tier', tier: 2 },
         message: `the payload field \`${touch.source}\` looks like a path that cannot be checked (${msg}), so a Tier 2 review decides`,
       };
     }
-    return { path: touch.path, access: touch.access, level: 'unprotected', ruleId: 'path.invalid', effect: { kind: 'block' }, message: `${touch.source}: ${msg}` };
+    return {
+      path: touch.path,
+      access: touch.access,
+      level: 'unprotected',
+      ruleId: 'path.invalid',
+      effect: { kind: 'block' },
+      message: `${touch.source}: ${msg}`,
+    };
   }
   const candidates = [normalized];
   const expanded = expandHome(touch.path, ctx.home, ctx.platform);
@@ -185,7 +206,9 @@ function resolveTouch(touch: PathTouch, ctx: ProtectionContext): Resolved | Path
     try {
       const p = normalizePath(physical, ctx.platform);
       if (p !== normalized) candidates.push(p);
-    } catch { /* an unresolvable physical path adds nothing; the lexical path is still checked */ }
+    } catch {
+      /* an unresolvable physical path adds nothing; the lexical path is still checked */
+    }
   }
   return { display: touch.path, normalized, candidates };
 }
@@ -206,9 +229,19 @@ function checkOnePath(touch: PathTouch, ctx: Ctx, namesOnly = false): PathFindin
   }
   if (!namesOnly) {
     const physical = r.candidates[r.candidates.length - 1]!;
-    best = strongest(withFileFacts(r.display, physical, touch.access, best ? [best] : [], ctx, physical !== r.normalized ? physical : undefined));
+    best = strongest(
+      withFileFacts(r.display, physical, touch.access, best ? [best] : [], ctx, physical !== r.normalized ? physical : undefined),
+    );
   }
-  return [best ?? { path: r.display, access: touch.access, level: 'unprotected', effect: { kind: 'none' }, message: `${r.display} is not protected` }];
+  return [
+    best ?? {
+      path: r.display,
+      access: touch.access,
+      level: 'unprotected',
+      effect: { kind: 'none' },
+      message: `${r.display} is not protected`,
+    },
+  ];
 }
 
 function strongest(findings: readonly PathFinding[]): PathFinding | undefined {
@@ -232,10 +265,20 @@ function strongest(findings: readonly PathFinding[]): PathFinding | undefined {
  * whatever its name; a private key is blocked as any file is). Removing one name leaves the others
  * intact, so a delete adds nothing.
  */
-function withFileFacts(display: string, physical: string, access: PathAccess, named: readonly PathFinding[], ctx: Ctx, resolved?: string): PathFinding[] {
+function withFileFacts(
+  display: string,
+  physical: string,
+  access: PathAccess,
+  named: readonly PathFinding[],
+  ctx: Ctx,
+  resolved?: string,
+): PathFinding[] {
   const fs = ctx.fs;
   if (!fs.statFile) return [...named];
-  const readable = (f: PathFinding) => f.effect.kind === 'block' && access === 'read' && ctx.rules.some((c) => c.rule.id === f.ruleId && c.rule.public_content_readable === true);
+  const readable = (f: PathFinding) =>
+    f.effect.kind === 'block' &&
+    access === 'read' &&
+    ctx.rules.some((c) => c.rule.id === f.ruleId && c.rule.public_content_readable === true);
   if (named.some((f) => f.effect.kind === 'block' && !readable(f))) return [...named];
   const st = fs.statFile(physical);
   if (!st || st.kind !== 'file') return [...named];
@@ -245,7 +288,9 @@ function withFileFacts(display: string, physical: string, access: PathAccess, na
     if (targets !== 'unknown') {
       // The file's own protected name is already among `named`: only its other names add.
       const self = matchKey(safeNormalize(physical, ctx.platform), ctx.platform);
-      for (const t of targets) if (matchKey(safeNormalize(t.path, ctx.platform), ctx.platform) !== self) found.push(finding(display, t.path, access, t.rule, 'a hard link to'));
+      for (const t of targets)
+        if (matchKey(safeNormalize(t.path, ctx.platform), ctx.platform) !== self)
+          found.push(finding(display, t.path, access, t.rule, 'a hard link to'));
     } else if (access === 'write') {
       found.push(unknownLink(display, access, st.nlink, 'writing it changes the file under every name'));
     } else if (access === 'read') {
@@ -271,32 +316,54 @@ const UNKNOWN_LINK_CONTENT: Record<Exclude<UnknownLinkContent, 'clean'>, string>
 
 function unknownLink(display: string, access: PathAccess, names: number, why: string): PathFinding {
   return {
-    path: display, access, level: 'escalate_tier2', ruleId: HARD_LINK_UNKNOWN_RULE, effect: { kind: 'min_tier', tier: 2 },
-    message: `${display} is one of ${names} names of the same file (hard links), none of the others a protected file Bulwark can see, ${why}, so a Tier 2 review decides`
-      + (access === 'write' ? '. To change only this name, write a new file and rename it over this one (that breaks the link)' : ''),
+    path: display,
+    access,
+    level: 'escalate_tier2',
+    ruleId: HARD_LINK_UNKNOWN_RULE,
+    effect: { kind: 'min_tier', tier: 2 },
+    message:
+      `${display} is one of ${names} names of the same file (hard links), none of the others a protected file Bulwark can see, ${why}, so a Tier 2 review decides` +
+      (access === 'write' ? '. To change only this name, write a new file and rename it over this one (that breaks the link)' : ''),
   };
 }
 
 function privateKeyFinding(display: string, resolved: string | undefined, access: PathAccess, s: ContentSignature): PathFinding {
   return {
-    path: display, resolved, access, level: 'full_block', ruleId: s.id, effect: { kind: 'block' },
-    message: `${resolved ? `${display} (resolves to ${resolved})` : display} is fully blocked to agents (no read, no write) by its content, whatever it is called (rule ${s.id}): ${s.reason}. `
-      + 'Use the key through a tool that keeps it (ssh-agent, a credential helper, the cloud CLI) rather than reading or copying the file',
+    path: display,
+    resolved,
+    access,
+    level: 'full_block',
+    ruleId: s.id,
+    effect: { kind: 'block' },
+    message:
+      `${resolved ? `${display} (resolves to ${resolved})` : display} is fully blocked to agents (no read, no write) by its content, whatever it is called (rule ${s.id}): ${s.reason}. ` +
+      'Use the key through a tool that keeps it (ssh-agent, a credential helper, the cloud CLI) rather than reading or copying the file',
   };
 }
 
 /** A read of public material (certificates, public keys) that a name rule would block: allowed, the file stays read-only. */
 function publicRead(f: PathFinding): PathFinding {
   return {
-    ...f, level: 'read_only', effect: { kind: 'none' }, publicMaterial: true,
+    ...f,
+    level: 'read_only',
+    effect: { kind: 'none' },
+    publicMaterial: true,
     message: `${f.resolved ? `${f.path} (${f.resolved})` : f.path} holds only public material (certificates or public keys), so it may be read although rule ${f.ruleId} protects it by name; it stays read-only to agents`,
   };
 }
 
 function contentUnchecked(paths: readonly string[]): PathFinding {
-  const shown = paths.slice(0, 3).map((p) => `\`${p}\``).join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
+  const shown =
+    paths
+      .slice(0, 3)
+      .map((p) => `\`${p}\``)
+      .join(', ') + (paths.length > 3 ? ` and ${paths.length - 3} more` : '');
   return {
-    path: paths[0]!, access: 'read', level: 'escalate_tier2', ruleId: CONTENT_UNCHECKED_RULE, effect: { kind: 'min_tier', tier: 2 },
+    path: paths[0]!,
+    access: 'read',
+    level: 'escalate_tier2',
+    ruleId: CONTENT_UNCHECKED_RULE,
+    effect: { kind: 'min_tier', tier: 2 },
     message: `the action touches more files than Bulwark can check by content in one decision (${shown} not checked for private-key material), so a Tier 2 review decides; name fewer files or a narrower directory`,
   };
 }
@@ -308,7 +375,15 @@ function checkBelow(touch: PathTouch, ctx: Ctx): PathFinding[] {
   const out: PathFinding[] = [];
   for (const candidate of r.candidates) {
     for (const c of rulesBelow(ctx.rules, matchKey(candidate, ctx.platform))) {
-      out.push(finding(r.display, c.prefixes.find((p) => isWithin(p, matchKey(candidate, ctx.platform))), 'delete', c, 'deleting it would remove'));
+      out.push(
+        finding(
+          r.display,
+          c.prefixes.find((p) => isWithin(p, matchKey(candidate, ctx.platform))),
+          'delete',
+          c,
+          'deleting it would remove',
+        ),
+      );
     }
     const tree = ctx.fs.listTree(candidate, MAX_TREE_ENTRIES);
     if (!tree) continue;
@@ -346,7 +421,13 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
       for (const c of rulesBelow(ctx.rules, rootKey)) {
         // The tables' prefixes are match keys (lower case): shown below the root as the caller spelled it.
         const p = c.prefixes.find((k) => k !== rootKey && isWithin(k, rootKey));
-        const f = finding(r.display, p === undefined ? undefined : root + p.slice(rootKey.replace(/\/+$/, '').length), 'read', c, 'it may read');
+        const f = finding(
+          r.display,
+          p === undefined ? undefined : root + p.slice(rootKey.replace(/\/+$/, '').length),
+          'read',
+          c,
+          'it may read',
+        );
         if (f.effect.kind !== 'none') hits.push(f);
       }
     }
@@ -355,10 +436,14 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
       const parent = e.slice(0, e.lastIndexOf('/'));
       if (parent !== root && parent.slice(0, parent.lastIndexOf('/')) === root) children.add(parent);
     }
-    const skipsHidden = touch.belowSkipsHidden === true && ctx.platform !== 'win32' && !tree.truncated && !mayReincludeHidden(root, all, ctx);
+    const skipsHidden =
+      touch.belowSkipsHidden === true && ctx.platform !== 'win32' && !tree.truncated && !mayReincludeHidden(root, all, ctx);
     const shown = (e: string) => (!skipsHidden || !HIDDEN_BELOW.test(e.slice(root.length))) && (!admits || admits(basename(e)));
     const entries = all.filter(shown);
-    const targets = mode === 'contents' ? entries : [...new Set(entries.map((e) => e.slice(0, e.lastIndexOf('/'))))].filter((d) => d !== root && d.length > root.length);
+    const targets =
+      mode === 'contents'
+        ? entries
+        : [...new Set(entries.map((e) => e.slice(0, e.lastIndexOf('/'))))].filter((d) => d !== root && d.length > root.length);
     // The listing does not follow links, so an entry is where it is listed unless it is a link:
     // only links need resolving (every entry, when the port does not say which are links).
     const links = tree.links === undefined ? undefined : new Set(tree.links.map((e) => safeNormalize(e, ctx.platform)));
@@ -386,20 +471,37 @@ function checkSearch(touch: PathTouch, mode: 'contents' | 'names', ctx: Ctx): Pa
       return f.level === 'full_block' && f.ruleId !== undefined && !rootKeys.includes(k) && hideRoots.some((w) => isWithin(k, w));
     };
     if (blocked.every(hideable)) {
-      const hidden = blocked.map((f): PathFinding => ({ ...f, effect: { kind: 'none' }, sandboxHides: true, message: `the OS sandbox hides ${f.resolved ?? f.path} from it (${f.ruleId})` }));
+      const hidden = blocked.map((f): PathFinding => ({
+        ...f,
+        effect: { kind: 'none' },
+        sandboxHides: true,
+        message: `the OS sandbox hides ${f.resolved ?? f.path} from it (${f.ruleId})`,
+      }));
       hits.splice(0, hits.length, ...hits.filter((f) => f.effect.kind !== 'block'), ...hidden);
       blocked = [];
     }
   }
   if (blocked.length === 0) return [...out, ...hits];
   const shown = [...new Set(blocked.map((f) => f.resolved ?? f.path))];
-  const names = shown.slice(0, 3).map((p) => `\`${p}\``).join(', ') + (shown.length > 3 ? ` and ${shown.length - 3} more` : '');
-  const clean = [...children].filter((c) => !c.slice(c.lastIndexOf('/') + 1).startsWith('.') && !shown.some((p) => isWithin(matchKey(p, ctx.platform), matchKey(c, ctx.platform)))).sort().slice(0, 3);
+  const names =
+    shown
+      .slice(0, 3)
+      .map((p) => `\`${p}\``)
+      .join(', ') + (shown.length > 3 ? ` and ${shown.length - 3} more` : '');
+  const clean = [...children]
+    .filter(
+      (c) =>
+        !c.slice(c.lastIndexOf('/') + 1).startsWith('.') &&
+        !shown.some((p) => isWithin(matchKey(p, ctx.platform), matchKey(c, ctx.platform))),
+    )
+    .sort()
+    .slice(0, 3);
   const instead = clean.length ? `, such as ${clean.map((c) => `\`${c}\``).join(' or ')}` : '';
   const what = mode === 'contents' ? 'searching the files below it reads' : 'listing everything below it reads';
   const first = blocked[0]!;
-  const message = `${r.display}: ${what} ${names}, and ${first.message}. `
-    + `Bulwark checks every file a search would read (it cannot leave files out of another agent's search): search a narrower path that holds no protected file${instead}, or name the files to read`;
+  const message =
+    `${r.display}: ${what} ${names}, and ${first.message}. ` +
+    `Bulwark checks every file a search would read (it cannot leave files out of another agent's search): search a narrower path that holds no protected file${instead}, or name the files to read`;
   return [...out, ...hits.filter((f) => f.effect.kind !== 'block'), ...blocked.map((f) => ({ ...f, message }))];
 }
 
@@ -447,7 +549,9 @@ function mayReincludeHidden(root: string, entries: readonly string[], ctx: Ctx):
 /** A test for base names admitted by an include filter (case-insensitive, so it admits at least what the tool would); undefined = all. */
 function nameFilter(globs: readonly string[] | undefined): ((name: string) => boolean) | undefined {
   if (!globs || globs.length === 0) return undefined;
-  const ms = globs.map((g) => new Minimatch(g, { dot: true, nocase: true, noext: true, nonegate: true, nocomment: true, noglobstar: true }));
+  const ms = globs.map(
+    (g) => new Minimatch(g, { dot: true, nocase: true, noext: true, nonegate: true, nocomment: true, noglobstar: true }),
+  );
   return (name) => ms.some((m) => m.match(name));
 }
 
@@ -476,9 +580,19 @@ function checkPattern(touch: PathTouch, pattern: string, ctx: Ctx): PathFinding[
   if (!('candidates' in r)) return [r];
   const tree = touch.depth === 'tree';
   const display = patternPath(touch.path, pattern, touch.depth);
-  const matcher = new Minimatch(pattern, { dot: true, nocase: true, nobrace: true, noext: true, nonegate: true, nocomment: true, noglobstar: true });
+  const matcher = new Minimatch(pattern, {
+    dot: true,
+    nocase: true,
+    nobrace: true,
+    noext: true,
+    nonegate: true,
+    nocomment: true,
+    noglobstar: true,
+  });
   // A glob that matches nothing is passed on literally: `> ~/.ssh/auth*` creates that name.
-  const out: PathFinding[] = tree ? [] : checkOnePath({ path: display, access: touch.access, source: touch.source }, ctx).filter((f) => f.effect.kind !== 'none');
+  const out: PathFinding[] = tree
+    ? []
+    : checkOnePath({ path: display, access: touch.access, source: touch.source }, ctx).filter((f) => f.effect.kind !== 'none');
   for (const candidate of r.candidates) {
     const dirKey = matchKey(candidate, ctx.platform);
     for (const c of rulesBelow(ctx.rules, dirKey)) {
@@ -503,7 +617,17 @@ function checkPattern(touch: PathTouch, pattern: string, ctx: Ctx): PathFinding[
       if (touch.access === 'delete') out.push(...checkBelow(t, ctx));
     }
   }
-  return out.length ? out : [{ path: display, access: touch.access, level: 'unprotected', effect: { kind: 'none' }, message: `${display} matches no protected path` }];
+  return out.length
+    ? out
+    : [
+        {
+          path: display,
+          access: touch.access,
+          level: 'unprotected',
+          effect: { kind: 'none' },
+          message: `${display} matches no protected path`,
+        },
+      ];
 }
 
 /** Most entries listed below a directory to find the ones a `find -name` test matches. */
@@ -545,7 +669,8 @@ function checkTreeCopy(src: PathTouch, dst: PathTouch, ctx: Ctx): PathFinding[] 
     out.push(...checkOnePath({ path: entry, access: src.access, source: src.source }, ctx));
     for (const dir of destDirs) {
       for (const f of checkOnePath({ path: dir + rel, access: 'write', source: dst.source }, ctx)) {
-        if (f.effect.kind !== 'none') out.push({ ...f, path: d.display, resolved: dir + rel, message: `${d.display}: writing ${dir + rel} — ${f.message}` });
+        if (f.effect.kind !== 'none')
+          out.push({ ...f, path: d.display, resolved: dir + rel, message: `${d.display}: writing ${dir + rel} — ${f.message}` });
       }
     }
   }
@@ -553,12 +678,20 @@ function checkTreeCopy(src: PathTouch, dst: PathTouch, ctx: Ctx): PathFinding[] 
 }
 
 function safeNormalize(p: string, platform: Platform): string {
-  try { return normalizePath(p, platform); } catch { return p; }
+  try {
+    return normalizePath(p, platform);
+  } catch {
+    return p;
+  }
 }
 
 function tooLarge(display: string, access: PathAccess): PathFinding {
   return {
-    path: display, access, level: 'escalate_tier2', ruleId: 'protection.tree_too_large', effect: { kind: 'min_tier', tier: 2 },
+    path: display,
+    access,
+    level: 'escalate_tier2',
+    ruleId: 'protection.tree_too_large',
+    effect: { kind: 'min_tier', tier: 2 },
     message: `${display} holds more than ${MAX_TREE_ENTRIES} entries, too many to check each one for protected files`,
   };
 }
@@ -569,7 +702,15 @@ function finding(display: string, resolved: string | undefined, access: PathAcce
   const target = resolved ? `${display} (${verb ?? 'resolves to'} ${resolved})` : display;
   let what = LEVEL_PHRASE[level];
   if (effect.kind === 'block' && level === 'escalate_tier2') what = 'cannot be deleted by agents';
-  return { path: display, resolved, access, level, ruleId: c.rule.id, effect, message: `${target} ${what} (rule ${c.rule.id}): ${c.rule.reason}` };
+  return {
+    path: display,
+    resolved,
+    access,
+    level,
+    ruleId: c.rule.id,
+    effect,
+    message: `${target} ${what} (rule ${c.rule.id}): ${c.rule.reason}`,
+  };
 }
 
 const effectRank = (e: Effect): number => (e.kind === 'block' ? 10 : e.kind === 'min_tier' ? e.tier : 0);
@@ -582,12 +723,14 @@ function summarise(all: PathFinding[]): ProtectionResult {
   let level: ProtectionLevel = 'unprotected';
   let minTier: Tier = 0;
   const seen = new Set<string>();
-  const sandboxHides = all.filter((f) => f.sandboxHides).flatMap((f) => {
-    const path = f.resolved ?? f.path;
-    if (seen.has(path)) return [];
-    seen.add(path);
-    return [{ path, ruleId: f.ruleId! }];
-  });
+  const sandboxHides = all
+    .filter((f) => f.sandboxHides)
+    .flatMap((f) => {
+      const path = f.resolved ?? f.path;
+      if (seen.has(path)) return [];
+      seen.add(path);
+      return [{ path, ruleId: f.ruleId! }];
+    });
   // What the sandbox hides is not read: it neither raises the level nor explains the decision.
   const findings = all.filter((f) => !f.sandboxHides);
   for (const f of findings) {
@@ -605,8 +748,12 @@ function summarise(all: PathFinding[]): ProtectionResult {
   }
   const protectedRead = findings.find((f) => f.level !== 'unprotected');
   return {
-    allowed: true, level, minTier: 0, rules: protectedRead?.ruleId ? [protectedRead.ruleId] : [],
+    allowed: true,
+    level,
+    minTier: 0,
+    rules: protectedRead?.ruleId ? [protectedRead.ruleId] : [],
     reason: protectedRead ? `Allowed: ${protectedRead.message}; this action only reads it.` : 'No protection rule applies.',
-    findings, sandboxHides,
+    findings,
+    sandboxHides,
   };
 }

@@ -30,10 +30,16 @@ const STRUCTURES: readonly Structure[] = ['pkcs12', 'der_private_key', 'openpgp_
 
 /** Shape check and compilation of the table: the data is compiled in, but a malformed table must stop Bulwark, not weaken it. */
 export function compileContentTable(data: unknown): CompiledContentTable {
-  const fail = (msg: string): never => { throw new Error(`content signature table: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new Error(`content signature table: ${msg}`);
+  };
   const regex = (source: unknown, flags: string, where: string): RegExp => {
     if (typeof source !== 'string' || source.length === 0) return fail(`${where}: expression missing`);
-    try { return new RegExp(source, flags); } catch (e) { return fail(`${where}: ${(e as Error).message}`); }
+    try {
+      return new RegExp(source, flags);
+    } catch (e) {
+      return fail(`${where}: ${(e as Error).message}`);
+    }
   };
   if (typeof data !== 'object' || data === null) fail('not an object');
   const t = data as Record<string, unknown>;
@@ -50,19 +56,38 @@ export function compileContentTable(data: unknown): CompiledContentTable {
     if (s.lines !== undefined) {
       if (!Array.isArray(s.lines) || s.lines.length === 0) fail(`${id}: lines must be a non-empty list`);
       if (typeof s.keyword !== 'string' || s.keyword.length < 3) fail(`${id}: lines need a keyword`);
-      return { id, reason: s.reason as string, keyword: s.keyword as string, lines: (s.lines as unknown[]).map((l, i) => regex(l, 'm', `${id} line ${i}`)) };
+      return {
+        id,
+        reason: s.reason as string,
+        keyword: s.keyword as string,
+        lines: (s.lines as unknown[]).map((l, i) => regex(l, 'm', `${id} line ${i}`)),
+      };
     }
     if (s.prefixes !== undefined) {
       if (!Array.isArray(s.prefixes) || s.prefixes.length === 0) fail(`${id}: prefixes must be a non-empty list`);
-      return { id, reason: s.reason as string, prefixes: (s.prefixes as unknown[]).map((h) => (typeof h === 'string' && /^([0-9a-f]{2}){4,}$/.test(h) ? hexBytes(h) : fail(`${id}: bad prefix`))) };
+      return {
+        id,
+        reason: s.reason as string,
+        prefixes: (s.prefixes as unknown[]).map((h) =>
+          typeof h === 'string' && /^([0-9a-f]{2}){4,}$/.test(h) ? hexBytes(h) : fail(`${id}: bad prefix`),
+        ),
+      };
     }
     if (!STRUCTURES.includes(s.structure as Structure)) fail(`${id}: unknown structure`);
     return { id, reason: s.reason as string, structure: s.structure as Structure };
   });
-  const p = (typeof t.public_material === 'object' && t.public_material !== null ? t.public_material : fail('public_material missing')) as Record<string, unknown>;
+  const p = (
+    typeof t.public_material === 'object' && t.public_material !== null ? t.public_material : fail('public_material missing')
+  ) as Record<string, unknown>;
   const max = p.public_max_bytes;
-  if (typeof max !== 'number' || !Number.isInteger(max) || max < HEAD_BYTES || max > 16 * 1024 * 1024) fail('public_max_bytes out of range');
-  if (!Array.isArray(p.pem_labels) || p.pem_labels.length === 0 || !p.pem_labels.every((l) => typeof l === 'string' && /^[A-Z0-9]+( [A-Z0-9]+)*$/.test(l))) fail('pem_labels must be a list of labels');
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < HEAD_BYTES || max > 16 * 1024 * 1024)
+    fail('public_max_bytes out of range');
+  if (
+    !Array.isArray(p.pem_labels) ||
+    p.pem_labels.length === 0 ||
+    !p.pem_labels.every((l) => typeof l === 'string' && /^[A-Z0-9]+( [A-Z0-9]+)*$/.test(l))
+  )
+    fail('pem_labels must be a list of labels');
   if ((p.pem_labels as string[]).some((l) => l.includes('PRIVATE'))) fail('a private label cannot be public');
   return {
     privateKeys,
@@ -176,7 +201,11 @@ function decodeText(b: Uint8Array, strict: boolean): string | undefined {
 
 // ---- binary layouts -------------------------------------------------------------------------
 
-interface Tlv { readonly tag: number; readonly start: number; readonly len?: number }
+interface Tlv {
+  readonly tag: number;
+  readonly start: number;
+  readonly len?: number;
+}
 
 /** The DER/BER tag and length at `at` (`len` undefined: BER indefinite length). */
 function tlv(b: Uint8Array, at: number): Tlv | undefined {

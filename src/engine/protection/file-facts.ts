@@ -37,7 +37,10 @@ export interface ContentScope {
 }
 
 /** A protected file that is the same file (device and inode) as the one touched. */
-export interface LinkTarget { readonly path: string; readonly rule: CompiledRule }
+export interface LinkTarget {
+  readonly path: string;
+  readonly rule: CompiledRule;
+}
 
 /** How a hard link with no protected name reads: text without secrets, or something to review. */
 export type UnknownLinkContent = 'clean' | 'secret' | 'binary' | 'large' | 'unreadable';
@@ -124,7 +127,12 @@ export class FileFactsCache {
     const bytes = fs.readHead(path, HARD_LINK_SCAN_BYTES);
     if (bytes === undefined || bytes.length !== f.size) return 'unreadable';
     let text: string;
-    try { text = new TextDecoder('utf-8', { fatal: true }).decode(bytes); } catch { e.linkContent = 'binary'; return e.linkContent; }
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      e.linkContent = 'binary';
+      return e.linkContent;
+    }
     e.linkContent = text.includes('\u0000') ? 'binary' : findSecrets(loadSecretRules(), text).length ? 'secret' : 'clean';
     return e.linkContent;
   }
@@ -137,10 +145,19 @@ export class FileFactsCache {
    * when a protected location changed since it was built (a file added to or replaced in it), or
    * when it is older than LINK_INDEX_TTL_MS (a change deeper below a location).
    */
-  linkTargets(f: FileFacts, rules: readonly CompiledRule[], fs: FileSystemPort, platform: Platform, scope: ContentScope): LinkTarget[] | 'unknown' {
+  linkTargets(
+    f: FileFacts,
+    rules: readonly CompiledRule[],
+    fs: FileSystemPort,
+    platform: Platform,
+    scope: ContentScope,
+  ): LinkTarget[] | 'unknown' {
     const lookup = (): { hits: LinkTarget[]; stale: boolean } => {
       const all = this.index!.get(identityKey(f)) ?? [];
-      const hits = all.filter((t) => { const now = fs.statFile?.(t.path); return now !== undefined && identityKey(now) === identityKey(f); });
+      const hits = all.filter((t) => {
+        const now = fs.statFile?.(t.path);
+        return now !== undefined && identityKey(now) === identityKey(f);
+      });
       return { hits, stale: hits.length < all.length };
     };
     if (!this.index || this.indexRules !== rules) {
@@ -167,7 +184,11 @@ export class FileFactsCache {
    */
   private locationsChanged(f: FileFacts, rules: readonly CompiledRule[], fs: FileSystemPort): boolean {
     let ctimeMs: number;
-    try { ctimeMs = Number(BigInt(f.ctime) / 1_000_000n); } catch { ctimeMs = Infinity; }
+    try {
+      ctimeMs = Number(BigInt(f.ctime) / 1_000_000n);
+    } catch {
+      ctimeMs = Infinity;
+    }
     if (ctimeMs < this.indexBuiltAt - CTIME_SLACK_MS) return false;
     return locationsState(rules, fs) !== this.indexLocations;
   }
@@ -184,7 +205,11 @@ export class FileFactsCache {
     const ordered = [...rules].sort((a, b) => levelRank(b.rule.level) - levelRank(a.rule.level));
     const add = (path: string, physical: string, c: CompiledRule) => {
       let key: string;
-      try { key = matchKey(normalizePath(path, platform), platform); } catch { return; }
+      try {
+        key = matchKey(normalizePath(path, platform), platform);
+      } catch {
+        return;
+      }
       if (!ruleMatches(c, key)) return;
       const st = fs.statFile?.(physical);
       if (!st || st.kind !== 'file' || st.nlink < 2) return;
@@ -198,7 +223,10 @@ export class FileFactsCache {
         const physical = fs.resolvePhysical(location) ?? location;
         const st = fs.statFile?.(physical);
         if (!st) continue;
-        if (st.kind === 'file') { add(location, physical, c); continue; }
+        if (st.kind === 'file') {
+          add(location, physical, c);
+          continue;
+        }
         if (st.kind !== 'directory') continue;
         let entries = listings.get(physical);
         if (!entries) {

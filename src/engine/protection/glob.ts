@@ -8,10 +8,21 @@ const REGEX_SPECIAL = /[.+^${}()|[\]\\]/g;
 export function globToRegexSource(glob: string): string {
   let src = '';
   let i = 0;
-  if (glob.startsWith('**/')) { src += '(?:.*/)?'; i = 3; }
+  if (glob.startsWith('**/')) {
+    src += '(?:.*/)?';
+    i = 3;
+  }
   while (i < glob.length) {
-    if (glob.startsWith('/**', i) && i + 3 === glob.length) { src += '(?:/.*)?'; i += 3; continue; }
-    if (glob.startsWith('/**/', i)) { src += '/(?:.*/)?'; i += 4; continue; }
+    if (glob.startsWith('/**', i) && i + 3 === glob.length) {
+      src += '(?:/.*)?';
+      i += 3;
+      continue;
+    }
+    if (glob.startsWith('/**/', i)) {
+      src += '/(?:.*/)?';
+      i += 4;
+      continue;
+    }
     const c = glob[i]!;
     if (c === '*') src += '[^/]*';
     else if (c === '?') src += '[^/]';

@@ -24,7 +24,11 @@ export interface ProtectionRule {
   /** Test data: checked by the tests on the files, left out of the shipped bundles. */
   readonly examples?: { readonly match: readonly string[]; readonly no_match: readonly string[] };
 }
-export interface ProtectionTable { readonly version: 1; readonly description?: string; readonly rules: readonly ProtectionRule[] }
+export interface ProtectionTable {
+  readonly version: 1;
+  readonly description?: string;
+  readonly rules: readonly ProtectionRule[];
+}
 
 export interface ProtectionEnvironment {
   readonly platform: Platform;
@@ -64,7 +68,9 @@ export function builtinTables(): readonly ProtectionTable[] {
 
 /** Shape check of a table: the data is compiled in, but a malformed table must stop Bulwark, not weaken it. */
 export function validateTable(data: unknown, name: string): ProtectionTable {
-  const fail = (msg: string): never => { throw new Error(`protection table \`${name}\`: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new Error(`protection table \`${name}\`: ${msg}`);
+  };
   if (typeof data !== 'object' || data === null) fail('not an object');
   const t = data as Record<string, unknown>;
   if (t.version !== 1) fail('version must be 1');
@@ -75,9 +81,15 @@ export function validateTable(data: unknown, name: string): ProtectionTable {
     if (ids.has(id)) fail(`duplicate rule id \`${id}\``);
     ids.add(id);
     if (!PROTECTION_LEVELS.includes(r.level as ProtectionLevel) || r.level === 'unprotected') fail(`rule \`${id}\`: bad level`);
-    if (!Array.isArray(r.globs) || r.globs.length === 0 || !r.globs.every((g) => typeof g === 'string' && /^(~\/|\/|\?:\/|\{workspace\}\/|\*\*\/)/.test(g))) fail(`rule \`${id}\`: globs must be rooted`);
+    if (
+      !Array.isArray(r.globs) ||
+      r.globs.length === 0 ||
+      !r.globs.every((g) => typeof g === 'string' && /^(~\/|\/|\?:\/|\{workspace\}\/|\*\*\/)/.test(g))
+    )
+      fail(`rule \`${id}\`: globs must be rooted`);
     if (typeof r.reason !== 'string' || r.reason.length < 10) fail(`rule \`${id}\`: reason missing`);
-    if (r.public_content_readable !== undefined && typeof r.public_content_readable !== 'boolean') fail(`rule \`${id}\`: public_content_readable must be true or false`);
+    if (r.public_content_readable !== undefined && typeof r.public_content_readable !== 'boolean')
+      fail(`rule \`${id}\`: public_content_readable must be true or false`);
   }
   return data as ProtectionTable;
 }
@@ -101,15 +113,25 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
   const rooted = (rootKey: string, rest: string) => {
     const base = rootKey === '/' ? '' : rootKey.replace(/\/$/, '');
     const p = staticPrefix(rest);
-    return { source: escapeRegex(base) + globToRegexSource(rest), prefix: p === undefined ? undefined : base + p, literal: longestLiteral(base + rest) };
+    return {
+      source: escapeRegex(base) + globToRegexSource(rest),
+      prefix: p === undefined ? undefined : base + p,
+      literal: longestLiteral(base + rest),
+    };
   };
   const home = normalizePath(env.home, env.platform);
   const roots = env.workspaceRoots.map((r) => normalizePath(r, env.platform));
   const under = (base: string, rest: string) => safeNormalize(`${base.replace(/\/$/, '')}/${rest}`, env.platform);
   /** The literal directories and files of a glob, case kept (globs are matched case-insensitively, disks may not be). */
   const locationsOf = (glob: string): string[] => {
-    if (glob.startsWith('~/')) { const p = staticPrefix(glob.slice(1)); return p === undefined ? [] : [under(home, p)]; }
-    if (glob.startsWith('{workspace}/')) { const p = staticPrefix(glob.slice('{workspace}'.length)); return p === undefined ? [] : roots.map((r) => under(r, p)); }
+    if (glob.startsWith('~/')) {
+      const p = staticPrefix(glob.slice(1));
+      return p === undefined ? [] : [under(home, p)];
+    }
+    if (glob.startsWith('{workspace}/')) {
+      const p = staticPrefix(glob.slice('{workspace}'.length));
+      return p === undefined ? [] : roots.map((r) => under(r, p));
+    }
     if (glob.startsWith('**/')) {
       const p = staticPrefix(glob.slice(2));
       return p === undefined ? roots : [...roots, home].map((r) => under(r, p));
@@ -128,7 +150,11 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
         regex: new RegExp(`^(?:${parts.map((p) => p.source).join('|')})$`),
         except: exceptParts.length ? new RegExp(`^(?:${exceptParts.map((p) => p.source).join('|')})$`) : undefined,
         prefixes: parts.flatMap((p) => (p.prefix ? [p.prefix] : [])),
-        locations: [...new Set(rule.globs.flatMap(locationsOf).filter((l) => l !== '' && !isWithin(matchKey(home, env.platform), matchKey(l, env.platform))))],
+        locations: [
+          ...new Set(
+            rule.globs.flatMap(locationsOf).filter((l) => l !== '' && !isWithin(matchKey(home, env.platform), matchKey(l, env.platform))),
+          ),
+        ],
         ...(parts.every((p) => p.literal.length >= 3) ? { literals: [...new Set(parts.map((p) => p.literal))] } : {}),
       });
     }
@@ -137,7 +163,10 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
   if (selfPaths.length) {
     out.unshift({
       rule: {
-        id: SELF_STATE_RULE_ID, level: 'full_block', globs: ['/'], reason: "it is Bulwark's own state (audit log, database, canary token or policy); agents may neither read nor change it",
+        id: SELF_STATE_RULE_ID,
+        level: 'full_block',
+        globs: ['/'],
+        reason: "it is Bulwark's own state (audit log, database, canary token or policy); agents may neither read nor change it",
         examples: { match: [], no_match: [] },
       },
       regex: new RegExp(`^(?:${selfPaths.map((k) => escapeRegex(k) + '(?:/.*)?').join('|')})$`),
@@ -149,7 +178,11 @@ export function compileTables(tables: readonly ProtectionTable[], env: Protectio
 }
 
 function safeNormalize(p: string, platform: Platform): string {
-  try { return normalizePath(p, platform); } catch { return ''; }
+  try {
+    return normalizePath(p, platform);
+  } catch {
+    return '';
+  }
 }
 
 /** Whether one compiled rule matches a match key (its literal prefilter first, then its regex). */

@@ -76,7 +76,11 @@ export class SandboxPlanError extends Error {}
 export function planSandbox(input: SandboxPlanInput): SandboxPlan {
   const { rules, fs, platform } = input;
   const keyOf = (p: string): string | undefined => {
-    try { return matchKey(normalizePath(p, platform), platform); } catch { return undefined; }
+    try {
+      return matchKey(normalizePath(p, platform), platform);
+    } catch {
+      return undefined;
+    }
   };
   const physical = (p: string): string => fs.resolvePhysical(p) ?? p;
   /** The shallowest missing path on the way to `p` (its parent exists), or undefined when `p` exists. */
@@ -100,7 +104,9 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
     if (key === undefined) throw new SandboxPlanError(`the writable root ${root} is not a valid absolute path`);
     const covering = strongestRule(rules, key);
     if (covering && covering.rule.level !== 'write_tier1_min') {
-      throw new SandboxPlanError(`the writable root ${root} is protected by ${covering.rule.id} (${covering.rule.level}): a sandbox cannot make it writable`);
+      throw new SandboxPlanError(
+        `the writable root ${root} is protected by ${covering.rule.id} (${covering.rule.level}): a sandbox cannot make it writable`,
+      );
     }
   }
 
@@ -148,7 +154,9 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
 
   /** Whether a rule covers everything below a directory (then the directory is one mount, not a listing). */
   const coversWhole = (c: CompiledRule, dirKey: string) =>
-    ruleMatches(c, dirKey) && ruleMatches(c, `${dirKey.replace(/\/$/, '')}/\u0000probe`) && !c.except?.test(`${dirKey.replace(/\/$/, '')}/\u0000probe`);
+    ruleMatches(c, dirKey) &&
+    ruleMatches(c, `${dirKey.replace(/\/$/, '')}/\u0000probe`) &&
+    !c.except?.test(`${dirKey.replace(/\/$/, '')}/\u0000probe`);
 
   // 1. Every literal location of every rule (home directories, workspace files, Bulwark's own state).
   for (const c of rules) {
@@ -163,7 +171,10 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
         if (whole || ruleMatches(c, key)) consider(location, c, whole ? 'directory' : 'file');
         continue;
       }
-      if (st.kind !== 'directory') { if (ruleMatches(c, key)) consider(location, c); continue; }
+      if (st.kind !== 'directory') {
+        if (ruleMatches(c, key)) consider(location, c);
+        continue;
+      }
       if (coversWhole(c, key)) {
         consider(location, c);
         // What the rule's exceptions leave readable (public keys in ~/.ssh) stays visible, read-only.
@@ -220,7 +231,10 @@ export function planSandbox(input: SandboxPlanInput): SandboxPlan {
   const belowHidden = (k: string) => hiddenDirs.some((d) => d !== k && isWithin(k, d));
   const byDepth = (a: SandboxMount, b: SandboxMount) => a.path.split('/').length - b.path.split('/').length || (a.path < b.path ? -1 : 1);
   const keep = (m: Map<string, SandboxMount>, notHidden: boolean) =>
-    [...m.entries()].filter(([k]) => !belowHidden(k) && !(notHidden && hidden.has(k))).map(([, v]) => v).sort(byDepth);
+    [...m.entries()]
+      .filter(([k]) => !belowHidden(k) && !(notHidden && hidden.has(k)))
+      .map(([, v]) => v)
+      .sort(byDepth);
   const readOnlyKeys = [...readOnly.keys()];
   return {
     hidden: keep(hidden, false),
@@ -246,14 +260,20 @@ export interface RequiredHide {
  * A path that no longer exists needs nothing; one that cannot be resolved or stated is an error (the
  * caller refuses to run: the decision's condition cannot be met).
  */
-export function withRequiredHides(plan: SandboxPlan, required: readonly RequiredHide[], fs: FileSystemPort, platform: Platform): SandboxPlan {
+export function withRequiredHides(
+  plan: SandboxPlan,
+  required: readonly RequiredHide[],
+  fs: FileSystemPort,
+  platform: Platform,
+): SandboxPlan {
   if (required.length === 0) return plan;
   if (!fs.statFile) throw new SandboxPlanError('cannot hide the files the decision named: the file-system port cannot state files');
   const keyOf = (p: string): string => matchKey(normalizePath(p, platform), platform);
   const hidden = [...plan.hidden];
   const covered = (key: string) => hidden.some((h) => isWithin(key, keyOf(h.path)));
   for (const r of required) {
-    if (!/^\//.test(r.path) && platform !== 'win32') throw new SandboxPlanError(`cannot hide ${JSON.stringify(r.path)}: not an absolute path`);
+    if (!/^\//.test(r.path) && platform !== 'win32')
+      throw new SandboxPlanError(`cannot hide ${JSON.stringify(r.path)}: not an absolute path`);
     const physical = fs.resolvePhysical(r.path) ?? r.path;
     const st = fs.statFile?.(physical);
     if (!st) continue;

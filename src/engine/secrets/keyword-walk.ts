@@ -17,7 +17,19 @@ const PAGE = 65536;
 
 interface WalkExports {
   readonly memory: WebAssembly.Memory;
-  readonly walk4: (text: number, classes: number, delta: number, hits: number, cap: number, lead: number, b0: number, b1: number, b2: number, b3: number, b4: number) => void;
+  readonly walk4: (
+    text: number,
+    classes: number,
+    delta: number,
+    hits: number,
+    cap: number,
+    lead: number,
+    b0: number,
+    b1: number,
+    b2: number,
+    b3: number,
+    b4: number,
+  ) => void;
   readonly n0: WebAssembly.Global;
   readonly n1: WebAssembly.Global;
   readonly n2: WebAssembly.Global;
@@ -107,7 +119,11 @@ export function keywordWalker(a: WalkTables, lengths: Uint8Array): KeywordWalker
   try {
     if (typeof Buffer === 'undefined' || typeof WebAssembly === 'undefined') throw new Error('no WebAssembly');
     compiled ??= new WebAssembly.Module(wasmBytes);
-    w = new KeywordWalker(compiled, a, lengths.reduce((m, x) => Math.max(m, x), 1));
+    w = new KeywordWalker(
+      compiled,
+      a,
+      lengths.reduce((m, x) => Math.max(m, x), 1),
+    );
   } catch {
     compiled ??= null;
     w = null;

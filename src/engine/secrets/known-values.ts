@@ -13,8 +13,28 @@ const BASE = 0x01000193; // FNV prime, as the multiplier of a polynomial rolling
 
 /** Values never masked by value: too common to be anyone's secret, or not a secret at all. */
 const COMMON_VALUES = new Set([
-  'localhost', 'true', 'false', 'null', 'undefined', 'none', 'development', 'production', 'staging', 'testing', 'changeme',
-  'password', 'example', 'default', 'disabled', 'enabled', 'postgres', 'postgresql', 'mysql', 'redis', 'mongodb', 'admin',
+  'localhost',
+  'true',
+  'false',
+  'null',
+  'undefined',
+  'none',
+  'development',
+  'production',
+  'staging',
+  'testing',
+  'changeme',
+  'password',
+  'example',
+  'default',
+  'disabled',
+  'enabled',
+  'postgres',
+  'postgresql',
+  'mysql',
+  'redis',
+  'mongodb',
+  'admin',
 ]);
 
 /**
@@ -62,7 +82,11 @@ function headHash(s: string, from: number, k: number): number {
 }
 
 /** BASE^(WINDOW-1) mod 2^32: what the leaving character weighs in the rolling hash. */
-const TOP = (() => { let p = 1; for (let i = 1; i < WINDOW; i++) p = Math.imul(p, BASE); return p; })();
+const TOP = (() => {
+  let p = 1;
+  for (let i = 1; i < WINDOW; i++) p = Math.imul(p, BASE);
+  return p;
+})();
 
 /** The window hash at i + 1 from the one at i (text[i] leaves, text[i + WINDOW] enters). */
 function roll(h: number, text: string, i: number): number {
@@ -86,9 +110,13 @@ export class KnownValues {
     this.limit = opts.maxValues ?? 10_000;
   }
 
-  get size(): number { return this.count; }
+  get size(): number {
+    return this.count;
+  }
   /** Length of the longest known value (a stream holds at most this minus one character for it). */
-  get maxLength(): number { return this.longest; }
+  get maxLength(): number {
+    return this.longest;
+  }
 
   /**
    * Remembers `value` (masked as `[REDACTED:ruleId]` from now on). Returns false, with nothing kept, for a

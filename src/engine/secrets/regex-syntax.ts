@@ -59,10 +59,19 @@ export function parseRegex(source: string): RegexNode {
     let min: number;
     let max: number;
     const c = source[i];
-    if (c === '*') { min = 0; max = Infinity; i++; }
-    else if (c === '+') { min = 1; max = Infinity; i++; }
-    else if (c === '?') { min = 0; max = 1; i++; }
-    else if (c === '{') {
+    if (c === '*') {
+      min = 0;
+      max = Infinity;
+      i++;
+    } else if (c === '+') {
+      min = 1;
+      max = Infinity;
+      i++;
+    } else if (c === '?') {
+      min = 0;
+      max = 1;
+      i++;
+    } else if (c === '{') {
       const m = /^\{(\d{1,5})(?:(,)(\d{1,5})?)?\}/.exec(source.slice(i));
       if (!m) return fail('`{` that is not a quantifier (escape it)');
       min = Number(m[1]);
@@ -82,10 +91,16 @@ export function parseRegex(source: string): RegexNode {
     if (c === '(') {
       i++;
       let kind: 'capture' | 'plain' | 'lookahead' | 'lookbehind' = 'capture';
-      if (source.startsWith('?:', i)) { kind = 'plain'; i += 2; }
-      else if (source.startsWith('?=', i) || source.startsWith('?!', i)) { kind = 'lookahead'; i += 2; }
-      else if (source.startsWith('?<=', i) || source.startsWith('?<!', i)) { kind = 'lookbehind'; i += 3; }
-      else if (source[i] === '?') fail('named groups and inline modifiers are not supported');
+      if (source.startsWith('?:', i)) {
+        kind = 'plain';
+        i += 2;
+      } else if (source.startsWith('?=', i) || source.startsWith('?!', i)) {
+        kind = 'lookahead';
+        i += 2;
+      } else if (source.startsWith('?<=', i) || source.startsWith('?<!', i)) {
+        kind = 'lookbehind';
+        i += 3;
+      } else if (source[i] === '?') fail('named groups and inline modifiers are not supported');
       const body = parseAlt();
       if (source[i] !== ')') fail('unclosed group');
       i++;
@@ -103,7 +118,10 @@ export function parseRegex(source: string): RegexNode {
     if (c === '\\') {
       const d = source[i + 1];
       if (d === undefined) fail('trailing backslash');
-      if (d === 'b' || d === 'B') { i += 2; return { t: 'assert', kind: 'boundary', src: source.slice(start, i) }; }
+      if (d === 'b' || d === 'B') {
+        i += 2;
+        return { t: 'assert', kind: 'boundary', src: source.slice(start, i) };
+      }
       if (/[1-9k]/.test(d!)) fail('back-references are not supported');
       if (d === 'x') {
         if (!/^[0-9a-fA-F]{2}$/.test(source.slice(i + 2, i + 4))) fail('bad \\x escape');
@@ -120,7 +138,10 @@ export function parseRegex(source: string): RegexNode {
       return { t: 'char', src: source.slice(start, i) };
     }
     if (c === '^') fail('`^` is not supported (use a lookbehind such as (?<![A-Za-z0-9]))');
-    if (c === '$') { i++; return { t: 'assert', kind: 'end', src: '$' }; }
+    if (c === '$') {
+      i++;
+      return { t: 'assert', kind: 'end', src: '$' };
+    }
     if (c === '*' || c === '+' || c === '?') fail('nothing to repeat');
     if (c === '{' || c === '}' || c === ']') fail(`unescaped \`${c}\``);
     i++;
@@ -135,11 +156,16 @@ export function parseRegex(source: string): RegexNode {
 /** Longest string the node can consume (Infinity when unbounded). */
 export function maxLength(node: RegexNode): number {
   switch (node.t) {
-    case 'char': return 1;
-    case 'assert': return 0;
-    case 'group': return maxLength(node.body);
-    case 'alt': return Math.max(...node.items.map(maxLength));
-    case 'seq': return node.items.reduce((sum, item) => sum + maxLength(item), 0);
+    case 'char':
+      return 1;
+    case 'assert':
+      return 0;
+    case 'group':
+      return maxLength(node.body);
+    case 'alt':
+      return Math.max(...node.items.map(maxLength));
+    case 'seq':
+      return node.items.reduce((sum, item) => sum + maxLength(item), 0);
     case 'quant': {
       const body = maxLength(node.body);
       if (body === 0 || node.max === 0) return 0;
@@ -151,22 +177,34 @@ export function maxLength(node: RegexNode): number {
 /** Shortest string the node can consume. */
 export function minLength(node: RegexNode): number {
   switch (node.t) {
-    case 'char': return 1;
-    case 'assert': return 0;
-    case 'group': return minLength(node.body);
-    case 'alt': return Math.min(...node.items.map(minLength));
-    case 'seq': return node.items.reduce((sum, item) => sum + minLength(item), 0);
-    case 'quant': return minLength(node.body) * node.min;
+    case 'char':
+      return 1;
+    case 'assert':
+      return 0;
+    case 'group':
+      return minLength(node.body);
+    case 'alt':
+      return Math.min(...node.items.map(minLength));
+    case 'seq':
+      return node.items.reduce((sum, item) => sum + minLength(item), 0);
+    case 'quant':
+      return minLength(node.body) * node.min;
   }
 }
 
 function children(node: RegexNode): readonly RegexNode[] {
   switch (node.t) {
-    case 'char': return [];
-    case 'assert': return node.kind === 'lookahead' || node.kind === 'lookbehind' ? [node.body] : [];
-    case 'group': return [node.body];
-    case 'alt': case 'seq': return node.items;
-    case 'quant': return [node.body];
+    case 'char':
+      return [];
+    case 'assert':
+      return node.kind === 'lookahead' || node.kind === 'lookbehind' ? [node.body] : [];
+    case 'group':
+      return [node.body];
+    case 'alt':
+    case 'seq':
+      return node.items;
+    case 'quant':
+      return [node.body];
   }
 }
 
@@ -198,7 +236,10 @@ export function regexFacts(root: RegexNode): RegexFacts {
     if (node.t === 'assert') {
       if (node.kind === 'lookbehind') lookbehind = Math.max(lookbehind, maxLength(node.body));
       else if (node.kind === 'lookahead') lookahead = Math.max(lookahead, maxLength(node.body));
-      else if (node.kind === 'boundary') { lookbehind = Math.max(lookbehind, 1); lookahead = Math.max(lookahead, 1); }
+      else if (node.kind === 'boundary') {
+        lookbehind = Math.max(lookbehind, 1);
+        lookahead = Math.max(lookahead, 1);
+      }
     }
     const nowInside = inLookaround || (node.t === 'assert' && (node.kind === 'lookahead' || node.kind === 'lookbehind'));
     for (const child of children(node)) walk(child, nowInside);
@@ -236,21 +277,28 @@ const quantifierText = (min: number, max: number): string =>
  */
 function full(node: RegexNode): string {
   switch (node.t) {
-    case 'char': return node.src;
+    case 'char':
+      return node.src;
     case 'assert':
       switch (node.kind) {
-        case 'lookbehind': return node.src;
-        case 'end': return '$';
-        case 'boundary': return `(?:${node.src}|$)`;
+        case 'lookbehind':
+          return node.src;
+        case 'end':
+          return '$';
+        case 'boundary':
+          return `(?:${node.src}|$)`;
         case 'lookahead': {
           const reach = maxLength(node.body);
           return reach === 0 ? node.src : `(?:${node.src}|(?=[\\s\\S]{0,${reach - 1}}$))`;
         }
       }
       return '';
-    case 'group': return `(?:${full(node.body)})`;
-    case 'alt': return `(?:${node.items.map(full).join('|')})`;
-    case 'seq': return node.items.map(full).join('');
+    case 'group':
+      return `(?:${full(node.body)})`;
+    case 'alt':
+      return `(?:${node.items.map(full).join('|')})`;
+    case 'seq':
+      return node.items.map(full).join('');
     case 'quant': {
       if (node.max === 0) return '';
       const body = node.body.t === 'char' ? node.body.src : `(?:${full(node.body)})`;
@@ -262,16 +310,20 @@ function full(node: RegexNode): string {
 /** Source matching every prefix (including the empty string) of a string the node can match. */
 function prefix(node: RegexNode): string {
   switch (node.t) {
-    case 'char': return `${node.src}?`;
+    case 'char':
+      return `${node.src}?`;
     case 'assert': {
       // The text ends at this assertion, or a lookahead here still reads past the end.
       if (node.kind !== 'lookahead') return '';
       const reach = maxLength(node.body);
       return reach <= 1 ? '' : `[\\s\\S]{0,${reach - 1}}`;
     }
-    case 'group': return `(?:${prefix(node.body)})`;
-    case 'alt': return `(?:${node.items.map(prefix).join('|')})`;
-    case 'seq': return prefixOfSequence(node.items);
+    case 'group':
+      return `(?:${prefix(node.body)})`;
+    case 'alt':
+      return `(?:${node.items.map(prefix).join('|')})`;
+    case 'seq':
+      return prefixOfSequence(node.items);
     case 'quant': {
       if (node.max === 0) return '';
       // A single character: any run of up to max copies.

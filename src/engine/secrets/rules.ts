@@ -15,7 +15,17 @@ import registriesFile from '../../../security/secrets/registries.yaml';
 import saasFile from '../../../security/secrets/saas.yaml';
 import sourceHostingFile from '../../../security/secrets/source-hosting.yaml';
 import {
-  type RegexNode, RegexSyntaxError, maxLength, maxOffsetOfFirstGroup, minLength, parseRegex, prefixSource, regexFacts, secretStartSource, secretTail, secretTailLength,
+  type RegexNode,
+  RegexSyntaxError,
+  maxLength,
+  maxOffsetOfFirstGroup,
+  minLength,
+  parseRegex,
+  prefixSource,
+  regexFacts,
+  secretStartSource,
+  secretTail,
+  secretTailLength,
 } from './regex-syntax';
 import { type CharSet, type StartFilter, consumable, leadLiterals, startFilter } from './start-filter';
 
@@ -246,7 +256,13 @@ function groupEndsMatch(tree: RegexNode): boolean {
   };
   flat(tree);
   let i = items.length - 1;
-  while (i >= 0 && items[i]!.t === 'assert' && (items[i] as { kind: string }).kind !== 'end' && (items[i] as { kind: string }).kind !== 'boundary') i--;
+  while (
+    i >= 0 &&
+    items[i]!.t === 'assert' &&
+    (items[i] as { kind: string }).kind !== 'end' &&
+    (items[i] as { kind: string }).kind !== 'boundary'
+  )
+    i--;
   const last = items[i];
   if (!last || last.t !== 'group' || !last.capture) return false;
   // It must be the first group too (the one the scanner reads).
@@ -275,7 +291,10 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   const pattern = exactKeywords ? EXACT_KEYWORD : KEYWORD;
   for (const k of kw) {
     if (typeof k !== 'string' || !pattern.test(k)) {
-      fail(where, `keyword \`${String(k)}\` must be 2-64 printable ASCII characters${exactKeywords ? '' : ' without upper-case letters (or set `keyword_case: exact`)'}`);
+      fail(
+        where,
+        `keyword \`${String(k)}\` must be 2-64 printable ASCII characters${exactKeywords ? '' : ' without upper-case letters (or set `keyword_case: exact`)'}`,
+      );
     }
   }
   const keywords = [...new Set(kw as string[])];
@@ -296,12 +315,14 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   const facts = regexFacts(tree);
   if (facts.captureInLookaround) fail(where, 'capturing groups inside lookarounds are not supported');
   if (facts.assertionInLookaround) fail(where, 'assertions inside lookarounds are not supported');
-  if (facts.lookbehind > MAX_LOOKAROUND || facts.lookahead > MAX_LOOKAROUND) fail(where, `lookarounds may look at most ${MAX_LOOKAROUND} characters`);
+  if (facts.lookbehind > MAX_LOOKAROUND || facts.lookahead > MAX_LOOKAROUND)
+    fail(where, `lookarounds may look at most ${MAX_LOOKAROUND} characters`);
   if (minLength(tree) === 0) fail(where, 'the regex can match the empty string');
   const max = maxLength(tree);
   const minKeyword = Math.min(...keywords.map((k) => k.length));
   const reach = anchor === 'before_secret' ? maxOffsetOfFirstGroup(tree) : max - minKeyword;
-  if (!Number.isFinite(reach)) fail(where, anchor === 'in_match' ? '`in_match` rules need a bounded regex' : 'the text before the secret must be bounded');
+  if (!Number.isFinite(reach))
+    fail(where, anchor === 'in_match' ? '`in_match` rules need a bounded regex' : 'the text before the secret must be bounded');
 
   const flags = caseInsensitive ? 'i' : '';
   let regex: RegExp;
@@ -324,17 +345,40 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   }
 
   const entropyRaw = raw['entropy'];
-  if (entropyRaw !== undefined && (typeof entropyRaw !== 'number' || !(entropyRaw > 0 && entropyRaw <= 8))) fail(where, '`entropy` must be a number in (0, 8]');
+  if (entropyRaw !== undefined && (typeof entropyRaw !== 'number' || !(entropyRaw > 0 && entropyRaw <= 8)))
+    fail(where, '`entropy` must be a number in (0, 8]');
   const allowRaw = raw['allowlist'] ?? [];
   if (!Array.isArray(allowRaw)) fail(where, '`allowlist` must be a list');
   const allowlist = allowRaw.map((a, i) => compileAllowlist(a, `${where}.allowlist[${i}]`));
 
   return {
-    id, description, family, keywords, exactKeywords, anchor, source, caseInsensitive, regex, sticky, secretAtEnd, prefix, prefixSticky,
-    ...(secretStart ? { secretStart } : {}), secretTail: secretTailLength(tree), secretChars: consumable(secretTail(tree), caseInsensitive),
+    id,
+    description,
+    family,
+    keywords,
+    exactKeywords,
+    anchor,
+    source,
+    caseInsensitive,
+    regex,
+    sticky,
+    secretAtEnd,
+    prefix,
+    prefixSticky,
+    ...(secretStart ? { secretStart } : {}),
+    secretTail: secretTailLength(tree),
+    secretChars: consumable(secretTail(tree), caseInsensitive),
     ...(entropyRaw !== undefined ? { entropy: entropyRaw as number } : {}),
-    allowlist, maxLength: max, lookahead: Math.max(1, facts.lookahead), lookbehind: facts.lookbehind, reach, filter: startFilter(tree, caseInsensitive), ...leadsOf(tree, reach), hasGroup: facts.groups > 0,
-    examples: examples(raw['examples'], `${where}.examples`), index,
+    allowlist,
+    maxLength: max,
+    lookahead: Math.max(1, facts.lookahead),
+    lookbehind: facts.lookbehind,
+    reach,
+    filter: startFilter(tree, caseInsensitive),
+    ...leadsOf(tree, reach),
+    hasGroup: facts.groups > 0,
+    examples: examples(raw['examples'], `${where}.examples`),
+    index,
   };
 }
 
@@ -379,7 +423,9 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
   const keywords = keywordKeys.map((k) => k.slice(1));
   const keywordExact = Uint8Array.from(keywordKeys, (k) => (k[0] === '=' ? 1 : 0));
   const keywordRules: number[][] = keywords.map(() => []);
-  ruleKeywords.forEach((ids, slot) => { for (const id of ids) keywordRules[id]!.push(slot); });
+  ruleKeywords.forEach((ids, slot) => {
+    for (const id of ids) keywordRules[id]!.push(slot);
+  });
   const prefixes = new Map<string, number[]>();
   const byLastChar = new Map<number, Set<number>>();
   keywords.forEach((word, id) => {
@@ -503,7 +549,12 @@ function ahoCorasick(strings: ReadonlyMap<number, string>, fold: boolean): AhoCo
  * `keywordGroups` / `leadGroups`: the word ids of each keyword group and lead group (the batch
  * scan's targets).
  */
-function keywordAutomaton(words: readonly string[], exact: readonly boolean[], keywordGroups: readonly (readonly number[])[], leadGroups: readonly (readonly number[])[]): KeywordAutomaton {
+function keywordAutomaton(
+  words: readonly string[],
+  exact: readonly boolean[],
+  keywordGroups: readonly (readonly number[])[],
+  leadGroups: readonly (readonly number[])[],
+): KeywordAutomaton {
   const folded = ahoCorasick(new Map(words.flatMap((w, id) => (exact[id] ? [] : [[id, w] as const]))), true);
   const cased = ahoCorasick(new Map(words.flatMap((w, id) => (exact[id] ? [[id, w] as const] : []))), false);
   // Classes of the product: code units that move both automata alike (a pair of classes, f * 256 + e).
@@ -553,8 +604,12 @@ function keywordAutomaton(words: readonly string[], exact: readonly boolean[], k
   const outIds = new Uint32Array(outOff[states]!);
   for (let s = 0; s < states; s++) outIds.set(out[s]!, outOff[s]!);
   const wordTargets: number[][] = words.map(() => []);
-  keywordGroups.forEach((ids, g) => { for (const id of ids) wordTargets[id]!.push(g << 1); });
-  leadGroups.forEach((ids, g) => { for (const id of ids) wordTargets[id]!.push((g << 1) | 1); });
+  keywordGroups.forEach((ids, g) => {
+    for (const id of ids) wordTargets[id]!.push(g << 1);
+  });
+  leadGroups.forEach((ids, g) => {
+    for (const id of ids) wordTargets[id]!.push((g << 1) | 1);
+  });
   const targetOff = new Uint32Array(states + 1);
   const targetList: number[] = [];
   const lengthList: number[] = [];
@@ -568,8 +623,15 @@ function keywordAutomaton(words: readonly string[], exact: readonly boolean[], k
     targetOff[s + 1] = targetList.length;
   }
   return {
-    targetOff, targets: Uint32Array.from(targetList), targetLengths: Uint8Array.from(lengthList),
-    classOf, kelvinClass, shift, delta, outOff, outIds,
+    targetOff,
+    targets: Uint32Array.from(targetList),
+    targetLengths: Uint8Array.from(lengthList),
+    classOf,
+    kelvinClass,
+    shift,
+    delta,
+    outOff,
+    outIds,
   };
 }
 

@@ -66,7 +66,14 @@ export type KeywordOccurrences = Map<number, number[]>;
  * `endsAfter` (so an index can be extended as text is appended without listing anything twice).
  * `low` is `text` lower-cased chunk by chunk (lowerAscii): U+212A reads as `k` where it became one.
  */
-export function indexKeywords(set: SecretRuleSet, text: string, low: string, from: number, out: KeywordOccurrences = new Map(), endsAfter = 0): KeywordOccurrences {
+export function indexKeywords(
+  set: SecretRuleSet,
+  text: string,
+  low: string,
+  from: number,
+  out: KeywordOccurrences = new Map(),
+  endsAfter = 0,
+): KeywordOccurrences {
   if (from < 0) from = 0;
   if (from >= text.length - 1) return out;
   runAutomaton(set, text, low, from, out, endsAfter, set.keywords.length);
@@ -149,7 +156,10 @@ export function indexRulesOf(set: SecretRuleSet, s: string, raw: boolean, wasm =
     const c = s.charCodeAt(i);
     if (c >= 128) {
       if (raw && c === 0x212a) state = delta[state | kelvinClass]!;
-      else { state = 0; continue; }
+      else {
+        state = 0;
+        continue;
+      }
     } else state = delta[state | classOf[c]!]!;
     if (state >= 0) continue;
     state = ~state;
@@ -171,7 +181,15 @@ function insertSorted(list: number[], ends: number[] | undefined, at: number, en
 }
 
 /** Lists the occurrences of the automaton's strings with ids below `words`. */
-function runAutomaton(set: SecretRuleSet, s: string, low: string, from: number, out: KeywordOccurrences, endsAfter: number, words: number): void {
+function runAutomaton(
+  set: SecretRuleSet,
+  s: string,
+  low: string,
+  from: number,
+  out: KeywordOccurrences,
+  endsAfter: number,
+  words: number,
+): void {
   const { delta, outOff, outIds, classOf, kelvinClass, shift } = set.automaton;
   const lengths = set.keywordLengths;
   const lists: (number[] | undefined)[] = new Array(words);
@@ -247,7 +265,12 @@ function mergedPositions(ids: readonly number[], occurrences: KeywordOccurrences
   return merged;
 }
 
-interface RawMatch { readonly ms: number; readonly me: number; readonly ss: number; readonly se: number }
+interface RawMatch {
+  readonly ms: number;
+  readonly me: number;
+  readonly ss: number;
+  readonly se: number;
+}
 
 function toRaw(rule: SecretRule, m: RegExpExecArray, offset: number): RawMatch | null {
   const ms = m.index + offset;
@@ -268,7 +291,15 @@ const jumpState = new JumpState();
 let leadCursor = 0;
 
 /** The first raw match starting in [ws, p], or null. */
-function firstAttempt(rule: SecretRule, text: string, ws: number, p: number, context: number, leads: ArrayLike<number> | undefined, js: JumpState | undefined): RawMatch | null {
+function firstAttempt(
+  rule: SecretRule,
+  text: string,
+  ws: number,
+  p: number,
+  context: number,
+  leads: ArrayLike<number> | undefined,
+  js: JumpState | undefined,
+): RawMatch | null {
   const f = rule.filter;
   if (leads) {
     // Every match starts at a lead string: try those in [ws, p] only.
@@ -364,7 +395,16 @@ function accepted(rule: SecretRule, text: string, keywords: string | RuleKeyword
  * or the rule's keyword spans in the whole text. `leads` (batch scan only): the sorted start
  * offsets of the rule's lead strings in the whole text; only those positions are tried.
  */
-export function scanRule(set: SecretRuleSet, rule: SecretRule, text: string, low: string | RuleKeywordSpans, from: number, positions: ArrayLike<number>, out: Candidate[], leads?: ArrayLike<number>): void {
+export function scanRule(
+  set: SecretRuleSet,
+  rule: SecretRule,
+  text: string,
+  low: string | RuleKeywordSpans,
+  from: number,
+  positions: ArrayLike<number>,
+  out: Candidate[],
+  leads?: ArrayLike<number>,
+): void {
   if (rule.reach === 0) {
     // A match starts at its keyword: try the keyword positions themselves.
     scanAtKeywords(rule, text, low, from, positions, out);
@@ -391,7 +431,14 @@ export function scanRule(set: SecretRuleSet, rule: SecretRule, text: string, low
 }
 
 /** scanRule for a rule whose matches start at a keyword (`reach` 0): the windows are single positions. */
-function scanAtKeywords(rule: SecretRule, text: string, low: string | RuleKeywordSpans, from: number, positions: ArrayLike<number>, out: Candidate[]): void {
+function scanAtKeywords(
+  rule: SecretRule,
+  text: string,
+  low: string | RuleKeywordSpans,
+  from: number,
+  positions: ArrayLike<number>,
+  out: Candidate[],
+): void {
   const f = rule.filter;
   const re = rule.sticky;
   let next = from;
@@ -419,7 +466,7 @@ export function allCandidates(set: SecretRuleSet, text: string): Candidate[] {
     const starts = index.starts[g];
     if (!starts) continue;
     const lg = set.leadGroup[slot]!;
-    const leads = lg >= 0 ? index.leads[lg] ?? [] : undefined;
+    const leads = lg >= 0 ? (index.leads[lg] ?? []) : undefined;
     scanRule(set, rules[slot]!, text, { starts, ends: index.ends[g]! }, 0, starts, out, leads);
   }
   return out;
@@ -489,7 +536,17 @@ const VALUE_RULE_INDEX = Number.MAX_SAFE_INTEGER;
 const valueRules = new Map<string, CandidateRule>();
 function valueRule(id: string): CandidateRule {
   let r = valueRules.get(id);
-  if (!r) valueRules.set(id, (r = { id, description: id.startsWith('known-value.') ? 'a secret value Bulwark knows (masked by value)' : 'a value found as a secret before (masked by value)', index: VALUE_RULE_INDEX }));
+  if (!r)
+    valueRules.set(
+      id,
+      (r = {
+        id,
+        description: id.startsWith('known-value.')
+          ? 'a secret value Bulwark knows (masked by value)'
+          : 'a value found as a secret before (masked by value)',
+        index: VALUE_RULE_INDEX,
+      }),
+    );
   return r;
 }
 
@@ -499,7 +556,13 @@ function valueRule(id: string): CandidateRule {
  * secret has no context a detector could see), and so does every occurrence of a value in `known`, the
  * session's registry, which learns the values found here: masked in every later output too.
  */
-export function withKnownValues(known: KnownValues | undefined, text: string, from: number, to: number, detected: readonly Candidate[]): Candidate[] {
+export function withKnownValues(
+  known: KnownValues | undefined,
+  text: string,
+  from: number,
+  to: number,
+  detected: readonly Candidate[],
+): Candidate[] {
   const extra: Candidate[] = [];
   const seen = new Set<string>();
   for (const c of detected) {

@@ -82,8 +82,10 @@ function first(node: RegexNode, ci: boolean, acc: { table: Uint8Array; wide: boo
     case 'char':
       if (addChar(acc.table, node.src, ci)) acc.wide = true;
       return false;
-    case 'assert': return true;
-    case 'group': return first(node.body, ci, acc);
+    case 'assert':
+      return true;
+    case 'group':
+      return first(node.body, ci, acc);
     case 'alt': {
       let nullable = false;
       for (const item of node.items) if (first(item, ci, acc)) nullable = true;
@@ -106,15 +108,25 @@ function every(node: RegexNode, ci: boolean, acc: { table: Uint8Array; wide: boo
     case 'char':
       if (addChar(acc.table, node.src, ci)) acc.wide = true;
       return;
-    case 'assert': return;
-    case 'group': every(node.body, ci, acc); return;
-    case 'quant': every(node.body, ci, acc); return;
-    case 'alt': case 'seq': for (const item of node.items) every(item, ci, acc);
+    case 'assert':
+      return;
+    case 'group':
+      every(node.body, ci, acc);
+      return;
+    case 'quant':
+      every(node.body, ci, acc);
+      return;
+    case 'alt':
+    case 'seq':
+      for (const item of node.items) every(item, ci, acc);
   }
 }
 
 /** A set of code units: per ASCII code unit 1 if in it; `wide`: whether code units >= 128 may be. */
-export interface CharSet { readonly table: Uint8Array; readonly wide: boolean }
+export interface CharSet {
+  readonly table: Uint8Array;
+  readonly wide: boolean;
+}
 
 /** Every character the nodes can consume (lookaround bodies consume nothing). */
 export function consumable(nodes: readonly RegexNode[], ci: boolean): CharSet {
@@ -157,7 +169,11 @@ export function startFilter(root: RegexNode, ci: boolean): StartFilter {
       const members = acc.table.reduce((n, x) => n + x, 0);
       const one = item.t === 'char' && members === 1 && !acc.wide ? String.fromCharCode(acc.table.indexOf(1)) : undefined;
       const cond: CharCondition = {
-        table: acc.table, wide: acc.wide, lo, hi, ...(one !== undefined ? { single: one } : {}),
+        table: acc.table,
+        wide: acc.wide,
+        lo,
+        hi,
+        ...(one !== undefined ? { single: one } : {}),
         before: { table: consumed.table.slice(), wide: consumed.wide },
       };
       if (one !== undefined && prev?.single !== undefined && prev.lo + prev.single.length === lo && prev.hi + prev.single.length === hi) {
@@ -165,8 +181,9 @@ export function startFilter(root: RegexNode, ci: boolean): StartFilter {
         literal = { ...prev, single: prev.single + one };
         candidates[candidates.indexOf(prev)] = literal;
       } else if (members < 128 || !acc.wide) {
-        if (lo === hi) { if (fixed.length < MAX_FIXED) fixed.push(cond); }
-        else if (hi - lo <= MAX_RANGE && members <= 8 && !acc.wide) {
+        if (lo === hi) {
+          if (fixed.length < MAX_FIXED) fixed.push(cond);
+        } else if (hi - lo <= MAX_RANGE && members <= 8 && !acc.wide) {
           candidates.push(cond);
           if (one !== undefined) literal = cond;
         }
@@ -177,18 +194,28 @@ export function startFilter(root: RegexNode, ci: boolean): StartFilter {
     hi += maxLength(item);
   }
   // The most selective ranges first: few members, punctuation rather than letters, digits or blanks, narrow.
-  const common = (c: number): boolean => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 32 || c === 9 || c === 10;
+  const common = (c: number): boolean =>
+    (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 32 || c === 9 || c === 10;
   const weight = (c: number): number => (common(c) ? 16 : 1);
   const score = (c: CharCondition): number => {
     let w = 0;
-    c.table.forEach((x, ch) => { if (x) w += weight(ch); });
+    c.table.forEach((x, ch) => {
+      if (x) w += weight(ch);
+    });
     const len = c.single?.length ?? 1;
     return (w * (c.hi - c.lo + 1)) / (len * len);
   };
-  const ranges = candidates.map((c) => ({ c, s: score(c) })).sort((a, b) => a.s - b.s).slice(0, MAX_RANGES).map((x) => x.c);
+  const ranges = candidates
+    .map((c) => ({ c, s: score(c) }))
+    .sort((a, b) => a.s - b.s)
+    .slice(0, MAX_RANGES)
+    .map((x) => x.c);
   // Skip ahead with the (at most two) most selective conditions; check the other fixed ones at each position.
   const ranked = [...fixed.filter((c) => !c.wide), ...ranges].map((c) => ({ c, s: score(c) })).sort((a, b) => a.s - b.s);
-  const jump = ranked.filter((x, i) => i === 0 || x.s <= MAX_JUMP_SCORE).slice(0, MAX_JUMPS).map((x) => x.c);
+  const jump = ranked
+    .filter((x, i) => i === 0 || x.s <= MAX_JUMP_SCORE)
+    .slice(0, MAX_JUMPS)
+    .map((x) => x.c);
   return { boundary, fixed, ranges, jump, check: fixed.filter((c) => !jump.includes(c)) };
 }
 
@@ -349,9 +376,12 @@ export function leadLiterals(root: RegexNode): string[] | undefined {
     if (list.length === 0 || depth >= MAX_LEAD_LENGTH) return [''];
     const [head, ...rest] = list as [RegexNode, ...RegexNode[]];
     switch (head.t) {
-      case 'assert': return lits(rest, depth);
-      case 'group': return lits([head.body, ...rest], depth);
-      case 'seq': return lits([...head.items, ...rest], depth);
+      case 'assert':
+        return lits(rest, depth);
+      case 'group':
+        return lits([head.body, ...rest], depth);
+      case 'seq':
+        return lits([...head.items, ...rest], depth);
       case 'alt': {
         const out = new Set<string>();
         for (const item of head.items) for (const s of lits([item, ...rest], depth)) out.add(s);

@@ -23,7 +23,17 @@
 // close() flushes the rest with redaction; an unterminated private-key block is redacted to the end.
 import type { SecretRuleSet } from './rules';
 import {
-  type Candidate, type KeywordOccurrences, applyRedactions, indexKeywords, lowerAscii, lowerBound, resolveOverlaps, rulePositions, scanRule, knownValueCandidates, withKnownValues,
+  type Candidate,
+  type KeywordOccurrences,
+  applyRedactions,
+  indexKeywords,
+  lowerAscii,
+  lowerBound,
+  resolveOverlaps,
+  rulePositions,
+  scanRule,
+  knownValueCandidates,
+  withKnownValues,
 } from './scan';
 import { KnownValues, processKnownValues } from './known-values';
 import { runStart } from './start-filter';
@@ -73,7 +83,11 @@ export class StreamingRedactor {
   private readonly gMin: number[];
   private readonly known: KnownValues;
 
-  constructor(private readonly rules: SecretRuleSet, private readonly emit: (safeText: string) => void, opts: StreamingRedactorOptions = {}) {
+  constructor(
+    private readonly rules: SecretRuleSet,
+    private readonly emit: (safeText: string) => void,
+    opts: StreamingRedactorOptions = {},
+  ) {
     const delay = opts.flushDelayMs ?? 50;
     if (!(delay >= 0 && delay <= 50)) throw new RangeError('flushDelayMs must be between 0 and 50');
     this.flushDelayMs = delay;
@@ -227,13 +241,17 @@ export class StreamingRedactor {
     // No finding may straddle the cut.
     for (let moved = true; moved;) {
       moved = false;
-      for (const c of candidates) if (c.ss < cut && cut < c.se) {
-        cut = c.ss;
-        moved = true;
-      }
+      for (const c of candidates)
+        if (c.ss < cut && cut < c.se) {
+          cut = c.ss;
+          moved = true;
+        }
     }
     cut = Math.max(cut, this.emitted);
-    this.flush(cut, candidates.filter((c) => c.se <= cut));
+    this.flush(
+      cut,
+      candidates.filter((c) => c.se <= cut),
+    );
 
     // Advance each rule's scan start past what is decided and handled.
     for (let r = 0; r < rules.length; r++) {
@@ -249,7 +267,13 @@ export class StreamingRedactor {
   }
 
   /** Start of the first keyword of rule `r` at or after `from` (a keyword cut off at the end counts), or `len`. */
-  private firstKeyword(r: number, from: number, occurrences: KeywordOccurrences, partial: ReadonlyMap<number, number>, len: number): number {
+  private firstKeyword(
+    r: number,
+    from: number,
+    occurrences: KeywordOccurrences,
+    partial: ReadonlyMap<number, number>,
+    len: number,
+  ): number {
     let k = len;
     for (const id of this.rules.ruleKeywords[r]!) {
       const list = occurrences.get(id);

@@ -151,15 +151,40 @@ const MAX_NESTED_SCRIPTS = 6;
 
 /** Device files that are never interesting as reads or writes. */
 const IGNORED_DEVICES = new Set([
-  '/dev/null', '/dev/stdout', '/dev/stderr', '/dev/stdin', '/dev/tty', '/dev/zero', '/dev/random', '/dev/urandom',
-  '/dev/full', '/dev/fd/0', '/dev/fd/1', '/dev/fd/2',
+  '/dev/null',
+  '/dev/stdout',
+  '/dev/stderr',
+  '/dev/stdin',
+  '/dev/tty',
+  '/dev/zero',
+  '/dev/random',
+  '/dev/urandom',
+  '/dev/full',
+  '/dev/fd/0',
+  '/dev/fd/1',
+  '/dev/fd/2',
 ]);
 const WIN_DEVICES = /^(nul|con|\$null)$/i;
 
 const STATEMENT_TYPES = new Set([
-  'command', 'list', 'pipeline', 'redirected_statement', 'subshell', 'compound_statement', 'negated_command',
-  'if_statement', 'while_statement', 'for_statement', 'c_style_for_statement', 'case_statement', 'function_definition',
-  'variable_assignment', 'variable_assignments', 'declaration_command', 'unset_command', 'test_command',
+  'command',
+  'list',
+  'pipeline',
+  'redirected_statement',
+  'subshell',
+  'compound_statement',
+  'negated_command',
+  'if_statement',
+  'while_statement',
+  'for_statement',
+  'c_style_for_statement',
+  'case_statement',
+  'function_definition',
+  'variable_assignment',
+  'variable_assignments',
+  'declaration_command',
+  'unset_command',
+  'test_command',
 ]);
 
 /** Keeps the result small when a huge command repeats the same mistake thousands of times. */
@@ -206,7 +231,10 @@ export class Analyzer {
   /** Functions currently being expanded (no recursion). */
   private readonly calling = new Set<string>();
 
-  constructor(private readonly parser: ShellParser, readonly ctx: ShellContext) {
+  constructor(
+    private readonly parser: ShellParser,
+    readonly ctx: ShellContext,
+  ) {
     this.platform = ctx.platform;
     this.expander = ctx.fs && ctx.platform !== 'win32' ? new GlobExpander(ctx.fs) : undefined;
   }
@@ -271,7 +299,10 @@ export class Analyzer {
     this.network = true;
     // Per invocation: curl marks the network and then names its URL; npm only marks it.
     const at = this.invocationList.length - 1;
-    if (!url) { this.anonymousNet.add(at); return; }
+    if (!url) {
+      this.anonymousNet.add(at);
+      return;
+    }
     this.namedNet.add(at);
     if (this.urlList.size < MAX_URLS) this.urlList.add(url);
     else this.opaque('the command names too many network targets to list');
@@ -338,11 +369,14 @@ export class Analyzer {
     if (w.dynamic || w.glob || w.text === '' || this.writes.size === 0) return;
     let paths: string[];
     try {
-      paths = isAbsolute(w.text, this.platform) ? [normalizePath(w.text, this.platform)] : scope.bases.flatMap((b) => (b === null ? [] : [joinPath(b, w.text, this.platform)]));
+      paths = isAbsolute(w.text, this.platform)
+        ? [normalizePath(w.text, this.platform)]
+        : scope.bases.flatMap((b) => (b === null ? [] : [joinPath(b, w.text, this.platform)]));
     } catch {
       return; // an unresolvable path is reported where it is read
     }
-    if (paths.some((p) => this.writes.has(p))) this.opaque(`${what} runs \`${clip(w.raw)}\`, which this command writes first: what it runs cannot be known`);
+    if (paths.some((p) => this.writes.has(p)))
+      this.opaque(`${what} runs \`${clip(w.raw)}\`, which this command writes first: what it runs cannot be known`);
   }
 
   /** Number of distinct written and deleted paths so far (to tell whether a command added any). */
@@ -361,7 +395,10 @@ export class Analyzer {
   }
 
   private recordInvocation(name: string, args: readonly WordValue[] | undefined, wrapper: boolean, path?: string): void {
-    if (this.invocationList.length >= MAX_INVOCATIONS) { this.opaque('the command runs too many commands to judge each'); return; }
+    if (this.invocationList.length >= MAX_INVOCATIONS) {
+      this.opaque('the command runs too many commands to judge each');
+      return;
+    }
     const base = args ? { name, args: args.map((w) => w.text), dynamic: args.some((w) => w.dynamic || w.glob) } : { name };
     this.invocationList.push({ ...base, ...(wrapper ? { wrapper: true } : {}), ...(path !== undefined ? { path } : {}) });
   }
@@ -414,7 +451,8 @@ export class Analyzer {
       } else if (w.dynamic) {
         // What cannot be resolved is unknown, never "no read".
         this.opaque(`read target \`${clip(w.raw)}\` is not a literal path`);
-        if (this.platform !== 'win32' && w.prefix.startsWith('/proc/') && /\/environ$/.test(w.raw.replace(/["'}]/g, ''))) this.readEnvironment(`reading \`${clip(w.raw)}\``, true);
+        if (this.platform !== 'win32' && w.prefix.startsWith('/proc/') && /\/environ$/.test(w.raw.replace(/["'}]/g, '')))
+          this.readEnvironment(`reading \`${clip(w.raw)}\``, true);
       } else this.readGlob(w, scope);
       // Still report the literal directory the unknown part lives in (`~/.ssh/$K` -> ~/.ssh).
       const dir = this.literalDir(w);
@@ -449,7 +487,13 @@ export class Analyzer {
         const last = comps[comps.length - 1]!;
         const dir = this.literalDir(w);
         // Searched below its literal directory, narrowed to the last component's name where it has one.
-        if (dir !== null) this.readBelow(literalWord(dir), scope, 'contents', last !== '' && !last.includes('**') && !last.includes('\\') ? [last] : undefined);
+        if (dir !== null)
+          this.readBelow(
+            literalWord(dir),
+            scope,
+            'contents',
+            last !== '' && !last.includes('**') && !last.includes('\\') ? [last] : undefined,
+          );
         continue;
       }
       if (x.paths.length === 0) this.addResolved('read', unescapeGlob(abs), scope);
@@ -888,7 +932,12 @@ export class Analyzer {
     elems.forEach((c, i) => {
       this.output = undefined;
       const before = this.commands.length;
-      this.walk(c, cloneScope(scope), i === 0 ? io : feed ? { stdin: 'pipe', feed } : { stdin: 'pipe' }, i === elems.length - 1 ? tail : []);
+      this.walk(
+        c,
+        cloneScope(scope),
+        i === 0 ? io : feed ? { stdin: 'pipe', feed } : { stdin: 'pipe' },
+        i === elems.length - 1 ? tail : [],
+      );
       feed = this.commands.length - before === 1 ? this.output : undefined;
     });
     this.output = undefined;
@@ -1025,7 +1074,8 @@ export class Analyzer {
       const flags = kids.filter((c) => c.type === 'word' && c.text.startsWith('-')).map((c) => c.text);
       const names = kids.filter((c) => c.type === 'variable_name').map((c) => literalWord(c.text));
       const others = kids.filter((c) => c.type !== 'variable_name' && !(c.type === 'word' && c.text.startsWith('-')));
-      if (others.length === 0 && !flags.some((f) => /[fF]/.test(f)) && printsSecrets(names)) this.readEnvironment(keyword + (flags.length ? ' ' + flags.join(' ') : ''));
+      if (others.length === 0 && !flags.some((f) => /[fF]/.test(f)) && printsSecrets(names))
+        this.readEnvironment(keyword + (flags.length ? ' ' + flags.join(' ') : ''));
     }
     for (const c of node.namedChildren) {
       if (c.type === 'variable_assignment') {
@@ -1035,8 +1085,7 @@ export class Analyzer {
         if (node.child(0)?.type !== 'local' && isDangerousEnv(name, value ?? literalWord(''))) {
           this.opaque(`environment variable ${name} changes what programs run`);
         }
-      }
-      else if (c.type === 'variable_name') {
+      } else if (c.type === 'variable_name') {
         // `local x` / `declare x` without a value: x is now empty in the function.
         if (node.child(0)?.type === 'local') scope.vars.delete(c.text);
       } else this.walkSubstitutions(c, scope);
@@ -1056,7 +1105,8 @@ export class Analyzer {
       const f = node.fieldNameForChild(i);
       if (f === 'name') nameNode = c;
       else if (f === 'argument') args.push(c);
-      else if (f === 'redirect' || c.type === 'herestring_redirect' || c.type === 'file_redirect' || c.type === 'heredoc_redirect') redirs.push(c);
+      else if (f === 'redirect' || c.type === 'herestring_redirect' || c.type === 'file_redirect' || c.type === 'heredoc_redirect')
+        redirs.push(c);
       else if (c.type === 'variable_assignment') assigns.push(c);
       // PowerShell `iex (iwr …)`: the grammar puts the parenthesised command inside this command.
       else if (c.type === 'subshell') this.walk(c, cloneScope(scope), { stdin: 'tty' }, []);
@@ -1301,4 +1351,3 @@ export function analyzeShell(parser: ShellParser, command: string, ctx: ShellCon
   }
   return an.result();
 }
-

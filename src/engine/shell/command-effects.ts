@@ -13,7 +13,13 @@ const EFFECTS: readonly CommandEffect[] = ['analysed', 'runs_project_code', 'run
  * subcommand and the words right after it are these (`git stash list …`), with `with_option` too if
  * given. `unless_options`: the case does not apply when one of these is present.
  */
-interface CaseSpec { readonly only_args?: readonly string[]; readonly with_option?: string; readonly words?: readonly string[]; readonly unless_options?: readonly string[]; readonly effect: CommandEffect }
+interface CaseSpec {
+  readonly only_args?: readonly string[];
+  readonly with_option?: string;
+  readonly words?: readonly string[];
+  readonly unless_options?: readonly string[];
+  readonly effect: CommandEffect;
+}
 /** A program named by a relative path below the working directory (`./scripts/test.sh`, `node_modules/.bin/tsc`). */
 const PROJECT_PROGRAM = /^(?!\/)(?!~)(?!.*(^|\/)\.\.(\/|$))/;
 interface CommandSpec {
@@ -29,16 +35,23 @@ interface CommandSpec {
   readonly subcommands?: Readonly<Record<string, CommandEffect>>;
   readonly examples?: { readonly judged: readonly string[]; readonly unjudged: readonly string[] };
 }
-export interface CommandTable { readonly version: 1; readonly description?: string; readonly commands: readonly CommandSpec[] }
+export interface CommandTable {
+  readonly version: 1;
+  readonly description?: string;
+  readonly commands: readonly CommandSpec[];
+}
 
 /** The judgement of one invocation: its effect, or why it is not judged. */
-export type InvocationJudgement = { readonly effect: CommandEffect; readonly why: string } | { readonly effect?: undefined; readonly why: string };
+export type InvocationJudgement =
+  { readonly effect: CommandEffect; readonly why: string } | { readonly effect?: undefined; readonly why: string };
 
 export class CommandTableError extends Error {}
 
 /** Shape check: the table is compiled in, but a malformed one must stop Bulwark, not widen what it allows. */
 export function validateCommandTable(data: unknown, file = 'security/shell/commands'): CommandTable {
-  const fail = (msg: string): never => { throw new CommandTableError(`command table ${file}: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new CommandTableError(`command table ${file}: ${msg}`);
+  };
   if (typeof data !== 'object' || data === null) fail('not an object');
   const t = data as Record<string, unknown>;
   if (t.version !== 1) fail('version must be 1');
@@ -50,38 +63,64 @@ export function validateCommandTable(data: unknown, file = 'security/shell/comma
     const name = typeof c.name === 'string' && c.name.length > 0 ? c.name : fail('an entry without a name');
     if (names.has(name)) fail(`\`${name}\` is listed twice`);
     names.add(name);
-    for (const k of Object.keys(c)) if (!['name', 'effect', 'unless_options', 'global_unless_options', 'options_with_value', 'options_first', 'cases', 'subcommands', 'examples'].includes(k)) fail(`\`${name}\`: unknown key \`${k}\``);
+    for (const k of Object.keys(c))
+      if (
+        ![
+          'name',
+          'effect',
+          'unless_options',
+          'global_unless_options',
+          'options_with_value',
+          'options_first',
+          'cases',
+          'subcommands',
+          'examples',
+        ].includes(k)
+      )
+        fail(`\`${name}\`: unknown key \`${k}\``);
     if (c.options_first !== undefined && typeof c.options_first !== 'boolean') fail(`\`${name}\`: options_first must be true or false`);
     if (c.effect !== undefined && !isEffect(c.effect)) fail(`\`${name}\`: effect must be one of ${EFFECTS.join(', ')}`);
-    if (c.effect === undefined && c.subcommands === undefined && c.cases === undefined) fail(`\`${name}\`: needs an effect, subcommands or cases`);
-    for (const k of ['unless_options', 'global_unless_options', 'options_with_value'] as const) if (c[k] !== undefined && !strings(c[k])) fail(`\`${name}\`: ${k} must be a list of options`);
+    if (c.effect === undefined && c.subcommands === undefined && c.cases === undefined)
+      fail(`\`${name}\`: needs an effect, subcommands or cases`);
+    for (const k of ['unless_options', 'global_unless_options', 'options_with_value'] as const)
+      if (c[k] !== undefined && !strings(c[k])) fail(`\`${name}\`: ${k} must be a list of options`);
     // Before the subcommand only: without subcommands there is no "before", and the options must be
     // skipped with their values to find the subcommand.
     if (c.global_unless_options !== undefined) {
       if (c.subcommands === undefined) fail(`\`${name}\`: global_unless_options needs subcommands`);
-      for (const o of c.global_unless_options as string[]) if (!o.startsWith('-')) fail(`\`${name}\`: global_unless_options must be options`);
+      for (const o of c.global_unless_options as string[])
+        if (!o.startsWith('-')) fail(`\`${name}\`: global_unless_options must be options`);
     }
     if (c.subcommands !== undefined) {
-      if (typeof c.subcommands !== 'object' || c.subcommands === null || Array.isArray(c.subcommands)) fail(`\`${name}\`: subcommands must be a mapping`);
-      for (const [s, e] of Object.entries(c.subcommands as object)) if (!isEffect(e)) fail(`\`${name} ${s}\`: effect must be one of ${EFFECTS.join(', ')}`);
+      if (typeof c.subcommands !== 'object' || c.subcommands === null || Array.isArray(c.subcommands))
+        fail(`\`${name}\`: subcommands must be a mapping`);
+      for (const [s, e] of Object.entries(c.subcommands as object))
+        if (!isEffect(e)) fail(`\`${name} ${s}\`: effect must be one of ${EFFECTS.join(', ')}`);
     }
     if (c.cases !== undefined) {
       if (!Array.isArray(c.cases)) fail(`\`${name}\`: cases must be a list`);
       for (const k of c.cases as Record<string, unknown>[]) {
         if (!isEffect(k.effect)) fail(`\`${name}\`: a case needs an effect`);
-        for (const key of Object.keys(k)) if (!['only_args', 'with_option', 'words', 'unless_options', 'effect'].includes(key)) fail(`\`${name}\`: a case has an unknown key \`${key}\``);
+        for (const key of Object.keys(k))
+          if (!['only_args', 'with_option', 'words', 'unless_options', 'effect'].includes(key))
+            fail(`\`${name}\`: a case has an unknown key \`${key}\``);
         if (k.words !== undefined) {
-          if (!strings(k.words) || (k.words as string[]).length === 0 || (k.words as string[]).some((w) => w.startsWith('-'))) fail(`\`${name}\`: words must be a list of words (the subcommand first)`);
+          if (!strings(k.words) || (k.words as string[]).length === 0 || (k.words as string[]).some((w) => w.startsWith('-')))
+            fail(`\`${name}\`: words must be a list of words (the subcommand first)`);
           if (k.only_args !== undefined) fail(`\`${name}\`: a case has exactly one of only_args, with_option, words`);
-        } else if ((k.only_args === undefined) === (k.with_option === undefined)) fail(`\`${name}\`: a case has exactly one of only_args, with_option`);
-        if (k.with_option !== undefined && (typeof k.with_option !== 'string' || !k.with_option.startsWith('-'))) fail(`\`${name}\`: with_option must be an option`);
+        } else if ((k.only_args === undefined) === (k.with_option === undefined))
+          fail(`\`${name}\`: a case has exactly one of only_args, with_option`);
+        if (k.with_option !== undefined && (typeof k.with_option !== 'string' || !k.with_option.startsWith('-')))
+          fail(`\`${name}\`: with_option must be an option`);
         if (k.only_args !== undefined && !strings(k.only_args)) fail(`\`${name}\`: only_args must be a list`);
-        if (k.unless_options !== undefined && !strings(k.unless_options)) fail(`\`${name}\`: a case's unless_options must be a list of options`);
+        if (k.unless_options !== undefined && !strings(k.unless_options))
+          fail(`\`${name}\`: a case's unless_options must be a list of options`);
       }
     }
     // The shipped bundles leave examples out (esbuild.mjs); the tests check them on the file itself.
     const ex = c.examples as Record<string, unknown> | undefined;
-    if (ex !== undefined && (!strings(ex.judged) || (ex.judged as string[]).length === 0 || !Array.isArray(ex.unjudged))) fail(`\`${name}\`: examples need judged (at least one) and unjudged lists`);
+    if (ex !== undefined && (!strings(ex.judged) || (ex.judged as string[]).length === 0 || !Array.isArray(ex.unjudged)))
+      fail(`\`${name}\`: examples need judged (at least one) and unjudged lists`);
   }
   return data as CommandTable;
 }
@@ -129,11 +168,17 @@ export function judgeInvocation(inv: Invocation): InvocationJudgement {
   if (inv.path !== undefined && !SYSTEM_PROGRAM_DIRS.test(inv.path)) {
     // A program of the project (its scripts, node_modules/.bin): whatever it does is the project's code.
     // Any other path (home, /opt, `..`) is some program the analysis knows nothing about.
-    if (!inv.wrapper && PROJECT_PROGRAM.test(inv.path)) return { effect: 'runs_project_code', why: `\`${inv.path}\` is a program of the project` };
+    if (!inv.wrapper && PROJECT_PROGRAM.test(inv.path))
+      return { effect: 'runs_project_code', why: `\`${inv.path}\` is a program of the project` };
     return { why: `\`${inv.path}\` is a program named by its path, not the system's ${inv.name}` };
   }
   const spec = table().get(inv.name);
-  if (!spec) return { why: inv.wrapper ? `\`${inv.name}\` runs its command in a way that changes what it may do (privileges, root, namespaces)` : `\`${inv.name}\` is not in the command table, so what it does is not known` };
+  if (!spec)
+    return {
+      why: inv.wrapper
+        ? `\`${inv.name}\` runs its command in a way that changes what it may do (privileges, root, namespaces)`
+        : `\`${inv.name}\` is not in the command table, so what it does is not known`,
+    };
   // A wrapper is judged only as one that adds nothing; an ordinary command never as a wrapper.
   if ((spec.effect === 'runs_its_argument') !== (inv.wrapper === true)) return { why: `\`${inv.name}\` is not judged here` };
   const needsArgs = spec.unless_options || spec.global_unless_options || spec.cases || spec.subcommands;
@@ -143,12 +188,14 @@ export function judgeInvocation(inv: Invocation): InvocationJudgement {
   const firstOperand = spec.options_first ? all.findIndex((a) => a === '--' || !a.startsWith('-')) : -1;
   const args = firstOperand < 0 ? all : all.slice(0, firstOperand);
   if (needsArgs && inv.dynamic) return { why: `\`${inv.name}\` has arguments that are not literal` };
-  for (const o of spec.unless_options ?? []) if (usesOption(args, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
+  for (const o of spec.unless_options ?? [])
+    if (usesOption(args, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
   if (spec.global_unless_options) {
     // The command's own options come before its subcommand (`git -c x=y log`); after it they are the subcommand's (`git shortlog -c`).
     const at = subcommandIndex(all, spec.options_with_value ?? []);
     const before = at === undefined ? all : all.slice(0, at);
-    for (const o of spec.global_unless_options) if (usesOption(before, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
+    for (const o of spec.global_unless_options)
+      if (usesOption(before, o)) return { why: `\`${inv.name} ${o}\` can do more than the analysis sees` };
   }
   for (const k of spec.cases ?? []) {
     if (k.unless_options?.some((o) => usesOption(all, o))) continue;
@@ -157,16 +204,28 @@ export function judgeInvocation(inv: Invocation): InvocationJudgement {
       const at = subcommandIndex(all, spec.options_with_value ?? []);
       if (at === undefined || !k.words.every((w, j) => all[at + j] === w)) continue;
       if (k.with_option && !usesOption(all.slice(at + k.words.length), k.with_option)) continue;
-      return { effect: k.effect, why: `\`${inv.name} ${k.words.join(' ')}${k.with_option ? ` ${k.with_option}` : ''}\` ${describe(k.effect)}` };
+      return {
+        effect: k.effect,
+        why: `\`${inv.name} ${k.words.join(' ')}${k.with_option ? ` ${k.with_option}` : ''}\` ${describe(k.effect)}`,
+      };
     }
-    if (k.only_args && all.length > 0 && all.every((a) => k.only_args!.includes(a))) return { effect: k.effect, why: `\`${inv.name} ${all.join(' ')}\` ${describe(k.effect)}` };
-    if (k.with_option && usesOption(args, k.with_option)) return { effect: k.effect, why: `\`${inv.name} ${k.with_option}\` ${describe(k.effect)}` };
+    if (k.only_args && all.length > 0 && all.every((a) => k.only_args!.includes(a)))
+      return { effect: k.effect, why: `\`${inv.name} ${all.join(' ')}\` ${describe(k.effect)}` };
+    if (k.with_option && usesOption(args, k.with_option))
+      return { effect: k.effect, why: `\`${inv.name} ${k.with_option}\` ${describe(k.effect)}` };
   }
   if (spec.subcommands) {
     const sub = subcommandOf(all, spec.options_with_value ?? []);
-    const effect = sub === undefined ? undefined : Object.prototype.hasOwnProperty.call(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
+    const effect =
+      sub === undefined ? undefined : Object.prototype.hasOwnProperty.call(spec.subcommands, sub) ? spec.subcommands[sub] : undefined;
     if (effect) return { effect, why: `\`${inv.name} ${sub}\` ${describe(effect)}` };
-    if (!spec.effect) return { why: sub === undefined ? `\`${inv.name}\` without a known subcommand is not judged` : `\`${inv.name} ${sub}\` is not in the command table, so what it does is not known` };
+    if (!spec.effect)
+      return {
+        why:
+          sub === undefined
+            ? `\`${inv.name}\` without a known subcommand is not judged`
+            : `\`${inv.name} ${sub}\` is not in the command table, so what it does is not known`,
+      };
   }
   if (!spec.effect) return { why: `\`${inv.name}\` with these arguments is not judged` };
   return { effect: spec.effect, why: `\`${inv.name}\` ${describe(spec.effect)}` };
@@ -183,7 +242,10 @@ function subcommandIndex(args: readonly string[], withValue: readonly string[]):
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (a === '--') return undefined;
-    if (withValue.includes(a)) { i++; continue; }
+    if (withValue.includes(a)) {
+      i++;
+      continue;
+    }
     if (a.startsWith('-')) continue;
     return i;
   }
@@ -191,7 +253,11 @@ function subcommandIndex(args: readonly string[], withValue: readonly string[]):
 }
 
 function describe(effect: CommandEffect): string {
-  return effect === 'analysed' ? 'only touches the files the analysis lists' : effect === 'runs_its_argument' ? 'runs the command it is given, adding nothing' : 'runs code of the project';
+  return effect === 'analysed'
+    ? 'only touches the files the analysis lists'
+    : effect === 'runs_its_argument'
+      ? 'runs the command it is given, adding nothing'
+      : 'runs code of the project';
 }
 
 /** The table's entries with their examples (for the tests over the data). */

@@ -21,7 +21,17 @@ import { OperandTableError, operandEntries } from './operands';
 const DATA_COMMANDS: Registry = new Map();
 
 /** Every registry of POSIX command names: a name is in one of them only (checked at load). */
-const POSIX_REGISTRIES: readonly Registry[] = [DATA_COMMANDS, WRAPPERS, SHELL_COMMANDS, BUILTINS, FILE_COMMANDS, FIND_COMMANDS, ARCHIVE_COMMANDS, NET_COMMANDS, GIT_COMMANDS];
+const POSIX_REGISTRIES: readonly Registry[] = [
+  DATA_COMMANDS,
+  WRAPPERS,
+  SHELL_COMMANDS,
+  BUILTINS,
+  FILE_COMMANDS,
+  FIND_COMMANDS,
+  ARCHIVE_COMMANDS,
+  NET_COMMANDS,
+  GIT_COMMANDS,
+];
 
 function posixEntry(key: string): Entry | undefined {
   for (const r of POSIX_REGISTRIES) {
@@ -98,13 +108,15 @@ function lookup(cmd: string, args: readonly WordValue[], platform: Platform, pip
 // too would be two answers to one question: refused at load.
 for (const entry of new Set(operandEntries().values())) {
   if (entry.handler !== 'data') continue;
-  for (const n of entry.names) if (posixEntry(n)) throw new OperandTableError(`operand table: \`${n}\` has a data entry and a code handler`);
+  for (const n of entry.names)
+    if (posixEntry(n)) throw new OperandTableError(`operand table: \`${n}\` has a data entry and a code handler`);
   register(DATA_COMMANDS, entry.names, dataHandler(entry));
 }
 
 // Two code modules registering one name would make the answer depend on the lookup order.
 for (const [i, r] of POSIX_REGISTRIES.entries()) {
-  for (const n of r.keys()) if (POSIX_REGISTRIES.slice(i + 1).some((later) => later.has(n))) throw new Error(`shell command \`${n}\` is registered by two modules`);
+  for (const n of r.keys())
+    if (POSIX_REGISTRIES.slice(i + 1).some((later) => later.has(n))) throw new Error(`shell command \`${n}\` is registered by two modules`);
 }
 
 /** Which registry a command name is looked up in: the POSIX one, cmd.exe's (Windows only), or PowerShell's cmdlets. */
@@ -123,9 +135,17 @@ export function registeredCommandNames(): ReadonlyMap<CommandRegistry, readonly 
 /** Which module handles each registered name: `data`, or the code module under commands/ (for the tests). */
 export function commandModules(): ReadonlyMap<string, string> {
   const modules: [string, Registry, CommandRegistry][] = [
-    ['data', DATA_COMMANDS, 'posix'], ['wrappers', WRAPPERS, 'posix'], ['shells', SHELL_COMMANDS, 'posix'], ['builtins', BUILTINS, 'posix'],
-    ['files', FILE_COMMANDS, 'posix'], ['find', FIND_COMMANDS, 'posix'], ['archives', ARCHIVE_COMMANDS, 'posix'],
-    ['network', NET_COMMANDS, 'posix'], ['git', GIT_COMMANDS, 'posix'], ['windows', WIN_COMMANDS, 'cmd'], ['windows', PS_CMDLETS, 'powershell'],
+    ['data', DATA_COMMANDS, 'posix'],
+    ['wrappers', WRAPPERS, 'posix'],
+    ['shells', SHELL_COMMANDS, 'posix'],
+    ['builtins', BUILTINS, 'posix'],
+    ['files', FILE_COMMANDS, 'posix'],
+    ['find', FIND_COMMANDS, 'posix'],
+    ['archives', ARCHIVE_COMMANDS, 'posix'],
+    ['network', NET_COMMANDS, 'posix'],
+    ['git', GIT_COMMANDS, 'posix'],
+    ['windows', WIN_COMMANDS, 'cmd'],
+    ['windows', PS_CMDLETS, 'powershell'],
   ];
   return new Map(modules.flatMap(([m, r, registry]) => [...r.keys()].map((n): [string, string] => [`${registry} ${n}`, m])));
 }

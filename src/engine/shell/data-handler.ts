@@ -13,7 +13,14 @@ function apply(inv: Inv, role: OperandRole, w: WordValue): void {
 
 export function dataHandler(entry: OperandEntry): Handler {
   const o = entry.options ?? {};
-  const spec: OptSpec = { short: o.short, shortOpt: o.short_optional, long: o.long, flags: o.flags, posix: o.posix, negNumbers: o.negative_numbers };
+  const spec: OptSpec = {
+    short: o.short,
+    shortOpt: o.short_optional,
+    long: o.long,
+    flags: o.flags,
+    posix: o.posix,
+    negNumbers: o.negative_numbers,
+  };
   const optionValues = Object.entries(entry.option_values ?? {});
   const opaqueOptions = Object.entries(entry.opaque_options ?? {});
   const dashIsStdio = entry.dash_is_stdio === true;

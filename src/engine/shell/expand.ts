@@ -6,9 +6,7 @@
 // expansion incomplete, and the caller treats the word as unknown.
 import type { FileSystemPort } from '../ports';
 
-export type Expansion =
-  | { complete: true; paths: string[] }
-  | { complete: false; why: string };
+export type Expansion = { complete: true; paths: string[] } | { complete: false; why: string };
 
 /** Most paths one glob word may expand to and still be checked one by one. */
 export const MAX_GLOB_MATCHES = 512;
@@ -59,8 +57,19 @@ function bracketEnd(p: string, start: number): number {
 }
 
 const CLASSES: Record<string, string> = {
-  alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: '\\s', xdigit: '0-9a-fA-F',
-  punct: '!-\\/:-@\\[-`{-~', word: '\\w', blank: ' \\t', cntrl: '\\x00-\\x1f\\x7f', print: '\\x20-\\x7e', graph: '\\x21-\\x7e',
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: '\\s',
+  xdigit: '0-9a-fA-F',
+  punct: '!-\\/:-@\\[-`{-~',
+  word: '\\w',
+  blank: ' \\t',
+  cntrl: '\\x00-\\x1f\\x7f',
+  print: '\\x20-\\x7e',
+  graph: '\\x21-\\x7e',
 };
 
 /** A matcher for one component, or null for patterns it cannot model (extended globs). */

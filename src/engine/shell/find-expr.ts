@@ -9,7 +9,10 @@ import type { ClockPort, FileFacts, FileSystemPort } from '../ports';
 import type { WordValue } from './words';
 
 /** What a test or action may return for one entry. */
-interface Maybe { readonly t: boolean; readonly f: boolean }
+interface Maybe {
+  readonly t: boolean;
+  readonly f: boolean;
+}
 const TRUE: Maybe = { t: true, f: false };
 const FALSE: Maybe = { t: false, f: true };
 const EITHER: Maybe = { t: true, f: true };
@@ -98,18 +101,57 @@ export function removesEachEntry(words: readonly WordValue[], from: number): boo
 class ParseFailure extends Error {}
 
 /** Options that only tune the walk; true wherever they stand. */
-const HARMLESS_OPTIONS = new Set(['-depth', '-d', '-xdev', '-mount', '-noleaf', '-ignore_readdir_race', '-noignore_readdir_race', '-nowarn', '-warn', '-true']);
+const HARMLESS_OPTIONS = new Set([
+  '-depth',
+  '-d',
+  '-xdev',
+  '-mount',
+  '-noleaf',
+  '-ignore_readdir_race',
+  '-noignore_readdir_race',
+  '-nowarn',
+  '-warn',
+  '-true',
+]);
 /** Tests this analysis cannot answer (owners, permissions, regexes…), with whether they take a value. */
 const UNKNOWN_TESTS: ReadonlyMap<string, boolean> = new Map([
-  ...['-regex', '-iregex', '-lname', '-ilname', '-user', '-group', '-uid', '-gid', '-perm', '-links', '-inum', '-samefile', '-fstype', '-context', '-used', '-xtype']
-    .map((t) => [t, true] as const),
+  ...[
+    '-regex',
+    '-iregex',
+    '-lname',
+    '-ilname',
+    '-user',
+    '-group',
+    '-uid',
+    '-gid',
+    '-perm',
+    '-links',
+    '-inum',
+    '-samefile',
+    '-fstype',
+    '-context',
+    '-used',
+    '-xtype',
+  ].map((t) => [t, true] as const),
   ...['-nouser', '-nogroup', '-readable', '-writable', '-executable'].map((t) => [t, false] as const),
 ]);
 /** Actions that print or write names or details and return true; with the number of values they take. */
-const OUTPUT_ACTIONS: ReadonlyMap<string, number> = new Map([['-printf', 1], ['-fprint', 1], ['-fprint0', 1], ['-fprintf', 2], ['-ls', 0], ['-fls', 1], ['-quit', 0]]);
+const OUTPUT_ACTIONS: ReadonlyMap<string, number> = new Map([
+  ['-printf', 1],
+  ['-fprint', 1],
+  ['-fprint0', 1],
+  ['-fprintf', 2],
+  ['-ls', 0],
+  ['-fls', 1],
+  ['-quit', 0],
+]);
 const AGE_UNITS: Readonly<Record<string, { time: 'mtime' | 'atime' | 'ctime'; seconds: number }>> = {
-  '-mtime': { time: 'mtime', seconds: 86_400 }, '-atime': { time: 'atime', seconds: 86_400 }, '-ctime': { time: 'ctime', seconds: 86_400 },
-  '-mmin': { time: 'mtime', seconds: 60 }, '-amin': { time: 'atime', seconds: 60 }, '-cmin': { time: 'ctime', seconds: 60 },
+  '-mtime': { time: 'mtime', seconds: 86_400 },
+  '-atime': { time: 'atime', seconds: 86_400 },
+  '-ctime': { time: 'ctime', seconds: 86_400 },
+  '-mmin': { time: 'mtime', seconds: 60 },
+  '-amin': { time: 'atime', seconds: 60 },
+  '-cmin': { time: 'ctime', seconds: 60 },
 };
 
 /**
@@ -134,7 +176,11 @@ class Parser {
   private readonly actions = new Map<number, FindActionKind>();
   private readonly now: number | undefined;
 
-  constructor(private readonly words: readonly WordValue[], start: number, private readonly env: FindEnv) {
+  constructor(
+    private readonly words: readonly WordValue[],
+    start: number,
+    private readonly env: FindEnv,
+  ) {
     this.k = start;
     this.now = env.clock?.now();
   }
@@ -148,10 +194,19 @@ class Parser {
       expr = { op: 'and', left: expr, right: { op: 'action', at: -1, kind: 'print', result: TRUE } };
       this.actions.set(-1, 'print');
     }
-    return { expr, maxDepth: this.maxDepth, minDepth: this.minDepth, depthFirst: this.depthFirst, beyondNames: this.beyondNames, actions: this.actions };
+    return {
+      expr,
+      maxDepth: this.maxDepth,
+      minDepth: this.minDepth,
+      depthFirst: this.depthFirst,
+      beyondNames: this.beyondNames,
+      actions: this.actions,
+    };
   }
 
-  private peek(): WordValue | undefined { return this.words[this.k]; }
+  private peek(): WordValue | undefined {
+    return this.words[this.k];
+  }
 
   private literal(w: WordValue | undefined): string {
     if (!w || w.dynamic || w.glob) throw new ParseFailure();
@@ -400,8 +455,18 @@ function ageTest(v: WordValue, time: 'mtime' | 'atime' | 'ctime', unitSeconds: n
 // fnmatch(3) without FNM_PATHNAME or FNM_PERIOD, as find matches names and paths.
 
 const CLASSES: Readonly<Record<string, string>> = {
-  alpha: 'a-zA-Z', digit: '0-9', alnum: 'a-zA-Z0-9', upper: 'A-Z', lower: 'a-z', space: ' \\t\\n\\r\\f\\v', xdigit: '0-9a-fA-F',
-  punct: '!-\\/:-@\\[-`{-~', blank: ' \\t', cntrl: '\\x00-\\x1f\\x7f', print: '\\x20-\\x7e', graph: '\\x21-\\x7e',
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  alnum: 'a-zA-Z0-9',
+  upper: 'A-Z',
+  lower: 'a-z',
+  space: ' \\t\\n\\r\\f\\v',
+  xdigit: '0-9a-fA-F',
+  punct: '!-\\/:-@\\[-`{-~',
+  blank: ' \\t',
+  cntrl: '\\x00-\\x1f\\x7f',
+  print: '\\x20-\\x7e',
+  graph: '\\x21-\\x7e',
 };
 
 const escapeChar = (c: string): string => (/[A-Za-z0-9]/.test(c) ? c : `\\u{${c.codePointAt(0)!.toString(16)}}`);
@@ -477,7 +542,10 @@ function bracket(chars: readonly string[], start: number): { re: string; end: nu
     if (chars[i + 1] === '-' && chars[i + 2] !== undefined && chars[i + 2] !== ']') {
       let hi = chars[i + 2]!;
       let skip = 2;
-      if (hi === '\\' && chars[i + 3] !== undefined) { hi = chars[i + 3]!; skip = 3; }
+      if (hi === '\\' && chars[i + 3] !== undefined) {
+        hi = chars[i + 3]!;
+        skip = 3;
+      }
       if (lit.codePointAt(0)! > hi.codePointAt(0)!) return undefined;
       set += `${escapeChar(lit)}-${escapeChar(hi)}`;
       rangeOrClass = true;
@@ -547,7 +615,9 @@ export function evaluateFind(x: FindExpression, rootText: string, rootPath: stri
   const entryOf = (path: string, depth: number): FindEntry => {
     const link = links.has(path);
     return {
-      path, depth, link,
+      path,
+      depth,
+      link,
       shown: depth === 0 ? rootText : prefix + path.slice(rootKey.length + 1),
       name: depth === 0 ? rootName : path.slice(path.lastIndexOf('/') + 1),
       children: children.get(depth === 0 ? rootKey : path) ?? [],

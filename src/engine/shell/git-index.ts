@@ -95,7 +95,8 @@ function parse(b: Uint8Array, hashBytes: number): GitIndex | undefined {
     const full = UTF8.decode(path);
     const text = type === 0o04 ? full.replace(/\/$/, '') : full;
     if (text.split('/').some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git')) return undefined;
-    if (type === 0o10 || type === 0o12) files.push(text); // regular file, symlink
+    if (type === 0o10 || type === 0o12)
+      files.push(text); // regular file, symlink
     else if (type === 0o16) gitlinks.push(text);
     else if (type === 0o04) sparseDirs.push(text);
     else return undefined;

@@ -119,7 +119,18 @@ export function dirWord(w: WordValue, platform: Platform): WordValue {
 
 /** Reads of every argument that looks like a path (the default for unknown commands). */
 /** Options that name where a program writes its output, in most programs (`gcc -o`, `--output=`). */
-const OUTPUT_OPTIONS = new Set(['-o', '--output', '--out', '--outfile', '--output-file', '--out-file', '--outdir', '--out-dir', '--output-dir', '--output-path']);
+const OUTPUT_OPTIONS = new Set([
+  '-o',
+  '--output',
+  '--out',
+  '--outfile',
+  '--output-file',
+  '--out-file',
+  '--outdir',
+  '--out-dir',
+  '--output-dir',
+  '--output-path',
+]);
 
 export function genericReads(inv: Inv, args: readonly WordValue[]): void {
   const { an, scope } = inv;

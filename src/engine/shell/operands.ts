@@ -48,21 +48,57 @@ export interface OperandEntry {
   readonly examples?: readonly OperandExample[];
 }
 
-export interface OperandTable { readonly version: 1; readonly family: string; readonly description: string; readonly commands: readonly OperandEntry[] }
+export interface OperandTable {
+  readonly version: 1;
+  readonly family: string;
+  readonly description: string;
+  readonly commands: readonly OperandEntry[];
+}
 
 export class OperandTableError extends Error {}
 
-const ENTRY_KEYS = ['names', 'registry', 'handler', 'module', 'options', 'operands', 'option_values', 'opaque_options', 'dash_is_stdio', 'plus_operands', 'examples'];
+const ENTRY_KEYS = [
+  'names',
+  'registry',
+  'handler',
+  'module',
+  'options',
+  'operands',
+  'option_values',
+  'opaque_options',
+  'dash_is_stdio',
+  'plus_operands',
+  'examples',
+];
 const DATA_KEYS = ['options', 'operands', 'option_values', 'opaque_options', 'dash_is_stdio', 'plus_operands'] as const;
 const OPTION_KEYS = ['short', 'short_optional', 'long', 'flags', 'posix', 'negative_numbers'];
-const EXAMPLE_KEYS = ['run', 'also', 'reads', 'writes', 'deletes', 'globs', 'searches', 'urls', 'logins', 'network', 'unnamed_network', 'sinks', 'prints_environment', 'opaque', 'reviews', 'approvals'];
+const EXAMPLE_KEYS = [
+  'run',
+  'also',
+  'reads',
+  'writes',
+  'deletes',
+  'globs',
+  'searches',
+  'urls',
+  'logins',
+  'network',
+  'unnamed_network',
+  'sinks',
+  'prints_environment',
+  'opaque',
+  'reviews',
+  'approvals',
+];
 
 /**
  * Shape check at load (the schema's rules the engine relies on): the table is compiled in, but a
  * malformed one must stop Bulwark, not change what a command is taken to do.
  */
 export function validateOperandTable(data: unknown, file: string): OperandTable {
-  const fail = (msg: string): never => { throw new OperandTableError(`operand table ${file}: ${msg}`); };
+  const fail = (msg: string): never => {
+    throw new OperandTableError(`operand table ${file}: ${msg}`);
+  };
   if (typeof data !== 'object' || data === null || Array.isArray(data)) fail('not an object');
   const t = data as Record<string, unknown>;
   for (const k of Object.keys(t)) if (!['version', 'family', 'description', 'commands'].includes(k)) fail(`unknown key \`${k}\``);
@@ -78,7 +114,8 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
     const label = `\`${(c.names as string[]).join(' ')}\``;
     for (const k of Object.keys(c)) if (!ENTRY_KEYS.includes(k)) fail(`${label}: unknown key \`${k}\``);
     if (new Set(c.names as string[]).size !== (c.names as string[]).length) fail(`${label}: a name is listed twice`);
-    if (c.registry !== undefined && !REGISTRIES.includes(c.registry as OperandRegistry)) fail(`${label}: registry must be one of ${REGISTRIES.join(', ')}`);
+    if (c.registry !== undefined && !REGISTRIES.includes(c.registry as OperandRegistry))
+      fail(`${label}: registry must be one of ${REGISTRIES.join(', ')}`);
     if (c.handler === 'code') {
       if (typeof c.module !== 'string' || !/^[a-z][a-z/-]*$/.test(c.module)) fail(`${label}: a code handler names its module`);
       for (const k of DATA_KEYS) if (c[k] !== undefined) fail(`${label}: \`${k}\` is for the data interpreter, but the handler is code`);
@@ -89,17 +126,26 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       const o = (c.options ?? {}) as Record<string, unknown>;
       if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(`${label}: options must be a mapping`);
       for (const k of Object.keys(o)) if (!OPTION_KEYS.includes(k)) fail(`${label}: options has an unknown key \`${k}\``);
-      for (const k of ['short', 'short_optional'] as const) if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^[A-Za-z0-9#]+$/.test(o[k] as string))) fail(`${label}: options.${k} must be option letters`);
-      for (const k of ['long', 'flags'] as const) if (o[k] !== undefined && !strings(o[k])) fail(`${label}: options.${k} must be a list of long option names`);
-      for (const k of ['posix', 'negative_numbers'] as const) if (o[k] !== undefined && typeof o[k] !== 'boolean') fail(`${label}: options.${k} must be true or false`);
+      for (const k of ['short', 'short_optional'] as const)
+        if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^[A-Za-z0-9#]+$/.test(o[k] as string)))
+          fail(`${label}: options.${k} must be option letters`);
+      for (const k of ['long', 'flags'] as const)
+        if (o[k] !== undefined && !strings(o[k])) fail(`${label}: options.${k} must be a list of long option names`);
+      for (const k of ['posix', 'negative_numbers'] as const)
+        if (o[k] !== undefined && typeof o[k] !== 'boolean') fail(`${label}: options.${k} must be true or false`);
       const roles = Array.isArray(c.operands) ? c.operands : c.operands === undefined ? [] : [c.operands];
-      if ((Array.isArray(c.operands) && c.operands.length === 0) || !roles.every((r) => ROLES.includes(r as OperandRole))) fail(`${label}: operands must be one of ${ROLES.join(', ')}, or a list of them by position`);
+      if ((Array.isArray(c.operands) && c.operands.length === 0) || !roles.every((r) => ROLES.includes(r as OperandRole)))
+        fail(`${label}: operands must be one of ${ROLES.join(', ')}, or a list of them by position`);
       const ov = (c.option_values ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(ov)) if (!isOption(k) || !ROLES.includes(v as OperandRole)) fail(`${label}: option_values maps options to one of ${ROLES.join(', ')}`);
+      for (const [k, v] of Object.entries(ov))
+        if (!isOption(k) || !ROLES.includes(v as OperandRole)) fail(`${label}: option_values maps options to one of ${ROLES.join(', ')}`);
       const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(oo)) if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
-      for (const k of ['dash_is_stdio', 'plus_operands'] as const) if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(`${label}: ${k} must be true or false`);
-      if (c.operands === undefined && c.option_values === undefined) fail(`${label}: a data handler gives its operands or option values a role`);
+      for (const [k, v] of Object.entries(oo))
+        if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
+      for (const k of ['dash_is_stdio', 'plus_operands'] as const)
+        if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(`${label}: ${k} must be true or false`);
+      if (c.operands === undefined && c.option_values === undefined)
+        fail(`${label}: a data handler gives its operands or option values a role`);
     } else fail(`${label}: handler must be code or data`);
     // The shipped bundles leave examples out (esbuild.mjs); when present they must be usable.
     if (c.examples !== undefined) {
@@ -107,7 +153,8 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       for (const e of c.examples as Record<string, unknown>[]) {
         if (typeof e !== 'object' || e === null || typeof e.run !== 'string' || e.run.length === 0) fail(`${label}: an example needs run`);
         for (const k of Object.keys(e)) if (!EXAMPLE_KEYS.includes(k)) fail(`${label}: example \`${e.run}\` has an unknown key \`${k}\``);
-        if (e.also !== undefined && (!strings(e.also) || !(e.also as string[]).every((n) => (c.names as string[]).includes(n)))) fail(`${label}: example \`${e.run}\`: also names names of this entry`);
+        if (e.also !== undefined && (!strings(e.also) || !(e.also as string[]).every((n) => (c.names as string[]).includes(n))))
+          fail(`${label}: example \`${e.run}\`: also names names of this entry`);
       }
     }
   }

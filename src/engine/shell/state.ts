@@ -44,7 +44,13 @@ export interface Io {
  */
 export type Feed =
   | { readonly kind: 'text'; readonly text: string; readonly by: string }
-  | { readonly kind: 'below'; readonly roots: readonly WordValue[]; readonly names?: readonly string[]; readonly scope: Scope; readonly by: string }
+  | {
+      readonly kind: 'below';
+      readonly roots: readonly WordValue[];
+      readonly names?: readonly string[];
+      readonly scope: Scope;
+      readonly by: string;
+    }
   | { readonly kind: 'file'; readonly file: WordValue; readonly scope: Scope };
 
 /** Beyond this many possible working directories, the directory counts as unknown. */
@@ -53,7 +59,13 @@ const MAX_BASES = 8;
 export const same = (s: Scope): Outcome => ({ ok: s, fail: s });
 
 export function cloneScope(s: Scope): Scope {
-  return { bases: s.bases.slice(), stack: s.stack.map((b) => b.slice()), vars: new Map(s.vars), home: s.home, functions: new Map(s.functions) };
+  return {
+    bases: s.bases.slice(),
+    stack: s.stack.map((b) => b.slice()),
+    vars: new Map(s.vars),
+    home: s.home,
+    functions: new Map(s.functions),
+  };
 }
 
 /** The state when either `a` or `b` may hold. */

@@ -134,7 +134,10 @@ function collect(node: Node, env: WordEnv, out: Piece[], inDouble: boolean): voi
       const nameNode = node.namedChildren[0];
       const name = nameNode ? nameNode.text : '';
       // `$1`…`$9` are known inside `sh -c STRING ARGS…`; `$@`, `$*`, `$#`, `$?`… never are.
-      const v = nameNode?.type === 'variable_name' || (nameNode?.type === 'special_variable_name' && /^\d$/.test(name)) ? varValue(name, env) : undefined;
+      const v =
+        nameNode?.type === 'variable_name' || (nameNode?.type === 'special_variable_name' && /^\d$/.test(name))
+          ? varValue(name, env)
+          : undefined;
       pushVar(out, v, inDouble);
       return;
     }
@@ -304,7 +307,21 @@ export function decodeAnsiC(s: string): string {
       continue;
     }
     const c = s[++i]!;
-    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+    const simple: Record<string, string> = {
+      n: '\n',
+      t: '\t',
+      r: '\r',
+      a: '\x07',
+      b: '\b',
+      e: '\x1b',
+      E: '\x1b',
+      f: '\f',
+      v: '\v',
+      '\\': '\\',
+      "'": "'",
+      '"': '"',
+      '?': '?',
+    };
     if (c in simple) {
       out += simple[c];
       continue;
@@ -436,7 +453,9 @@ function finishInner(pieces: Piece[], raw: string, platform: Platform): WordValu
     pattern += p.q ? p.s.replace(/[*?[\]\\]/g, '\\$&') : p.s;
   }
   if (pieces.length === 1 && 'dyn' in pieces[0]! && pieces[0].fifo) return { text, raw, dynamic, glob, prefix, stop, fifo: true };
-  return glob && !dynamic && platform !== 'win32' ? { text, raw, dynamic, glob, prefix, stop, pattern } : { text, raw, dynamic, glob, prefix, stop };
+  return glob && !dynamic && platform !== 'win32'
+    ? { text, raw, dynamic, glob, prefix, stop, pattern }
+    : { text, raw, dynamic, glob, prefix, stop };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -23,8 +23,7 @@ export interface InjectionClassifier {
 }
 
 export type PolicyState =
-  | { readonly ok: true; readonly policies: readonly CompiledPolicy[] }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly policies: readonly CompiledPolicy[] } | { readonly ok: false; readonly error: string };
 
 export interface ShieldParts {
   /** The user's policy, then any workspace policy: a workspace can only tighten (the stricter result wins). */
@@ -104,16 +103,33 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
     return { decision, tier, minTier, reasons, text: auditNote ? { ...text, auditNote } : text, confidence, trail, ifc };
   };
   /** A decision stated by one reason found here. */
-  const stop = (decision: Verdict, tier: Tier, lead: string | undefined, r: Reason, confidence = 1, context?: readonly Reason[]): ShieldDecision =>
-    finish(decision, tier, { ...(lead ? { lead } : {}), stated: [r], ...(context ? { context } : {}) }, confidence, [r]);
-  const raise = (r: Reason): void => { reasons.push(r); raised.push(r); };
+  const stop = (
+    decision: Verdict,
+    tier: Tier,
+    lead: string | undefined,
+    r: Reason,
+    confidence = 1,
+    context?: readonly Reason[],
+  ): ShieldDecision => finish(decision, tier, { ...(lead ? { lead } : {}), stated: [r], ...(context ? { context } : {}) }, confidence, [r]);
+  const raise = (r: Reason): void => {
+    reasons.push(r);
+    raised.push(r);
+  };
 
   // IFC classification: escalate raises the minimum tier before any tier runs; a block is applied
   // at the IFC decision step, but before anyone is asked (no point approving what IFC will block).
   let ifc: IfcDecision | undefined;
   if (parts.ifc) {
-    ifc = parts.ifc.evaluate(input.sessionId, input.action.type, { reads: input.reads, writes: input.writes, network: input.network, ...(input.publicMaterial?.length ? { publicMaterial: input.publicMaterial } : {}) });
-    if (ifc.decision === 'escalate') { minTier = maxTier(minTier, 2); raise(reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason)); }
+    ifc = parts.ifc.evaluate(input.sessionId, input.action.type, {
+      reads: input.reads,
+      writes: input.writes,
+      network: input.network,
+      ...(input.publicMaterial?.length ? { publicMaterial: input.publicMaterial } : {}),
+    });
+    if (ifc.decision === 'escalate') {
+      minTier = maxTier(minTier, 2);
+      raise(reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason));
+    }
   }
 
   // Tier 0: policy.
@@ -154,10 +170,30 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
       }
       if (!Number.isFinite(score) || score < 0 || score > 1) return failed(`the injection classifier returned an invalid score (${score})`);
       const label = score >= 0.5 ? 'INJECTION' : 'SAFE';
-      trail.push({ decision: label === 'INJECTION' ? (score >= threshold ? 'block' : 'escalate') : 'allow', tier: 1, confidence: label === 'INJECTION' ? score : 1 - score, rules: [`tier1.classifier.${label.toLowerCase()}`], reason: `classifier ${parts.classifier.id}: ${label} ${score.toFixed(3)} (threshold ${threshold})` });
-      if (label === 'INJECTION' && score >= threshold) return stop('block', 1, 'Blocked at Tier 1: ', reasonOf('tier1.classifier.injection', 1, 'policy', `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`), score);
+      trail.push({
+        decision: label === 'INJECTION' ? (score >= threshold ? 'block' : 'escalate') : 'allow',
+        tier: 1,
+        confidence: label === 'INJECTION' ? score : 1 - score,
+        rules: [`tier1.classifier.${label.toLowerCase()}`],
+        reason: `classifier ${parts.classifier.id}: ${label} ${score.toFixed(3)} (threshold ${threshold})`,
+      });
+      if (label === 'INJECTION' && score >= threshold)
+        return stop(
+          'block',
+          1,
+          'Blocked at Tier 1: ',
+          reasonOf(
+            'tier1.classifier.injection',
+            1,
+            'policy',
+            `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`,
+          ),
+          score,
+        );
       if (label === 'INJECTION') {
-        t1 = 'escalate'; t1Reason = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`; confidence = score;
+        t1 = 'escalate';
+        t1Reason = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`;
+        confidence = score;
         reasons.push(reasonOf('tier1.classifier.injection', 1, 'policy', t1Reason));
       }
     } else if (parts.classifier && skip && t1 === 'allow') {
@@ -166,7 +202,8 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
       raise(reasonOf(CLASSIFIER_SKIPPED_RULE, 2, 'policy', `${input.action.type} skips the classifier and goes to Tier 2`));
     }
     // (t1 is allow only when no heuristic matched: Tier 1's own words, no rule's.)
-    if (t1 === 'allow' && minTier <= 1) return finish('allow', 1, { lead: `Allowed at Tier 1: ${NO_HEURISTIC_MATCHED}; `, stated: [policy] }, confidence);
+    if (t1 === 'allow' && minTier <= 1)
+      return finish('allow', 1, { lead: `Allowed at Tier 1: ${NO_HEURISTIC_MATCHED}; `, stated: [policy] }, confidence);
     if (t1 === 'escalate') raise(reasonOf('tier1.escalate', 2, 'policy', t1Reason));
   }
   minTier = maxTier(minTier, 2);
@@ -174,8 +211,22 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
   // Tier 2: the LLM evaluator.
   let t2Reason: Reason;
   if (!parts.tier2) {
-    if (parts.mode === 'report') return finish('escalate', 2, { lead: `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: `, stated: [policy], context: raised }, 1);
-    if (parts.tier2Unavailable !== 'escalate') return stop('block', 2, 'Blocked: ', reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'this action needs the Tier 2 evaluator, but none is configured'), 1, raised);
+    if (parts.mode === 'report')
+      return finish(
+        'escalate',
+        2,
+        { lead: `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: `, stated: [policy], context: raised },
+        1,
+      );
+    if (parts.tier2Unavailable !== 'escalate')
+      return stop(
+        'block',
+        2,
+        'Blocked: ',
+        reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'this action needs the Tier 2 evaluator, but none is configured'),
+        1,
+        raised,
+      );
     t2Reason = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'no Tier 2 evaluator is configured, and you chose to be asked instead');
     reasons.push(t2Reason);
     trail.push({ decision: 'escalate', tier: 2, confidence: 1, rules: [TIER2_NOT_CONFIGURED_RULE], reason: t2Reason.message });
@@ -193,10 +244,25 @@ export async function runShield(parts: ShieldParts, input: ShieldInput): Promise
 
   // Tier 3: a human.
   if (!parts.tier3) {
-    if (parts.mode === 'report') return finish('escalate', 3, { lead: 'Needs your approval (Tier 3): ', stated: [t2Reason], context: raised }, 1);
-    return stop('block', 3, 'Blocked: ', reasonOf('tier3.no_surface', 3, 'error', 'this action needs your approval (Tier 3), but no approval surface is available'));
+    if (parts.mode === 'report')
+      return finish('escalate', 3, { lead: 'Needs your approval (Tier 3): ', stated: [t2Reason], context: raised }, 1);
+    return stop(
+      'block',
+      3,
+      'Blocked: ',
+      reasonOf('tier3.no_surface', 3, 'error', 'this action needs your approval (Tier 3), but no approval surface is available'),
+    );
   }
-  const t3 = await parts.tier3.decide({ id: input.id, sessionId: input.sessionId, actionType: input.action.type, payload: input.action.payload, reasons: [...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })), ...trail.map((t) => ({ tier: t.tier, reason: t.reason }))] });
+  const t3 = await parts.tier3.decide({
+    id: input.id,
+    sessionId: input.sessionId,
+    actionType: input.action.type,
+    payload: input.action.payload,
+    reasons: [
+      ...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })),
+      ...trail.map((t) => ({ tier: t.tier, reason: t.reason })),
+    ],
+  });
   trail.push(t3);
   const answered = verdictReasons(t3, 'tier3.verdict');
   reasons.push(...answered);
@@ -214,9 +280,18 @@ const NO_HEURISTIC_MATCHED = 'no heuristic rule matched';
 
 /** Rules of Tier 2 and Tier 3 that say a part failed or is missing rather than judging the action. */
 const TIER_ERROR_RULES: ReadonlySet<string> = new Set([
-  'tier2.internal_error', 'tier2.store_error', 'tier2.misconfigured', 'tier2.action_invalid', 'tier2.not_configured',
-  'tier2.unreachable', 'tier2.budget_exhausted', 'tier2.malformed', 'tier2.unknown_decision',
-  'tier3.store_error', 'tier3.surface_error', 'tier3.no_surface',
+  'tier2.internal_error',
+  'tier2.store_error',
+  'tier2.misconfigured',
+  'tier2.action_invalid',
+  'tier2.not_configured',
+  'tier2.unreachable',
+  'tier2.budget_exhausted',
+  'tier2.malformed',
+  'tier2.unknown_decision',
+  'tier3.store_error',
+  'tier3.surface_error',
+  'tier3.no_surface',
 ]);
 const tierRuleKind = (rule: string): ReasonKind => (TIER_ERROR_RULES.has(rule) ? 'error' : 'policy');
 
@@ -230,19 +305,41 @@ const ifcKind = (rule: string): ReasonKind => (rule === 'ifc.error' || rule === 
 /** Every policy is asked; the strictest answer wins, so a workspace policy can tighten but never loosen. */
 function tier0(state: PolicyState, input: ShieldInput): Tier0Result {
   if (!state.ok) {
-    if (actionSpec(input.action.type).readOnly) return { decision: 'escalate', minTier: 1, rule: 'policy.invalid', reason: `the policy is invalid (${state.error}); reads go on to Tier 1 until it is fixed` };
-    return { decision: 'block', minTier: 0, rule: 'policy.invalid', reason: `the policy is invalid (${state.error}), and every non-read action is blocked until a valid policy is loaded` };
+    if (actionSpec(input.action.type).readOnly)
+      return {
+        decision: 'escalate',
+        minTier: 1,
+        rule: 'policy.invalid',
+        reason: `the policy is invalid (${state.error}); reads go on to Tier 1 until it is fixed`,
+      };
+    return {
+      decision: 'block',
+      minTier: 0,
+      rule: 'policy.invalid',
+      reason: `the policy is invalid (${state.error}), and every non-read action is blocked until a valid policy is loaded`,
+    };
   }
   let strictest: Tier0Result | undefined;
   for (const p of state.policies) {
     const r = p.evaluate(input.action.type, input.paths, input.effects);
-    if (!strictest || VERDICT_RANK[r.decision] > VERDICT_RANK[strictest.decision] || (r.decision === strictest.decision && r.minTier > strictest.minTier)) strictest = r;
+    if (
+      !strictest ||
+      VERDICT_RANK[r.decision] > VERDICT_RANK[strictest.decision] ||
+      (r.decision === strictest.decision && r.minTier > strictest.minTier)
+    )
+      strictest = r;
   }
   return strictest ?? { decision: 'escalate', minTier: 1, rule: 'policy.none', reason: 'no policy is loaded, so Tier 1 decides' };
 }
 
 function heuristicVerdict(h: HeuristicResult): TierVerdict {
-  return { decision: h.verdict, tier: 1, confidence: h.confidence, rules: h.findings.map((f) => `heuristic.${f.ruleId}`), reason: h.findings.length ? heuristicReason(h) : 'no heuristic rule matched' };
+  return {
+    decision: h.verdict,
+    tier: 1,
+    confidence: h.confidence,
+    rules: h.findings.map((f) => `heuristic.${f.ruleId}`),
+    reason: h.findings.length ? heuristicReason(h) : 'no heuristic rule matched',
+  };
 }
 
 function heuristicReason(h: HeuristicResult): string {
@@ -254,11 +351,18 @@ function findingReason(f: HeuristicResult['findings'][number]): string {
   return `heuristic ${f.ruleId} (${f.category}, ${f.severity}): ${f.description} — matched \`${f.match}\` in ${f.field}`;
 }
 
-function heuristicBlock(h: HeuristicResult, finish: (d: Verdict, t: Tier, text: ReasonText, c?: number, extra?: readonly Reason[]) => ShieldDecision, trail: TierVerdict[], record = true): ShieldDecision {
+function heuristicBlock(
+  h: HeuristicResult,
+  finish: (d: Verdict, t: Tier, text: ReasonText, c?: number, extra?: readonly Reason[]) => ShieldDecision,
+  trail: TierVerdict[],
+  record = true,
+): ShieldDecision {
   if (record) trail.push(heuristicVerdict(h));
   const always = h.findings[0]?.alwaysBlock ? ' (an always-block rule: no policy can allow it)' : '';
   // The first finding speaks for the block (naming how many more matched); each other finding says what it is.
-  const found = h.findings.map((f, i) => reasonOf(`heuristic.${f.ruleId}`, 1, 'policy', i === 0 ? `${heuristicReason(h)}${always}` : findingReason(f)));
+  const found = h.findings.map((f, i) =>
+    reasonOf(`heuristic.${f.ruleId}`, 1, 'policy', i === 0 ? `${heuristicReason(h)}${always}` : findingReason(f)),
+  );
   return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: found.slice(0, 1) }, h.confidence, found);
 }
 

@@ -62,9 +62,14 @@ export function parseShieldPolicy(text: string, file: string): ShieldPolicy {
   validateAgainstSchema(loaded, policySchema, file);
   const policy = loaded.value as ShieldPolicy;
   const names = new Set<string>();
-  for (const [list, rules] of [['deny', policy.deny], ['verify', policy.verify], ['allow', policy.allow]] as const) {
+  for (const [list, rules] of [
+    ['deny', policy.deny],
+    ['verify', policy.verify],
+    ['allow', policy.allow],
+  ] as const) {
     (rules ?? []).forEach((r, i) => {
-      if (names.has(r.name)) throw new DataFileError(file, loaded.positionOf(`/${list}/${i}/name`), `rule name \`${r.name}\` is used twice`);
+      if (names.has(r.name))
+        throw new DataFileError(file, loaded.positionOf(`/${list}/${i}/name`), `rule name \`${r.name}\` is used twice`);
       names.add(r.name);
     });
   }
@@ -79,18 +84,34 @@ export function isPresetName(s: string): s is PresetName {
   return (PRESET_NAMES as readonly string[]).includes(s);
 }
 
-interface CompiledRule { readonly rule: PolicyRule; readonly list: 'deny' | 'verify' | 'allow'; readonly types: ReadonlySet<string>; readonly any: boolean; readonly paths?: readonly Minimatch[] }
+interface CompiledRule {
+  readonly rule: PolicyRule;
+  readonly list: 'deny' | 'verify' | 'allow';
+  readonly types: ReadonlySet<string>;
+  readonly any: boolean;
+  readonly paths?: readonly Minimatch[];
+}
 
 /** A policy ready to evaluate: globs compiled once for one home directory. */
 export class CompiledPolicy {
   private readonly rules: CompiledRule[];
 
-  constructor(readonly policy: ShieldPolicy, readonly label: string, env: { home: string; platform: Platform }) {
+  constructor(
+    readonly policy: ShieldPolicy,
+    readonly label: string,
+    env: { home: string; platform: Platform },
+  ) {
     const home = env.home.replace(/\\/g, '/').replace(/\/+$/, '');
-    const compile = (list: 'deny' | 'verify' | 'allow') => (policy[list] ?? []).map((rule): CompiledRule => ({
-      rule, list, types: new Set(rule.action_types), any: rule.action_types.includes('*'),
-      paths: rule.paths?.flatMap((p) => globVariants(p, home).map((g) => new Minimatch(g, { nocase: true, dot: true, nocomment: true, nonegate: true }))),
-    }));
+    const compile = (list: 'deny' | 'verify' | 'allow') =>
+      (policy[list] ?? []).map((rule): CompiledRule => ({
+        rule,
+        list,
+        types: new Set(rule.action_types),
+        any: rule.action_types.includes('*'),
+        paths: rule.paths?.flatMap((p) =>
+          globVariants(p, home).map((g) => new Minimatch(g, { nocase: true, dot: true, nocomment: true, nonegate: true })),
+        ),
+      }));
     this.rules = [...compile('deny'), ...compile('verify'), ...compile('allow')];
   }
 
@@ -107,24 +128,51 @@ export class CompiledPolicy {
         matched = keys.find((k) => c.paths!.some((m) => m.match(k)));
         if (matched === undefined) continue;
       }
-      const on = (matched ? ` on ${matched}` : '') + (c.rule.effects && effects ? `, whose effects are ${effects.class.replace(/_/g, ' ')}: ${effects.judged.join('; ')}` : '');
+      const on =
+        (matched ? ` on ${matched}` : '') +
+        (c.rule.effects && effects ? `, whose effects are ${effects.class.replace(/_/g, ' ')}: ${effects.judged.join('; ')}` : '');
       const id = `policy.${c.list}.${c.rule.name}`;
       switch (c.list) {
         case 'deny':
-          return { decision: 'block', minTier: 0, rule: id, reason: `the ${this.label} policy denies ${actionType}${on} (rule ${c.rule.name})` };
+          return {
+            decision: 'block',
+            minTier: 0,
+            rule: id,
+            reason: `the ${this.label} policy denies ${actionType}${on} (rule ${c.rule.name})`,
+          };
         case 'verify': {
           const tier = clampTier(c.rule.tier_override ?? 1);
-          return { decision: 'escalate', minTier: tier, rule: id, reason: `the ${this.label} policy sends ${actionType}${on} to Tier ${tier} (rule ${c.rule.name})` };
+          return {
+            decision: 'escalate',
+            minTier: tier,
+            rule: id,
+            reason: `the ${this.label} policy sends ${actionType}${on} to Tier ${tier} (rule ${c.rule.name})`,
+          };
         }
         case 'allow': {
           const tier = clampTier(c.rule.tier_override ?? 0);
           return tier === 0
-            ? { decision: 'allow', minTier: 0, rule: id, reason: `the ${this.label} policy allows ${actionType}${on} (rule ${c.rule.name})` }
-            : { decision: 'escalate', minTier: tier, rule: id, reason: `the ${this.label} policy allows ${actionType}${on} after Tier ${tier} (rule ${c.rule.name})` };
+            ? {
+                decision: 'allow',
+                minTier: 0,
+                rule: id,
+                reason: `the ${this.label} policy allows ${actionType}${on} (rule ${c.rule.name})`,
+              }
+            : {
+                decision: 'escalate',
+                minTier: tier,
+                rule: id,
+                reason: `the ${this.label} policy allows ${actionType}${on} after Tier ${tier} (rule ${c.rule.name})`,
+              };
         }
       }
     }
-    return { decision: 'escalate', minTier: 1, rule: 'policy.no_match', reason: `no rule of the ${this.label} policy matches ${actionType}, so Tier 1 decides` };
+    return {
+      decision: 'escalate',
+      minTier: 1,
+      rule: 'policy.no_match',
+      reason: `no rule of the ${this.label} policy matches ${actionType}, so Tier 1 decides`,
+    };
   }
 }
 

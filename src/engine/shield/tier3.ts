@@ -48,29 +48,54 @@ export class ApprovalBroker {
   }
 
   async decide(request: ApprovalRequest): Promise<Tier3Verdict> {
-    const deny = (event: Tier3Verdict['event'], reason: string, rules: string[], surface?: string): Tier3Verdict =>
-      ({ decision: 'block', tier: 3, confidence: 1, rules, reason, event, surface });
-    if (this.o.surfaces.length === 0) return deny('no_surface', 'Tier 3 needs a human, but no approval surface is available', ['tier3.no_surface']);
+    const deny = (event: Tier3Verdict['event'], reason: string, rules: string[], surface?: string): Tier3Verdict => ({
+      decision: 'block',
+      tier: 3,
+      confidence: 1,
+      rules,
+      reason,
+      event,
+      surface,
+    });
+    if (this.o.surfaces.length === 0)
+      return deny('no_surface', 'Tier 3 needs a human, but no approval surface is available', ['tier3.no_surface']);
     try {
       if (!this.admit()) {
-        return deny('rate_limited', `more than ${this.maxPerHour} approval requests in the last hour; further requests are denied without asking, to protect you from approval fatigue`, ['tier3.rate_limited']);
+        return deny(
+          'rate_limited',
+          `more than ${this.maxPerHour} approval requests in the last hour; further requests are denied without asking, to protect you from approval fatigue`,
+          ['tier3.rate_limited'],
+        );
       }
     } catch (e) {
       return deny('error', `the approval rate limit could not be read (${errorMessage(e)})`, ['tier3.store_error']);
     }
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<{ answer: 'timeout' }>((resolve) => { timer = setTimeout(() => resolve({ answer: 'timeout' }), this.timeoutMs); });
+    const timeout = new Promise<{ answer: 'timeout' }>((resolve) => {
+      timer = setTimeout(() => resolve({ answer: 'timeout' }), this.timeoutMs);
+    });
     const answers = this.o.surfaces.map((s) =>
       s.ask(request, controller.signal).then(
         (answer) => ({ answer, surface: s.id }),
         (e: unknown) => ({ answer: 'error' as const, surface: s.id, error: errorMessage(e) }),
-      ));
+      ),
+    );
     try {
       // First definite answer wins; a surface that fails does not decide for the others.
       const first = await Promise.race([timeout, firstDefinite(answers)]);
-      if (first.answer === 'timeout') return deny('timeout', `no answer within ${Math.round(this.timeoutMs / 1000)} s, so the action is denied`, ['tier3.timeout']);
-      if (first.answer === 'approve') return { decision: 'allow', tier: 3, confidence: 1, rules: ['tier3.approved'], reason: `approved by you (${first.surface})`, event: 'approved', surface: first.surface };
+      if (first.answer === 'timeout')
+        return deny('timeout', `no answer within ${Math.round(this.timeoutMs / 1000)} s, so the action is denied`, ['tier3.timeout']);
+      if (first.answer === 'approve')
+        return {
+          decision: 'allow',
+          tier: 3,
+          confidence: 1,
+          rules: ['tier3.approved'],
+          reason: `approved by you (${first.surface})`,
+          event: 'approved',
+          surface: first.surface,
+        };
       if (first.answer === 'deny') return deny('denied', `denied by you (${first.surface})`, ['tier3.denied'], first.surface);
       return deny('error', `every approval surface failed (${'error' in first ? first.error : 'unknown error'})`, ['tier3.surface_error']);
     } finally {

@@ -35,7 +35,13 @@ export interface StateStore {
 
 export class MemoryStateStore implements StateStore {
   private readonly data = new Map<string, string>();
-  get(ns: string, key: string): string | undefined { return this.data.get(`${ns}\u0000${key}`); }
-  set(ns: string, key: string, value: string): void { this.data.set(`${ns}\u0000${key}`, value); }
-  delete(ns: string, key: string): void { this.data.delete(`${ns}\u0000${key}`); }
+  get(ns: string, key: string): string | undefined {
+    return this.data.get(`${ns}\u0000${key}`);
+  }
+  set(ns: string, key: string, value: string): void {
+    this.data.set(`${ns}\u0000${key}`, value);
+  }
+  delete(ns: string, key: string): void {
+    this.data.delete(`${ns}\u0000${key}`);
+  }
 }

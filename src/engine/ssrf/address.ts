@@ -8,7 +8,12 @@ export type IpAddress = ipaddr.IPv4 | ipaddr.IPv6;
 /** A URL or address the SSRF guard refuses to interpret. `rule` is the verdict's rule id. */
 export class SsrfSyntaxError extends Error {
   override readonly name = 'SsrfSyntaxError';
-  constructor(readonly rule: string, message: string) { super(message); }
+  constructor(
+    readonly rule: string,
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 export const RULE_BAD_URL = 'ssrf.bad_url';
@@ -84,7 +89,11 @@ export function parseIpv6(text: string, rule = RULE_BAD_ADDRESS): { ip: ipaddr.I
       if (allowIpv4Tail && i === items.length - 1 && g.includes('.')) {
         const v4 = parseCanonicalIpv4(g);
         if (!v4) {
-          if (looksLikeIpv4(g)) throw new SsrfSyntaxError(RULE_NONCANONICAL_IPV4, `the IPv4 part \`${g}\` of \`${text}\` is not canonical dotted decimal: ${ipv4NoncanonicalReason(g)}`);
+          if (looksLikeIpv4(g))
+            throw new SsrfSyntaxError(
+              RULE_NONCANONICAL_IPV4,
+              `the IPv4 part \`${g}\` of \`${text}\` is not canonical dotted decimal: ${ipv4NoncanonicalReason(g)}`,
+            );
           throw bad(`bad IPv4 part \`${g}\``);
         }
         const [a, b, c, d] = v4.octets as [number, number, number, number];
@@ -120,7 +129,8 @@ export function parseIpAddress(text: string, rule = RULE_BAD_ADDRESS): { ip: IpA
   if (t.includes(':')) return parseIpv6(t, rule);
   const v4 = parseCanonicalIpv4(t);
   if (v4) return { ip: v4 };
-  if (looksLikeIpv4(t)) throw new SsrfSyntaxError(RULE_NONCANONICAL_IPV4, `\`${text}\` is not canonical dotted-decimal IPv4: ${ipv4NoncanonicalReason(t)}`);
+  if (looksLikeIpv4(t))
+    throw new SsrfSyntaxError(RULE_NONCANONICAL_IPV4, `\`${text}\` is not canonical dotted-decimal IPv4: ${ipv4NoncanonicalReason(t)}`);
   throw new SsrfSyntaxError(rule, `\`${text}\` is not an IP address`);
 }
 

@@ -62,9 +62,12 @@ function ipv4FromWords(hi: number, lo: number): ipaddr.IPv4 {
 export function extractEmbeddedIpv4(ip: ipaddr.IPv6, format: 'last32' | '6to4' | 'teredo'): ipaddr.IPv4 {
   const p = ip.parts;
   switch (format) {
-    case 'last32': return ipv4FromWords(p[6]!, p[7]!);
-    case '6to4': return ipv4FromWords(p[1]!, p[2]!); // 2002:AABB:CCDD::/48, bits 16-47
-    case 'teredo': return ipv4FromWords(~p[6]! & 0xffff, ~p[7]! & 0xffff); // client address, bits inverted
+    case 'last32':
+      return ipv4FromWords(p[6]!, p[7]!);
+    case '6to4':
+      return ipv4FromWords(p[1]!, p[2]!); // 2002:AABB:CCDD::/48, bits 16-47
+    case 'teredo':
+      return ipv4FromWords(~p[6]! & 0xffff, ~p[7]! & 0xffff); // client address, bits inverted
   }
 }
 
@@ -95,13 +98,19 @@ function verdictForIp(ip: IpAddress, port: number, policy: SsrfPolicy, table: Ss
   const range = c.range!;
   // Only a direct loopback address: a loopback IPv4 embedded in IPv6 is a disguise, not a dev server.
   if (range.name === 'loopback' && !c.carrier && loopbackPortAllowed(policy, port)) {
-    return { allowed: true, rule: RULE_ALLOW_LOOPBACK_PORT, reason: `${text} is loopback; port ${port} is allowed by the policy's allowLoopbackPorts`, address: text };
+    return {
+      allowed: true,
+      rule: RULE_ALLOW_LOOPBACK_PORT,
+      reason: `${text} is loopback; port ${port} is allowed by the policy's allowLoopbackPorts`,
+      address: text,
+    };
   }
-  const where = c.carrier && c.embedded && range !== c.carrier
-    ? `${text} is a ${c.carrier.name} address (${c.carrier.cidr}) carrying IPv4 ${c.embedded.toString()}, which is in ${range.cidr}`
-    : c.carrier && c.embedded
-      ? `${text} (carrying IPv4 ${c.embedded.toString()}) is in ${range.cidr}`
-      : `${text} is in ${range.cidr}`;
+  const where =
+    c.carrier && c.embedded && range !== c.carrier
+      ? `${text} is a ${c.carrier.name} address (${c.carrier.cidr}) carrying IPv4 ${c.embedded.toString()}, which is in ${range.cidr}`
+      : c.carrier && c.embedded
+        ? `${text} (carrying IPv4 ${c.embedded.toString()}) is in ${range.cidr}`
+        : `${text} is in ${range.cidr}`;
   return { allowed: false, rule: range.rule, reason: `${where}: ${range.reason}`, address: text };
 }
 
@@ -134,13 +143,20 @@ export function checkHostName(name: string, port: number, policy: SsrfPolicy, ta
     if (!hit) continue;
     if (entry.loopback && loopbackPortAllowed(policy, port)) {
       return {
-        allowed: true, rule: RULE_ALLOW_LOOPBACK_PORT, needsResolution: true, requireLoopback: true,
+        allowed: true,
+        rule: RULE_ALLOW_LOOPBACK_PORT,
+        needsResolution: true,
+        requireLoopback: true,
         reason: `\`${name}\` is a loopback name; port ${port} is allowed by the policy's allowLoopbackPorts (it must resolve to loopback addresses only)`,
       };
     }
     return { allowed: false, rule: entry.rule, reason: `\`${name}\` is ${entry.reason}` };
   }
-  return { allowed: true, needsResolution: true, reason: `\`${name}\` is a name: every address it resolves to must pass the address check` };
+  return {
+    allowed: true,
+    needsResolution: true,
+    reason: `\`${name}\` is a name: every address it resolves to must pass the address check`,
+  };
 }
 
 /**
@@ -148,7 +164,12 @@ export function checkHostName(name: string, port: number, policy: SsrfPolicy, ta
  * whole request, since the client may connect to any of them); no address blocks too. An allowed
  * verdict's `address` is the first one, the address to connect to (and nothing else).
  */
-export function checkResolvedAddresses(syntax: UrlVerdict, addresses: readonly string[], policy: SsrfPolicy, table: SsrfTable = SSRF_TABLE): SsrfVerdict {
+export function checkResolvedAddresses(
+  syntax: UrlVerdict,
+  addresses: readonly string[],
+  policy: SsrfPolicy,
+  table: SsrfTable = SSRF_TABLE,
+): SsrfVerdict {
   if (!syntax.allowed) return syntax;
   const host = syntax.host ?? '(unknown host)';
   if (!Array.isArray(addresses) || addresses.length === 0) {
@@ -159,11 +180,18 @@ export function checkResolvedAddresses(syntax: UrlVerdict, addresses: readonly s
     const v = checkAddress(address, syntax.port ?? 0, policy, table);
     if (!v.allowed) return { ...v, reason: `\`${host}\` resolves to ${String(address)}: ${v.reason}` };
     if (syntax.requireLoopback && v.rule !== RULE_ALLOW_LOOPBACK_PORT) {
-      return { allowed: false, rule: 'ssrf.name.loopback', reason: `loopback name \`${host}\` resolves to ${v.address}, which is not a loopback address`, address: v.address! };
+      return {
+        allowed: false,
+        rule: 'ssrf.name.loopback',
+        reason: `loopback name \`${host}\` resolves to ${v.address}, which is not a loopback address`,
+        address: v.address!,
+      };
     }
     canonical.push(v.address!);
   }
-  const allowedBy = syntax.requireLoopback ? `loopback on port ${syntax.port}, allowed by the policy's allowLoopbackPorts` : 'none is in a blocked range';
+  const allowedBy = syntax.requireLoopback
+    ? `loopback on port ${syntax.port}, allowed by the policy's allowLoopbackPorts`
+    : 'none is in a blocked range';
   return {
     allowed: true,
     ...(syntax.requireLoopback ? { rule: RULE_ALLOW_LOOPBACK_PORT } : {}),

@@ -7,7 +7,10 @@ import { type IpAddress, parseIpAddress, parseCanonicalIpv4, parseIpv6, sameIp }
 export type EmbeddedFormat = 'last32' | '6to4' | 'teredo';
 export type EmbeddedBlock = 'always' | 'if_embedded_blocked';
 
-export interface Examples { readonly match: readonly string[]; readonly no_match: readonly string[] }
+export interface Examples {
+  readonly match: readonly string[];
+  readonly no_match: readonly string[];
+}
 
 export interface RangeEntry {
   readonly cidr: string;
@@ -78,7 +81,10 @@ function examples(o: Obj, where: string): Examples {
   if (e === undefined) return { match: [], no_match: [] };
   if (!isObj(e)) fail(where, '`examples` must be a mapping with `match` and `no_match`');
   checkKeys(e, new Set(['match', 'no_match']), `${where}.examples`);
-  return { match: strList(e['match'], `${where}.examples.match`, true), no_match: strList(e['no_match'], `${where}.examples.no_match`, true) };
+  return {
+    match: strList(e['match'], `${where}.examples.match`, true),
+    no_match: strList(e['no_match'], `${where}.examples.no_match`, true),
+  };
 }
 
 function parseRange(raw: unknown, i: number): RangeEntry {
@@ -93,7 +99,9 @@ function parseRange(raw: unknown, i: number): RangeEntry {
   const prefixText = cidr.slice(slash + 1);
   let network: IpAddress;
   try {
-    network = addrText.includes(':') ? parseIpv6(addrText).ip : (parseCanonicalIpv4(addrText) ?? fail(where, 'not a canonical IPv4 address'));
+    network = addrText.includes(':')
+      ? parseIpv6(addrText).ip
+      : (parseCanonicalIpv4(addrText) ?? fail(where, 'not a canonical IPv4 address'));
   } catch (e) {
     fail(where, (e as Error).message);
   }
@@ -116,7 +124,8 @@ function parseRange(raw: unknown, i: number): RangeEntry {
     checkKeys(emb, new Set(['format', 'block']), `${where}.embedded_ipv4`);
     const format = emb['format'];
     const block = emb['block'];
-    if (format !== 'last32' && format !== '6to4' && format !== 'teredo') fail(where, '`embedded_ipv4.format` must be last32, 6to4 or teredo');
+    if (format !== 'last32' && format !== '6to4' && format !== 'teredo')
+      fail(where, '`embedded_ipv4.format` must be last32, 6to4 or teredo');
     if (block !== 'always' && block !== 'if_embedded_blocked') fail(where, '`embedded_ipv4.block` must be always or if_embedded_blocked');
     embedded = { format, block };
   }
@@ -147,9 +156,18 @@ function parseHostname(raw: unknown, i: number): HostnameEntry {
   const exact = strList(raw['exact'], `${where}.exact`, false);
   for (const h of exact) if (!HOST_NAME.test(h)) fail(where, `exact name \`${h}\` must be lower-case ASCII without a trailing dot`);
   const suffixes = strList(raw['suffixes'], `${where}.suffixes`, false);
-  for (const s of suffixes) if (!s.startsWith('.') || !HOST_NAME.test(s.slice(1))) fail(where, `suffix \`${s}\` must be \`.\` followed by a lower-case ASCII name`);
+  for (const s of suffixes)
+    if (!s.startsWith('.') || !HOST_NAME.test(s.slice(1))) fail(where, `suffix \`${s}\` must be \`.\` followed by a lower-case ASCII name`);
   if (exact.length + suffixes.length === 0) fail(where, 'needs at least one exact name or suffix');
-  return { name, rule: `ssrf.name.${name}`, reason: str(raw, 'reason', where, 10), loopback, exact, suffixes, examples: examples(raw, where) };
+  return {
+    name,
+    rule: `ssrf.name.${name}`,
+    reason: str(raw, 'reason', where, 10),
+    loopback,
+    exact,
+    suffixes,
+    examples: examples(raw, where),
+  };
 }
 
 /** Validates the table's shape and data; throws SsrfTableError on anything malformed. */

@@ -3,8 +3,17 @@
 // 127.0.0.1, and other clients (curl, Python, Go) read some of those differently, so the host is
 // judged from the raw text before any normalisation, then cross-checked against WHATWG.
 import {
-  type IpAddress, RULE_BAD_URL, RULE_NONCANONICAL_IPV4, SsrfSyntaxError, formatIp, ipv4NoncanonicalReason,
-  looksLikeIpv4, parseCanonicalIpv4, parseIpAddress, parseIpv6, sameIp,
+  type IpAddress,
+  RULE_BAD_URL,
+  RULE_NONCANONICAL_IPV4,
+  SsrfSyntaxError,
+  formatIp,
+  ipv4NoncanonicalReason,
+  looksLikeIpv4,
+  parseCanonicalIpv4,
+  parseIpAddress,
+  parseIpv6,
+  sameIp,
 } from './address';
 
 export const RULE_SCHEME = 'ssrf.scheme';
@@ -100,8 +109,10 @@ export function parseTarget(url: string): ParsedTarget {
   if (looksLikeIpv4(name)) {
     const v4 = parseCanonicalIpv4(name);
     if (!v4) {
-      throw new SsrfSyntaxError(RULE_NONCANONICAL_IPV4,
-        `host \`${hostText}\` is a non-canonical IPv4 address (${ipv4NoncanonicalReason(name)}); URL parsers disagree about such forms (\`0x7f.1\`, \`2130706433\` and \`0177.0.0.1\` all mean 127.0.0.1 to some), so write four plain decimal numbers`);
+      throw new SsrfSyntaxError(
+        RULE_NONCANONICAL_IPV4,
+        `host \`${hostText}\` is a non-canonical IPv4 address (${ipv4NoncanonicalReason(name)}); URL parsers disagree about such forms (\`0x7f.1\`, \`2130706433\` and \`0177.0.0.1\` all mean 127.0.0.1 to some), so write four plain decimal numbers`,
+      );
     }
     return { scheme, host: formatIp(v4), port, hostIsLiteral: true, address: v4 };
   }

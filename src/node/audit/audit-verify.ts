@@ -14,7 +14,9 @@ export const sha256hex = (text: string): string => oneShotHash('sha256', text, '
 const hashBytes = (data: Uint8Array): string => oneShotHash('sha256', data, 'hex');
 
 export function anchorMac(key: HmacKey, kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string): string {
-  return createHmac('sha256', key).update(anchorMessage(kind, seq, hash)).digest('hex');
+  return createHmac('sha256', key)
+    .update(anchorMessage(kind, seq, hash))
+    .digest('hex');
 }
 export function macValid(key: HmacKey, kind: 'head' | 'checkpoint' | 'witness', seq: number, hash: string, mac: string): boolean {
   const want = Buffer.from(anchorMac(key, kind, seq, hash), 'hex');
@@ -23,7 +25,11 @@ export function macValid(key: HmacKey, kind: 'head' | 'checkpoint' | 'witness', 
 }
 
 /** A signed (seq, hash) of the chain. */
-export interface WitnessMark { readonly seq: number; readonly hash: string; readonly mac: string }
+export interface WitnessMark {
+  readonly seq: number;
+  readonly hash: string;
+  readonly mac: string;
+}
 
 /**
  * A high-water mark of the chain kept where the log and its database are not (the extension's
@@ -41,7 +47,12 @@ export interface AuditWitness {
 export function fileWitness(file: string, logFile: string): AuditWitness {
   const readAll = (): Record<string, unknown> => {
     let text: string;
-    try { text = fs.readFileSync(file, 'utf8'); } catch (e) { if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {}; throw e; }
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
+      throw e;
+    }
     const v: unknown = JSON.parse(text);
     if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error(`${file} is not a JSON object`);
     return v as Record<string, unknown>;
@@ -50,7 +61,8 @@ export function fileWitness(file: string, logFile: string): AuditWitness {
     read() {
       const m = readAll()[logFile] as Partial<WitnessMark> | undefined;
       if (m === undefined) return undefined;
-      if (typeof m !== 'object' || m === null || !Number.isSafeInteger(m.seq) || typeof m.hash !== 'string' || typeof m.mac !== 'string') throw new Error(`${file}: the mark for ${logFile} is malformed`);
+      if (typeof m !== 'object' || m === null || !Number.isSafeInteger(m.seq) || typeof m.hash !== 'string' || typeof m.mac !== 'string')
+        throw new Error(`${file}: the mark for ${logFile} is malformed`);
       return { seq: m.seq!, hash: m.hash, mac: m.mac };
     },
     write(mark) {
@@ -58,7 +70,12 @@ export function fileWitness(file: string, logFile: string): AuditWitness {
       all[logFile] = { seq: mark.seq, hash: mark.hash, mac: mark.mac };
       const tmp = `${file}.${process.pid}.tmp`;
       const fd = fs.openSync(tmp, 'w', 0o600);
-      try { fs.writeSync(fd, JSON.stringify(all, null, 1)); fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+      try {
+        fs.writeSync(fd, JSON.stringify(all, null, 1));
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
       fs.renameSync(tmp, file);
     },
   };
@@ -75,7 +92,11 @@ export function readAnchor(db: StateDb, key: HmacKey, witness?: AuditWitness): A
   };
 }
 
-export interface VerifyProgress { readonly bytes: number; readonly totalBytes: number; readonly entries: number }
+export interface VerifyProgress {
+  readonly bytes: number;
+  readonly totalBytes: number;
+  readonly entries: number;
+}
 
 export interface VerifyStreamOptions {
   readonly anchor?: AnchorState;
@@ -98,7 +119,13 @@ const SEQ_KEY = Buffer.from('","seq":');
 const SUFFIX = 75; // ,"hash":"<64 hex>"}
 
 /** What a chunk of whole lines says about itself when every line in it checked out. */
-export interface ChunkSummary { readonly lines: number; readonly firstSeq: number; readonly firstPrev: string; readonly lastSeq: number; readonly lastHash: string }
+export interface ChunkSummary {
+  readonly lines: number;
+  readonly firstSeq: number;
+  readonly firstPrev: string;
+  readonly lastSeq: number;
+  readonly lastHash: string;
+}
 
 /**
  * The fast path over a chunk of whole lines (each ends with \n), run in worker threads: every
@@ -111,14 +138,19 @@ export interface ChunkSummary { readonly lines: number; readonly firstSeq: numbe
 export function scanChunk(b: Buffer, hashHex: (data: Uint8Array) => string, points: Map<number, string> | null): ChunkSummary | null {
   // Byte loops, not Buffer.compare/indexOf: the needles are a few bytes and the calls cost more than the work.
   const SUF = 75;
-  const HK = ',"hash":"', PK = ',"prev_hash":"', SK = '","seq":';
+  const HK = ',"hash":"',
+    PK = ',"prev_hash":"',
+    SK = '","seq":';
   const at_ = (text: string, pos: number): boolean => {
     for (let k = 0; k < text.length; k++) if (b[pos + k] !== text.charCodeAt(k)) return false;
     return true;
   };
   let off = 0;
   let lines = 0;
-  let firstSeq = 0, firstPrev = '', lastSeq = 0, lastHashAt = -1;
+  let firstSeq = 0,
+    firstPrev = '',
+    lastSeq = 0,
+    lastHashAt = -1;
   while (off < b.length) {
     const nl = b.indexOf(10, off);
     if (nl < 0) return null;
@@ -138,12 +170,17 @@ export function scanChunk(b: Buffer, hashHex: (data: Uint8Array) => string, poin
     const h = hashHex(b.subarray(off, at + 1));
     b[at] = 44;
     for (let k = 0, q = nl - 66; k < 64; k++, q++) if (h.charCodeAt(k) !== b[q]) return null;
-    if (lines === 0) { firstSeq = seq; firstPrev = b.toString('latin1', prevAt, prevAt + 64); }
-    else {
+    if (lines === 0) {
+      firstSeq = seq;
+      firstPrev = b.toString('latin1', prevAt, prevAt + 64);
+    } else {
       if (seq !== lastSeq + 1) return null;
       for (let k = 0; k < 64; k++) if (b[prevAt + k] !== b[lastHashAt + k]) return null;
     }
-    if (points !== null) { const want = points.get(seq); if (want !== undefined && want !== h) return null; }
+    if (points !== null) {
+      const want = points.get(seq);
+      if (want !== undefined && want !== h) return null;
+    }
     lastSeq = seq;
     lastHashAt = nl - 66;
     lines++;
@@ -173,7 +210,11 @@ class ChunkPool {
   constructor(n: number, points: Map<number, string> | null) {
     for (let i = 0; i < n; i++) {
       const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { points: points ? [...points] : null } });
-      w.on('message', (m: { id: number; summary: ChunkSummary | null }) => { const r = this.waiting.get(m.id); this.waiting.delete(m.id); r?.resolve(m.summary); });
+      w.on('message', (m: { id: number; summary: ChunkSummary | null }) => {
+        const r = this.waiting.get(m.id);
+        this.waiting.delete(m.id);
+        r?.resolve(m.summary);
+      });
       w.on('error', (e) => {
         this.failed = new Error(`a hash-checking worker failed: ${errorMessage(e)}`);
         for (const r of this.waiting.values()) r.reject(this.failed);
@@ -187,14 +228,25 @@ class ChunkPool {
     if (this.failed) return Promise.reject(this.failed);
     const id = this.seq++;
     const w = this.workers[this.next++ % this.workers.length]!;
-    return new Promise((resolve, reject) => { this.waiting.set(id, { resolve, reject }); w.postMessage({ id, buf: ab, length }, [ab]); });
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      w.postMessage({ id, buf: ab, length }, [ab]);
+    });
   }
-  async close(): Promise<void> { await Promise.all(this.workers.map((w) => w.terminate())); }
+  async close(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
 }
 
 /** Reads seq and prev_hash from one line's canonical tail (bytes only); undefined if it has none. */
 function tailFields(b: Buffer, off: number, nl: number): { seq: number; prev: string; hash: string } | undefined {
-  if (nl - off <= SUFFIX + 1 || b[nl - 1] !== 125 || b[nl - 2] !== 34 || b.compare(HASH_KEY, 0, HASH_KEY.length, nl - SUFFIX, nl - SUFFIX + HASH_KEY.length) !== 0) return undefined;
+  if (
+    nl - off <= SUFFIX + 1 ||
+    b[nl - 1] !== 125 ||
+    b[nl - 2] !== 34 ||
+    b.compare(HASH_KEY, 0, HASH_KEY.length, nl - SUFFIX, nl - SUFFIX + HASH_KEY.length) !== 0
+  )
+    return undefined;
   const p = b.lastIndexOf(PREV_KEY, nl - SUFFIX - PREV_KEY.length);
   if (p < off || b.compare(SEQ_KEY, 0, SEQ_KEY.length, p + 78, p + 78 + SEQ_KEY.length) !== 0) return undefined;
   let i = p + 78 + SEQ_KEY.length;
@@ -217,12 +269,18 @@ function replayChunk(v: ChainVerifier, b: Buffer, firstLine: number): number | f
     const nl = b.indexOf(10, off);
     lineNo++;
     const t = tailFields(b, off, nl);
-    if (!t) { v.malformedAt(lineNo, nl === off ? 'empty line' : 'not an audit entry line (no canonical prev_hash/seq/hash tail)'); return false; }
+    if (!t) {
+      v.malformedAt(lineNo, nl === off ? 'empty line' : 'not an audit entry line (no canonical prev_hash/seq/hash tail)');
+      return false;
+    }
     const at = nl - SUFFIX;
     b[at] = 125;
     const h = hashBytes(b.subarray(off, at + 1));
     b[at] = 44;
-    if (h !== t.hash) { v.hashMismatchAt(lineNo, t.hash); return false; }
+    if (h !== t.hash) {
+      v.hashMismatchAt(lineNo, t.hash);
+      return false;
+    }
     if (!v.linked(t.seq, t.prev, t.hash, lineNo)) return false;
     off = nl + 1;
   }
@@ -252,7 +310,10 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
   let settledLines = 0; // lines of the chunks settled so far (all intact, or we would have stopped)
   const settle = async (c: (typeof inflight)[number]): Promise<boolean> => {
     const s = await c.result;
-    if (s && s.firstSeq === v.nextSeq && s.firstPrev === v.lastHash) { settledLines += s.lines; return v.acceptVerified(s.lines, s.lastSeq, s.lastHash); }
+    if (s && s.firstSeq === v.nextSeq && s.firstPrev === v.lastHash) {
+      settledLines += s.lines;
+      return v.acceptVerified(s.lines, s.lastSeq, s.lastHash);
+    }
     let bytes = c.bytes;
     if (typeof bytes === 'number') {
       const b = Buffer.alloc(bytes);
@@ -268,14 +329,18 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
   try {
     const total = (await fh.stat()).size;
     const size = opts.chunkSize ?? 8 * 1024 * 1024;
-    const nWorkers = opts.strict ? 0 : opts.workers ?? Math.min(4, Math.max(1, availableParallelism()));
+    const nWorkers = opts.strict ? 0 : (opts.workers ?? Math.min(4, Math.max(1, availableParallelism())));
     if (nWorkers > 0 && total > size) pool = new ChunkPool(nWorkers, points);
     let buf = Buffer.from(new ArrayBuffer(size));
     let carry = 0; // bytes of an unfinished line at the start of buf
     let pos = 0;
     let lastReport = 0;
     outer: while (!v.done) {
-      if (carry === buf.length) { const bigger = Buffer.from(new ArrayBuffer(buf.length * 2)); buf.copy(bigger, 0, 0, carry); buf = bigger; }
+      if (carry === buf.length) {
+        const bigger = Buffer.from(new ArrayBuffer(buf.length * 2));
+        buf.copy(bigger, 0, 0, carry);
+        buf = bigger;
+      }
       const { bytesRead } = await fh.read(buf, carry, buf.length - carry, pos);
       pos += bytesRead;
       const end = carry + bytesRead;
@@ -285,7 +350,10 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
         break;
       }
       const lastNl = buf.lastIndexOf(10, end - 1);
-      if (lastNl < 0) { carry = end; continue; }
+      if (lastNl < 0) {
+        carry = end;
+        continue;
+      }
       const chunk = buf.subarray(0, lastNl + 1);
       if (opts.strict) {
         const text = chunk.toString('utf8', 0, lastNl);
@@ -310,7 +378,10 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
         buf = next;
       }
       carry = end - lastNl - 1;
-      if (opts.onProgress && (pos - lastReport > 32 * 1024 * 1024 || pos === total)) { lastReport = pos; opts.onProgress({ bytes: pos - carry, totalBytes: total, entries: settledLines }); }
+      if (opts.onProgress && (pos - lastReport > 32 * 1024 * 1024 || pos === total)) {
+        lastReport = pos;
+        opts.onProgress({ bytes: pos - carry, totalBytes: total, entries: settledLines });
+      }
     }
   } finally {
     await pool?.close();
@@ -320,12 +391,34 @@ export async function verifyLogStream(logFile: string, opts: VerifyStreamOptions
 }
 
 /** `bulwark audit verify`: the log against its anchor database (read-only). */
-export async function verifyLogFile(opts: { logFile: string; dbFile: string; hmacKey: HmacKey; witness?: AuditWitness; onProgress?: (p: VerifyProgress) => void; strict?: boolean }): Promise<VerifyResult> {
+export async function verifyLogFile(opts: {
+  logFile: string;
+  dbFile: string;
+  hmacKey: HmacKey;
+  witness?: AuditWitness;
+  onProgress?: (p: VerifyProgress) => void;
+  strict?: boolean;
+}): Promise<VerifyResult> {
   if (!fs.existsSync(opts.dbFile)) {
-    return { ok: false, checked: 0, lastSeq: 0, lastHash: '', firstBroken: { seq: null, line: 0, kind: 'truncation', message: `the anchor database ${opts.dbFile} does not exist, so truncation and rewrites cannot be ruled out` } };
+    return {
+      ok: false,
+      checked: 0,
+      lastSeq: 0,
+      lastHash: '',
+      firstBroken: {
+        seq: null,
+        line: 0,
+        kind: 'truncation',
+        message: `the anchor database ${opts.dbFile} does not exist, so truncation and rewrites cannot be ruled out`,
+      },
+    };
   }
   const db = new StateDb(opts.dbFile);
   let anchor: AnchorState;
-  try { anchor = readAnchor(db, opts.hmacKey, opts.witness); } finally { db.close(); }
+  try {
+    anchor = readAnchor(db, opts.hmacKey, opts.witness);
+  } finally {
+    db.close();
+  }
   return verifyLogStream(opts.logFile, { anchor, onProgress: opts.onProgress, strict: opts.strict });
 }

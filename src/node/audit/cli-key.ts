@@ -15,7 +15,8 @@ export function cliAuditKey(dbFile: string, create: boolean): Buffer {
     fs.writeFileSync(keyFile, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
   }
   const st = fs.statSync(keyFile);
-  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0) throw new Error(`${keyFile} is readable by others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
+  if (process.platform !== 'win32' && (st.mode & 0o077) !== 0)
+    throw new Error(`${keyFile} is readable by others (mode ${(st.mode & 0o777).toString(8)}); chmod 600 it`);
   const text = fs.readFileSync(keyFile, 'utf8').trim();
   if (text.length < 16) throw new Error(`${keyFile} holds no usable key`);
   return Buffer.from(text, 'utf8');

@@ -32,18 +32,30 @@ const MIGRATIONS: readonly string[] = [
 ];
 export const STATE_DB_SCHEMA_VERSION = MIGRATIONS.length;
 
-export interface AnchorRow { readonly seq: number; readonly hash: string; readonly mac: string }
+export interface AnchorRow {
+  readonly seq: number;
+  readonly hash: string;
+  readonly mac: string;
+}
 
 export class StateDb {
   readonly db: Database.Database;
   private readonly stmts: {
-    head: Database.Statement; setHead: Database.Statement; addCp: Database.Statement; cps: Database.Statement;
-    kvGet: Database.Statement; kvSet: Database.Statement; kvDel: Database.Statement;
+    head: Database.Statement;
+    setHead: Database.Statement;
+    addCp: Database.Statement;
+    cps: Database.Statement;
+    kvGet: Database.Statement;
+    kvSet: Database.Statement;
+    kvDel: Database.Statement;
   };
   private readonly commitTx: (head: AnchorRow, cps: readonly AnchorRow[]) => void;
 
   /** Opens (creating if needed) and migrates. Throws on a newer schema than this build knows. */
-  constructor(readonly file: string, opts: { readonly?: boolean } = {}) {
+  constructor(
+    readonly file: string,
+    opts: { readonly?: boolean } = {},
+  ) {
     if (!opts.readonly) ensureDirSync(path.dirname(file));
     this.db = new Database(file, { readonly: opts.readonly ?? false, fileMustExist: opts.readonly ?? false });
     try {
@@ -79,36 +91,59 @@ export class StateDb {
 
   private migrate(readonly: boolean): void {
     const version = Number(this.db.pragma('user_version', { simple: true }));
-    if (version > MIGRATIONS.length) throw new Error(`${this.file}: schema version ${version} is newer than this Bulwark (${MIGRATIONS.length}); update Bulwark`);
+    if (version > MIGRATIONS.length)
+      throw new Error(`${this.file}: schema version ${version} is newer than this Bulwark (${MIGRATIONS.length}); update Bulwark`);
     if (version === MIGRATIONS.length) return;
     if (readonly) throw new Error(`${this.file}: schema version ${version} needs a migration; open it read-write`);
-    this.db.transaction(() => {
-      for (let v = version; v < MIGRATIONS.length; v++) this.db.exec(MIGRATIONS[v]!);
-      this.db.pragma(`user_version = ${MIGRATIONS.length}`);
-    }).immediate();
+    this.db
+      .transaction(() => {
+        for (let v = version; v < MIGRATIONS.length; v++) this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${MIGRATIONS.length}`);
+      })
+      .immediate();
   }
 
-  get schemaVersion(): number { return Number(this.db.pragma('user_version', { simple: true })); }
+  get schemaVersion(): number {
+    return Number(this.db.pragma('user_version', { simple: true }));
+  }
 
-  auditHead(): AnchorRow | undefined { return this.stmts.head.get() as AnchorRow | undefined; }
-  auditCheckpoints(): AnchorRow[] { return this.stmts.cps.all() as AnchorRow[]; }
+  auditHead(): AnchorRow | undefined {
+    return this.stmts.head.get() as AnchorRow | undefined;
+  }
+  auditCheckpoints(): AnchorRow[] {
+    return this.stmts.cps.all() as AnchorRow[];
+  }
   /** Moves the head and adds checkpoints in one durable transaction. */
-  commitAnchor(head: AnchorRow, checkpoints: readonly AnchorRow[] = []): void { this.commitTx(head, checkpoints); }
+  commitAnchor(head: AnchorRow, checkpoints: readonly AnchorRow[] = []): void {
+    this.commitTx(head, checkpoints);
+  }
 
-  kvGet(namespace: string, key: string): string | undefined { return this.stmts.kvGet.get(namespace, key) as string | undefined; }
-  kvSet(namespace: string, key: string, value: string): void { this.stmts.kvSet.run(namespace, key, value, Date.now()); }
-  kvDelete(namespace: string, key: string): void { this.stmts.kvDel.run(namespace, key); }
+  kvGet(namespace: string, key: string): string | undefined {
+    return this.stmts.kvGet.get(namespace, key) as string | undefined;
+  }
+  kvSet(namespace: string, key: string, value: string): void {
+    this.stmts.kvSet.run(namespace, key, value, Date.now());
+  }
+  kvDelete(namespace: string, key: string): void {
+    this.stmts.kvDel.run(namespace, key);
+  }
 
-  close(): void { if (this.db.open) this.db.close(); }
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
 }
 
 /** The Shield's StateStore over the database's kv table. Throws on any store error. */
 export class SqliteStateStore implements StateStore {
   constructor(private readonly db: StateDb) {}
-  get(namespace: string, key: string): string | undefined { return this.db.kvGet(namespace, key); }
+  get(namespace: string, key: string): string | undefined {
+    return this.db.kvGet(namespace, key);
+  }
   set(namespace: string, key: string, value: string): void {
     if (typeof value !== 'string') throw new TypeError('StateStore values are strings');
     this.db.kvSet(namespace, key, value);
   }
-  delete(namespace: string, key: string): void { this.db.kvDelete(namespace, key); }
+  delete(namespace: string, key: string): void {
+    this.db.kvDelete(namespace, key);
+  }
 }

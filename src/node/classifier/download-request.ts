@@ -16,7 +16,15 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ModelDownloadError, downloadModel, hubBaseUrl, isPinned, type DownloadFile, type DownloadProgress, type KnownModel } from './model-download';
+import {
+  ModelDownloadError,
+  downloadModel,
+  hubBaseUrl,
+  isPinned,
+  type DownloadFile,
+  type DownloadProgress,
+  type KnownModel,
+} from './model-download';
 import { loadOnnxClassifier } from './onnx-classifier';
 import { ensureDirSync } from '../fs-util';
 import { errorMessage } from '../../engine/error-message';
@@ -34,8 +42,19 @@ export type Checked<T> = { readonly ok: true; readonly value: T } | { readonly o
 
 /** The files a Hugging Face sequence-classification ONNX folder may hold; nothing else is written. */
 export const MODEL_FILE_NAMES: readonly string[] = [
-  'model.onnx', 'model.onnx_data', 'model.onnx.data', 'config.json', 'tokenizer.json', 'tokenizer_config.json',
-  'special_tokens_map.json', 'added_tokens.json', 'vocab.txt', 'vocab.json', 'merges.txt', 'spm.model', 'sentencepiece.bpe.model',
+  'model.onnx',
+  'model.onnx_data',
+  'model.onnx.data',
+  'config.json',
+  'tokenizer.json',
+  'tokenizer_config.json',
+  'special_tokens_map.json',
+  'added_tokens.json',
+  'vocab.txt',
+  'vocab.json',
+  'merges.txt',
+  'spm.model',
+  'sentencepiece.bpe.model',
 ];
 /** What the loader needs (onnx-classifier.ts); a request without them could never become a working model. */
 export const REQUIRED_MODEL_FILES: readonly string[] = ['model.onnx', 'tokenizer.json', 'config.json'];
@@ -49,7 +68,8 @@ const FILE_KEYS = new Set(['name', 'sha256', 'remotePath', 'size']);
 const USAGE = "expected { baseUrl: 'https://…/', files: [{ name, sha256, remotePath?, size? }], destDir?: '/absolute/folder' }";
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const show = (v: unknown) => (typeof v === 'string' ? JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v) : v === undefined ? 'nothing' : typeof v);
+const show = (v: unknown) =>
+  typeof v === 'string' ? JSON.stringify(v.length > 80 ? `${v.slice(0, 80)}…` : v) : v === undefined ? 'nothing' : typeof v;
 
 /** Validates the command's programmatic argument. */
 export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest> {
@@ -67,7 +87,8 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
     return bad(`baseUrl ${show(arg.baseUrl)} is not a URL`);
   }
   if (base.protocol === 'http:') {
-    if (!LOOPBACK_HOSTS.has(base.hostname.toLowerCase())) return bad(`baseUrl ${show(arg.baseUrl)}: plain http is allowed only to 127.0.0.1 or localhost; use https`);
+    if (!LOOPBACK_HOSTS.has(base.hostname.toLowerCase()))
+      return bad(`baseUrl ${show(arg.baseUrl)}: plain http is allowed only to 127.0.0.1 or localhost; use https`);
   } else if (base.protocol !== 'https:') {
     return bad(`baseUrl must be https (or http to 127.0.0.1/localhost), not ${base.protocol}`);
   }
@@ -76,22 +97,29 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
   if (!base.pathname.endsWith('/')) base.pathname += '/';
 
   // files
-  if (!Array.isArray(arg.files) || arg.files.length === 0) return bad(`files must be a non-empty array of { name, sha256, remotePath?, size? }, got ${Array.isArray(arg.files) ? 'an empty array' : show(arg.files)}`);
-  if (arg.files.length > MAX_REQUEST_FILES) return bad(`files lists ${arg.files.length} entries; a model folder has at most ${MAX_REQUEST_FILES}`);
+  if (!Array.isArray(arg.files) || arg.files.length === 0)
+    return bad(
+      `files must be a non-empty array of { name, sha256, remotePath?, size? }, got ${Array.isArray(arg.files) ? 'an empty array' : show(arg.files)}`,
+    );
+  if (arg.files.length > MAX_REQUEST_FILES)
+    return bad(`files lists ${arg.files.length} entries; a model folder has at most ${MAX_REQUEST_FILES}`);
   const files: DownloadFile[] = [];
   const seen = new Set<string>();
   for (const [i, f] of arg.files.entries()) {
     const at = `files[${i}]`;
     if (!isRecord(f)) return bad(`${at} must be an object { name, sha256, remotePath?, size? }, got ${show(f)}`);
     const extra = Object.keys(f).filter((k) => !FILE_KEYS.has(k));
-    if (extra.length) return bad(`${at} has the unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: name, sha256, remotePath, size)`);
+    if (extra.length)
+      return bad(`${at} has the unknown field ${extra.map((k) => JSON.stringify(k)).join(', ')} (allowed: name, sha256, remotePath, size)`);
     if (typeof f.name !== 'string' || !MODEL_FILE_NAMES.includes(f.name)) {
       return bad(`${at}.name ${show(f.name)} is not a model file name; Bulwark writes only ${MODEL_FILE_NAMES.join(', ')}`);
     }
     if (seen.has(f.name)) return bad(`${f.name} is listed twice`);
     seen.add(f.name);
     if (typeof f.sha256 !== 'string' || !SHA256_RE.test(f.sha256)) {
-      return bad(`${at}.sha256 of ${f.name} must be its SHA-256 as 64 hex digits, got ${show(f.sha256)}; Bulwark does not download a file it cannot verify`);
+      return bad(
+        `${at}.sha256 of ${f.name} must be its SHA-256 as 64 hex digits, got ${show(f.sha256)}; Bulwark does not download a file it cannot verify`,
+      );
     }
     let remotePath: string | undefined;
     if (f.remotePath !== undefined) {
@@ -100,9 +128,16 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
       remotePath = f.remotePath as string;
     }
     if (f.size !== undefined && !(typeof f.size === 'number' && Number.isSafeInteger(f.size) && f.size >= 0)) {
-      return bad(`${at}.size of ${f.name} must be its size in bytes (a whole number), got ${typeof f.size === 'number' ? String(f.size) : show(f.size)}`);
+      return bad(
+        `${at}.size of ${f.name} must be its size in bytes (a whole number), got ${typeof f.size === 'number' ? String(f.size) : show(f.size)}`,
+      );
     }
-    files.push({ name: f.name, sha256: f.sha256.toLowerCase(), ...(remotePath !== undefined ? { remotePath } : {}), ...(typeof f.size === 'number' ? { size: f.size } : {}) });
+    files.push({
+      name: f.name,
+      sha256: f.sha256.toLowerCase(),
+      ...(remotePath !== undefined ? { remotePath } : {}),
+      ...(typeof f.size === 'number' ? { size: f.size } : {}),
+    });
   }
   const missing = REQUIRED_MODEL_FILES.filter((n) => !seen.has(n));
   if (missing.length) return bad(`files must include ${missing.join(', ')} (a model folder needs ${REQUIRED_MODEL_FILES.join(', ')})`);
@@ -110,7 +145,8 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
   // destDir, name
   let destDir: string | undefined;
   if (arg.destDir !== undefined) {
-    if (typeof arg.destDir !== 'string' || !arg.destDir.trim()) return bad(`destDir must be an absolute folder path, got ${show(arg.destDir)}`);
+    if (typeof arg.destDir !== 'string' || !arg.destDir.trim())
+      return bad(`destDir must be an absolute folder path, got ${show(arg.destDir)}`);
     if (arg.destDir.includes('\0')) return bad('destDir contains a NUL character');
     if (!path.isAbsolute(arg.destDir)) return bad(`destDir ${show(arg.destDir)} is not an absolute path`);
     destDir = path.resolve(arg.destDir);
@@ -120,7 +156,12 @@ export function parseDownloadRequest(arg: unknown): Checked<ModelDownloadRequest
   }
   return {
     ok: true,
-    value: { baseUrl: base.href, files, ...(destDir !== undefined ? { destDir } : {}), ...(typeof arg.name === 'string' ? { name: arg.name } : {}) },
+    value: {
+      baseUrl: base.href,
+      files,
+      ...(destDir !== undefined ? { destDir } : {}),
+      ...(typeof arg.name === 'string' ? { name: arg.name } : {}),
+    },
   };
 }
 
@@ -145,7 +186,10 @@ function remotePathProblem(p: unknown): string | undefined {
 /** Folder name under `<storage>/models/` for a request without destDir: its name, else one derived from its hashes. */
 export function modelFolderName(r: ModelDownloadRequest): string {
   if (r.name) return r.name;
-  const manifest = [...r.files].sort((a, b) => (a.name < b.name ? -1 : 1)).map((f) => `${f.name}:${f.sha256}`).join('\n');
+  const manifest = [...r.files]
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .map((f) => `${f.name}:${f.sha256}`)
+    .join('\n');
   return `custom-${createHash('sha256').update(manifest).digest('hex').slice(0, 12)}`;
 }
 
@@ -178,17 +222,23 @@ export function knownModelChoice(m: KnownModel): KnownModelChoice {
 /** Why Bulwark will not download an entry whose hashes are not pinned, and what to do instead. */
 export function unpinnedRefusal(m: KnownModel): string {
   const names = m.files.map((f) => f.remotePath ?? f.name).join(', ');
-  return `Bulwark refuses to download ${m.id}: the SHA-256 hashes of its files (or the commit they are of) are not pinned in this version of Bulwark, `
-    + 'so the downloaded weights could not be verified, and unverifiable weights could be anything. '
-    + `To use this model, download ${names} from https://huggingface.co/${m.repo} yourself, verify them, `
-    + `put ${m.files.map((f) => f.name).join(', ')} in one folder, and set bulwark.classifier.modelDir (user settings) to that folder's absolute path.`;
+  return (
+    `Bulwark refuses to download ${m.id}: the SHA-256 hashes of its files (or the commit they are of) are not pinned in this version of Bulwark, ` +
+    'so the downloaded weights could not be verified, and unverifiable weights could be anything. ' +
+    `To use this model, download ${names} from https://huggingface.co/${m.repo} yourself, verify them, ` +
+    `put ${m.files.map((f) => f.name).join(', ')} in one folder, and set bulwark.classifier.modelDir (user settings) to that folder's absolute path.`
+  );
 }
 
 /** A KNOWN_MODELS entry as a download request (into `<storage>/models/<id>`), or why it is refused. */
 export function knownModelRequest(m: KnownModel): Checked<ModelDownloadRequest> {
   if (!isPinned(m)) return { ok: false, error: unpinnedRefusal(m) };
   // Only what the download checks: the sources stay in the table, for people.
-  return parseDownloadRequest({ baseUrl: hubBaseUrl(m), files: m.files.map((f) => ({ name: f.name, sha256: f.sha256, remotePath: f.remotePath, size: f.size })), name: m.id });
+  return parseDownloadRequest({
+    baseUrl: hubBaseUrl(m),
+    files: m.files.map((f) => ({ name: f.name, sha256: f.sha256, remotePath: f.remotePath, size: f.size })),
+    name: m.id,
+  });
 }
 
 // ---- the download ------------------------------------------------------------------------------
@@ -212,7 +262,8 @@ export interface RunOptions {
   readonly idleTimeoutMs?: number;
 }
 
-export type RunResult = { readonly ok: true; readonly dir: string } | { readonly ok: false; readonly error: string; readonly cancelled: boolean };
+export type RunResult =
+  { readonly ok: true; readonly dir: string } | { readonly ok: false; readonly error: string; readonly cancelled: boolean };
 
 const running = new Set<string>();
 const dirKey = (dir: string) => (process.platform === 'win32' || process.platform === 'darwin' ? dir.toLowerCase() : dir);
@@ -246,7 +297,11 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
   } else if (o.modelsRoot) {
     dir = path.join(o.modelsRoot, modelFolderName(r));
   } else {
-    return { ok: false, error: 'no destDir was given and Bulwark has no local storage folder to put the model in; pass destDir (an absolute path)', cancelled: false };
+    return {
+      ok: false,
+      error: 'no destDir was given and Bulwark has no local storage folder to put the model in; pass destDir (an absolute path)',
+      cancelled: false,
+    };
   }
   const key = dirKey(dir);
   if (running.has(key)) return { ok: false, error: `a download into ${dir} is already running`, cancelled: false };
@@ -256,7 +311,11 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
     if (!created) return;
     // Only empty folders go, innermost first, up to the first one this call created.
     for (let d = dir; ; d = path.dirname(d)) {
-      try { await fs.promises.rmdir(d); } catch { break; }
+      try {
+        await fs.promises.rmdir(d);
+      } catch {
+        break;
+      }
       if (d === created || path.dirname(d) === d) break;
     }
   };
@@ -267,14 +326,25 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
   try {
     // The folder: Bulwark's own (may hold an earlier download of the same model) or a new or empty one.
     let st: fs.Stats | undefined;
-    try { st = await fs.promises.stat(dir); } catch (e) { if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return await fail(`cannot use ${dir}: ${errorMessage(e)}`); }
+    try {
+      st = await fs.promises.stat(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') return await fail(`cannot use ${dir}: ${errorMessage(e)}`);
+    }
     if (st && !st.isDirectory()) return await fail(`${dir} exists and is not a folder`);
     if (st && r.destDir) {
       const entries = await fs.promises.readdir(dir);
-      if (entries.length) return await fail(`destDir ${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); Bulwark downloads only into a new or empty folder, so it never replaces files it did not write`);
+      if (entries.length)
+        return await fail(
+          `destDir ${dir} is not empty (${entries.slice(0, 3).join(', ')}${entries.length > 3 ? ', …' : ''}); Bulwark downloads only into a new or empty folder, so it never replaces files it did not write`,
+        );
     }
     if (!st) {
-      try { created = ensureDirSync(dir) ?? dir; } catch (e) { return await fail(`cannot create ${dir}: ${errorMessage(e)}`); }
+      try {
+        created = ensureDirSync(dir) ?? dir;
+      } catch (e) {
+        return await fail(`cannot create ${dir}: ${errorMessage(e)}`);
+      }
     }
 
     const count = r.files.length;
@@ -305,7 +375,9 @@ export async function runModelDownload(r: ModelDownloadRequest, o: RunOptions = 
     try {
       await (o.verify ?? verifyModelDir)(dir);
     } catch (e) {
-      return await discard(`the files were downloaded and their SHA-256 hashes match, but they are not a model Bulwark can load, so they were removed: ${errorMessage(e)}`);
+      return await discard(
+        `the files were downloaded and their SHA-256 hashes match, but they are not a model Bulwark can load, so they were removed: ${errorMessage(e)}`,
+      );
     }
     if (o.signal?.aborted) return await discard('the download was cancelled', true);
     return { ok: true, dir };
@@ -341,7 +413,11 @@ export type Confirmed<T> = { readonly confirmed: true; readonly result: T } | { 
  * the files match the caller's own list, so replacing Tier 1's model needs the user's yes. `ask`
  * resolves true only on an explicit yes; on a no nothing is fetched or written and `run` is not called.
  */
-export async function afterUserConfirms<T>(r: ModelDownloadRequest, ask: (q: DownloadQuestion) => Promise<boolean>, run: (r: ModelDownloadRequest) => Promise<T>): Promise<Confirmed<T>> {
+export async function afterUserConfirms<T>(
+  r: ModelDownloadRequest,
+  ask: (q: DownloadQuestion) => Promise<boolean>,
+  run: (r: ModelDownloadRequest) => Promise<T>,
+): Promise<Confirmed<T>> {
   if ((await ask(downloadQuestion(r))) !== true) return { confirmed: false, error: DOWNLOAD_NOT_CONFIRMED };
   return { confirmed: true, result: await run(r) };
 }

@@ -32,7 +32,10 @@ export interface FetchLikeResponse {
   readonly body: AsyncIterable<Uint8Array> | null;
 }
 /** A transport; it must not follow redirects itself. The global `fetch` fits. */
-export type FetchLike = (url: string, init: { signal: AbortSignal; headers: Record<string, string>; redirect: 'manual' }) => Promise<FetchLikeResponse>;
+export type FetchLike = (
+  url: string,
+  init: { signal: AbortSignal; headers: Record<string, string>; redirect: 'manual' },
+) => Promise<FetchLikeResponse>;
 
 export interface DownloadFile {
   /** Local file name in destDir: a plain name (no directories). */
@@ -48,7 +51,11 @@ export interface DownloadFile {
   readonly size?: number;
 }
 
-export interface DownloadProgress { readonly file: string; readonly received: number; readonly total?: number }
+export interface DownloadProgress {
+  readonly file: string;
+  readonly received: number;
+  readonly total?: number;
+}
 
 export interface DownloadOptions {
   /** http(s) URL the files' paths are relative to (a trailing `/` is added if missing). */
@@ -69,47 +76,84 @@ export interface DownloadOptions {
 /** Thrown for every download failure; `file` names the file concerned, when there is one. */
 export class ModelDownloadError extends Error {
   override readonly name = 'ModelDownloadError';
-  constructor(message: string, readonly file?: string, readonly code: 'aborted' | 'hash_mismatch' | 'size_mismatch' | 'http' | 'network' | 'redirect' | 'bad_options' | 'too_large' | 'timeout' = 'network') { super(message); }
+  constructor(
+    message: string,
+    readonly file?: string,
+    readonly code:
+      'aborted' | 'hash_mismatch' | 'size_mismatch' | 'http' | 'network' | 'redirect' | 'bad_options' | 'too_large' | 'timeout' = 'network',
+  ) {
+    super(message);
+  }
 }
 
-
 /** node:http(s) as a FetchLike (no redirects followed, no pooled agent). */
-export const nodeFetch: FetchLike = (url, init) => new Promise<FetchLikeResponse>((resolve, reject) => {
-  const u = new URL(url);
-  const mod = u.protocol === 'https:' ? https : http;
-  const req = mod.request(u, { method: 'GET', headers: init.headers, signal: init.signal }, (res) => {
-    resolve({
-      status: res.statusCode ?? 0,
-      headers: { get: (name) => { const v = res.headers[name.toLowerCase()]; return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v; } },
-      body: res,
+export const nodeFetch: FetchLike = (url, init) =>
+  new Promise<FetchLikeResponse>((resolve, reject) => {
+    const u = new URL(url);
+    const mod = u.protocol === 'https:' ? https : http;
+    const req = mod.request(u, { method: 'GET', headers: init.headers, signal: init.signal }, (res) => {
+      resolve({
+        status: res.statusCode ?? 0,
+        headers: {
+          get: (name) => {
+            const v = res.headers[name.toLowerCase()];
+            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+          },
+        },
+        body: res,
+      });
     });
+    req.on('error', reject);
+    req.end();
   });
-  req.on('error', reject);
-  req.end();
-});
 
 function discard(body: AsyncIterable<Uint8Array> | null): void {
   const b = body as { cancel?: () => Promise<void>; destroy?: () => void } | null;
   try {
     if (typeof b?.destroy === 'function') b.destroy();
     else if (typeof b?.cancel === 'function') b.cancel().catch(() => undefined);
-  } catch { /* nothing to release */ }
+  } catch {
+    /* nothing to release */
+  }
 }
 
 function validate(o: DownloadOptions): URL {
   let base: URL;
-  try { base = new URL(o.baseUrl.endsWith('/') ? o.baseUrl : `${o.baseUrl}/`); } catch { throw new ModelDownloadError(`download: baseUrl ${JSON.stringify(o.baseUrl)} is not a URL`, undefined, 'bad_options'); }
-  if (base.protocol !== 'https:' && base.protocol !== 'http:') throw new ModelDownloadError(`download: baseUrl must be http(s), not ${base.protocol}`, undefined, 'bad_options');
+  try {
+    base = new URL(o.baseUrl.endsWith('/') ? o.baseUrl : `${o.baseUrl}/`);
+  } catch {
+    throw new ModelDownloadError(`download: baseUrl ${JSON.stringify(o.baseUrl)} is not a URL`, undefined, 'bad_options');
+  }
+  if (base.protocol !== 'https:' && base.protocol !== 'http:')
+    throw new ModelDownloadError(`download: baseUrl must be http(s), not ${base.protocol}`, undefined, 'bad_options');
   if (!o.files.length) throw new ModelDownloadError('download: no files given', undefined, 'bad_options');
   const seen = new Set<string>();
   for (const f of o.files) {
-    if (!f.name || f.name !== path.basename(f.name) || f.name === '.' || f.name === '..' || /[\\/\0:]/.test(f.name)) throw new ModelDownloadError(`download: ${JSON.stringify(f.name)} is not a plain file name`, f.name, 'bad_options');
+    if (!f.name || f.name !== path.basename(f.name) || f.name === '.' || f.name === '..' || /[\\/\0:]/.test(f.name))
+      throw new ModelDownloadError(`download: ${JSON.stringify(f.name)} is not a plain file name`, f.name, 'bad_options');
     if (seen.has(f.name.toLowerCase())) throw new ModelDownloadError(`download: ${f.name} is listed twice`, f.name, 'bad_options');
     seen.add(f.name.toLowerCase());
-    if (f.size !== undefined && !(Number.isSafeInteger(f.size) && f.size >= 0)) throw new ModelDownloadError(`download: the size of ${f.name} must be a whole number of bytes, got ${String(f.size)}`, f.name, 'bad_options');
-    if (!SHA256_RE.test(f.sha256)) throw new ModelDownloadError(`download: the SHA-256 of ${f.name} is not pinned (got ${JSON.stringify(f.sha256)}, need 64 hex digits); refusing to download an unverifiable file`, f.name, 'bad_options');
-    if (f.remotePath !== undefined && (/^[a-z][a-z0-9+.-]*:/i.test(f.remotePath) || f.remotePath.startsWith('/') || f.remotePath.split('/').includes('..'))) {
-      throw new ModelDownloadError(`download: remotePath ${JSON.stringify(f.remotePath)} of ${f.name} must be relative to baseUrl`, f.name, 'bad_options');
+    if (f.size !== undefined && !(Number.isSafeInteger(f.size) && f.size >= 0))
+      throw new ModelDownloadError(
+        `download: the size of ${f.name} must be a whole number of bytes, got ${String(f.size)}`,
+        f.name,
+        'bad_options',
+      );
+    if (!SHA256_RE.test(f.sha256))
+      throw new ModelDownloadError(
+        `download: the SHA-256 of ${f.name} is not pinned (got ${JSON.stringify(f.sha256)}, need 64 hex digits); refusing to download an unverifiable file`,
+        f.name,
+        'bad_options',
+      );
+    if (
+      f.remotePath !== undefined &&
+      (/^[a-z][a-z0-9+.-]*:/i.test(f.remotePath) || f.remotePath.startsWith('/') || f.remotePath.split('/').includes('..'))
+    ) {
+      throw new ModelDownloadError(
+        `download: remotePath ${JSON.stringify(f.remotePath)} of ${f.name} must be relative to baseUrl`,
+        f.name,
+        'bad_options',
+      );
     }
   }
   return base;
@@ -133,7 +177,11 @@ export async function downloadModel(o: DownloadOptions): Promise<void> {
       const url = new URL(f.remotePath ?? f.name, base);
       const actual = await fetchToFile(url, tmp, f, o, fetchImpl);
       if (actual.toLowerCase() !== f.sha256.toLowerCase()) {
-        throw new ModelDownloadError(`download: SHA-256 mismatch for ${f.name} from ${url.href}: expected ${f.sha256.toLowerCase()}, got ${actual}`, f.name, 'hash_mismatch');
+        throw new ModelDownloadError(
+          `download: SHA-256 mismatch for ${f.name} from ${url.href}: expected ${f.sha256.toLowerCase()}, got ${actual}`,
+          f.name,
+          'hash_mismatch',
+        );
       }
     }
     if (o.signal?.aborted) throw new ModelDownloadError('download aborted', undefined, 'aborted');
@@ -149,12 +197,23 @@ async function fetchToFile(start: URL, tmp: string, f: DownloadFile, o: Download
   const name = f.name;
   const idleMs = o.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
   const maxBytes = o.maxBytes ?? DEFAULT_MAX_BYTES;
-  const sizeMismatch = (url: URL, what: string) => new ModelDownloadError(`download of ${name} from ${url.href}: ${what}, but the pinned size is ${f.size} bytes; refusing a file that is not the pinned one`, name, 'size_mismatch');
+  const sizeMismatch = (url: URL, what: string) =>
+    new ModelDownloadError(
+      `download of ${name} from ${url.href}: ${what}, but the pinned size is ${f.size} bytes; refusing a file that is not the pinned one`,
+      name,
+      'size_mismatch',
+    );
   if (o.signal?.aborted) throw new ModelDownloadError(`download of ${name} aborted`, name, 'aborted');
   const controller = new AbortController();
   let timedOut = false;
   let timer: NodeJS.Timeout | undefined;
-  const arm = () => { clearTimeout(timer); timer = setTimeout(() => { timedOut = true; controller.abort(); }, idleMs); };
+  const arm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, idleMs);
+  };
   const onAbort = () => controller.abort();
   o.signal?.addEventListener('abort', onAbort, { once: true });
   const fail = (e: unknown, url: URL): ModelDownloadError => {
@@ -179,12 +238,24 @@ async function fetchToFile(start: URL, tmp: string, f: DownloadFile, o: Download
       if (!REDIRECT_STATUSES.has(res.status)) break;
       discard(res.body);
       const location = res.headers.get('location');
-      if (!location) throw new ModelDownloadError(`download of ${name}: HTTP ${res.status} from ${url.href} without a Location`, name, 'redirect');
-      if (hop + 1 > MAX_REDIRECTS) throw new ModelDownloadError(`download of ${name}: more than ${MAX_REDIRECTS} redirects (last ${url.href})`, name, 'redirect');
+      if (!location)
+        throw new ModelDownloadError(`download of ${name}: HTTP ${res.status} from ${url.href} without a Location`, name, 'redirect');
+      if (hop + 1 > MAX_REDIRECTS)
+        throw new ModelDownloadError(`download of ${name}: more than ${MAX_REDIRECTS} redirects (last ${url.href})`, name, 'redirect');
       let next: URL;
-      try { next = new URL(location, url); } catch { throw new ModelDownloadError(`download of ${name}: bad redirect Location ${JSON.stringify(location)} from ${url.href}`, name, 'redirect'); }
-      if (next.protocol !== 'https:' && next.protocol !== 'http:') throw new ModelDownloadError(`download of ${name}: redirect to a ${next.protocol} URL refused`, name, 'redirect');
-      if (url.protocol === 'https:' && next.protocol === 'http:') throw new ModelDownloadError(`download of ${name}: redirect from https to http (${next.href}) refused`, name, 'redirect');
+      try {
+        next = new URL(location, url);
+      } catch {
+        throw new ModelDownloadError(
+          `download of ${name}: bad redirect Location ${JSON.stringify(location)} from ${url.href}`,
+          name,
+          'redirect',
+        );
+      }
+      if (next.protocol !== 'https:' && next.protocol !== 'http:')
+        throw new ModelDownloadError(`download of ${name}: redirect to a ${next.protocol} URL refused`, name, 'redirect');
+      if (url.protocol === 'https:' && next.protocol === 'http:')
+        throw new ModelDownloadError(`download of ${name}: redirect from https to http (${next.href}) refused`, name, 'redirect');
       url = next;
       arm();
     }
@@ -215,9 +286,11 @@ async function fetchToFile(start: URL, tmp: string, f: DownloadFile, o: Download
         for await (const chunk of res.body) {
           arm();
           received += chunk.byteLength;
-          if (received > maxBytes) throw new ModelDownloadError(`download of ${name}: more than the ${maxBytes}-byte limit`, name, 'too_large');
+          if (received > maxBytes)
+            throw new ModelDownloadError(`download of ${name}: more than the ${maxBytes}-byte limit`, name, 'too_large');
           if (f.size !== undefined && received > f.size) throw sizeMismatch(url, `more than ${f.size} bytes arrived`);
-          if (total !== undefined && received > total) throw new ModelDownloadError(`download of ${name}: more data than the announced ${total} bytes`, name, 'network');
+          if (total !== undefined && received > total)
+            throw new ModelDownloadError(`download of ${name}: more data than the announced ${total} bytes`, name, 'network');
           hash.update(chunk);
           await fh.write(chunk);
           o.onProgress?.({ file: name, received, total });
@@ -227,7 +300,8 @@ async function fetchToFile(start: URL, tmp: string, f: DownloadFile, o: Download
         throw fail(e, url);
       }
       if (controller.signal.aborted) throw fail(new Error('aborted'), url);
-      if (total !== undefined && received !== total) throw new ModelDownloadError(`download of ${name} from ${url.href} ended early: ${received} of ${total} bytes`, name, 'network');
+      if (total !== undefined && received !== total)
+        throw new ModelDownloadError(`download of ${name} from ${url.href} ended early: ${received} of ${total} bytes`, name, 'network');
       if (f.size !== undefined && received !== f.size) throw sizeMismatch(url, `${received} bytes arrived`);
       await fh.sync();
     } finally {
@@ -299,17 +373,26 @@ const V2 = 'protectai/deberta-v3-base-prompt-injection-v2';
 const V2_REV = '90c9989b1a342275dd0d1a95aad283c04e075671';
 const V2_FILES: readonly KnownModelFile[] = [
   {
-    name: 'model.onnx', remotePath: 'onnx/model.onnx', storage: 'lfs', size: 738_563_188,
+    name: 'model.onnx',
+    remotePath: 'onnx/model.onnx',
+    storage: 'lfs',
+    size: 738_563_188,
     sha256: 'f0ea7f239f765aedbde7c9e163a7cb38a79c5b8853d3f76db5152172047b228c',
     sources: [`https://huggingface.co/${V2}/raw/${V2_REV}/onnx/model.onnx`, PINS],
   },
   {
-    name: 'tokenizer.json', remotePath: 'onnx/tokenizer.json', storage: 'git', size: 8_648_886,
+    name: 'tokenizer.json',
+    remotePath: 'onnx/tokenizer.json',
+    storage: 'git',
+    size: 8_648_886,
     sha256: '752fe5f0d5678ad563e1bd2ecc1ddf7a3ba7e2024d0ac1dba1a72975e26dff2f',
     sources: [`https://huggingface.co/${V2}/blob/${V2_REV}/onnx/tokenizer.json`, PINS],
   },
   {
-    name: 'config.json', remotePath: 'onnx/config.json', storage: 'git', size: 1_014,
+    name: 'config.json',
+    remotePath: 'onnx/config.json',
+    storage: 'git',
+    size: 1_014,
     sha256: '3093743035223c46b1497a72e939e56fa0a50afbd7bafbf7eb8aad060b8d23f8',
     sources: [`https://huggingface.co/${V2}/blob/${V2_REV}/onnx/config.json`, PINS],
   },
@@ -319,17 +402,26 @@ const V1 = 'protectai/deberta-v3-base-prompt-injection';
 const V1_REV = '373b6af0f8d16739cff5de28be326652246bfaa3';
 const V1_FILES: readonly KnownModelFile[] = [
   {
-    name: 'model.onnx', remotePath: 'onnx/model.onnx', storage: 'lfs', size: 738_563_189,
+    name: 'model.onnx',
+    remotePath: 'onnx/model.onnx',
+    storage: 'lfs',
+    size: 738_563_189,
     sha256: 'a87edda563046d1bd30f0a600f31757ce0b4ae8c43478afd87ec14b0f7e14d65',
     sources: [`https://huggingface.co/${V1}/raw/${V1_REV}/onnx/model.onnx`, PINS],
   },
   {
-    name: 'tokenizer.json', remotePath: 'onnx/tokenizer.json', storage: 'git', size: 8_648_886,
+    name: 'tokenizer.json',
+    remotePath: 'onnx/tokenizer.json',
+    storage: 'git',
+    size: 8_648_886,
     sha256: '752fe5f0d5678ad563e1bd2ecc1ddf7a3ba7e2024d0ac1dba1a72975e26dff2f',
     sources: [`https://huggingface.co/${V1}/blob/${V1_REV}/onnx/tokenizer.json`, PINS],
   },
   {
-    name: 'config.json', remotePath: 'onnx/config.json', storage: 'git', size: 1_008,
+    name: 'config.json',
+    remotePath: 'onnx/config.json',
+    storage: 'git',
+    size: 1_008,
     sha256: '24f532e676a553600175949f98cc5caa2bf581851fd7fdd205ef3cf6d8302890',
     sources: [`https://huggingface.co/${V1}/blob/${V1_REV}/onnx/config.json`, PINS],
   },
@@ -346,7 +438,8 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
     id: 'deberta-v3-base-prompt-injection-v2',
     repo: V2,
     revision: V2_REV,
-    description: 'ProtectAI DeBERTa-v3-base prompt-injection classifier v2 (labels SAFE / INJECTION; the ONNX export under onnx/, inputs input_ids and attention_mask)',
+    description:
+      'ProtectAI DeBERTa-v3-base prompt-injection classifier v2 (labels SAFE / INJECTION; the ONNX export under onnx/, inputs input_ids and attention_mask)',
     license: 'Apache-2.0',
     approxBytes: total(V2_FILES),
     files: V2_FILES,
@@ -355,7 +448,8 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
     id: 'deberta-v3-base-prompt-injection',
     repo: V1,
     revision: V1_REV,
-    description: 'ProtectAI DeBERTa-v3-base prompt-injection classifier v1, superseded by v2 (labels SAFE / INJECTION; the ONNX export under onnx/)',
+    description:
+      'ProtectAI DeBERTa-v3-base prompt-injection classifier v1, superseded by v2 (labels SAFE / INJECTION; the ONNX export under onnx/)',
     license: 'Apache-2.0',
     approxBytes: total(V1_FILES),
     files: V1_FILES,
@@ -363,7 +457,16 @@ export const KNOWN_MODELS: readonly KnownModel[] = [
 ];
 
 /** Downloads a KNOWN_MODELS entry into destDir; refuses an entry that is not pinned. */
-export async function downloadKnownModel(m: KnownModel, destDir: string, extra: Omit<DownloadOptions, 'baseUrl' | 'files' | 'destDir'> = {}): Promise<void> {
-  if (!isPinned(m)) throw new ModelDownloadError(`download: the model ${m.id} (${m.repo}) has no pinned SHA-256 hashes yet, or its revision is not a commit; refusing to download it`, undefined, 'bad_options');
+export async function downloadKnownModel(
+  m: KnownModel,
+  destDir: string,
+  extra: Omit<DownloadOptions, 'baseUrl' | 'files' | 'destDir'> = {},
+): Promise<void> {
+  if (!isPinned(m))
+    throw new ModelDownloadError(
+      `download: the model ${m.id} (${m.repo}) has no pinned SHA-256 hashes yet, or its revision is not a commit; refusing to download it`,
+      undefined,
+      'bad_options',
+    );
   await downloadModel({ ...extra, baseUrl: hubBaseUrl(m), files: m.files, destDir });
 }

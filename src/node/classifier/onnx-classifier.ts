@@ -62,7 +62,6 @@ const loadTokenizers = () => (tokenizersPromise ??= import('@huggingface/tokeniz
 
 const SUPPORTED_INPUTS = new Set(['input_ids', 'attention_mask', 'token_type_ids']);
 
-
 export class OnnxInjectionClassifier implements InjectionClassifier {
   private queue: Promise<unknown> = Promise.resolve();
   private released = false;
@@ -99,7 +98,10 @@ export class OnnxInjectionClassifier implements InjectionClassifier {
     const post = this.tokenizer.post_processor;
     const processed = post ? post(content, null, true) : { tokens: content, token_type_ids: undefined };
     const tokens = [...processed.tokens];
-    const types = processed.token_type_ids && processed.token_type_ids.length === tokens.length ? [...processed.token_type_ids] : new Array<number>(tokens.length).fill(0);
+    const types =
+      processed.token_type_ids && processed.token_type_ids.length === tokens.length
+        ? [...processed.token_type_ids]
+        : new Array<number>(tokens.length).fill(0);
     if (tokens.length > this.maxLength) {
       // A post-processor that adds more than it did for an empty input: cut, keeping the last token.
       tokens.splice(this.maxLength - 1, tokens.length - this.maxLength);
@@ -108,7 +110,10 @@ export class OnnxInjectionClassifier implements InjectionClassifier {
     const typeIds = types;
     const ids = tokens.map((t) => {
       const id = this.tokenizer.token_to_id(t) ?? this.addedTokenIds.get(t) ?? this.unkId;
-      if (id === undefined) throw new Error(`classifier ${this.id}: token ${JSON.stringify(t)} has no id in tokenizer.json, and the tokenizer has no unknown token`);
+      if (id === undefined)
+        throw new Error(
+          `classifier ${this.id}: token ${JSON.stringify(t)} has no id in tokenizer.json, and the tokenizer has no unknown token`,
+        );
       return id;
     });
     return { tokens, ids, typeIds, paddedLength: this.fixedLength ?? ids.length, truncated };
@@ -155,9 +160,14 @@ export class OnnxInjectionClassifier implements InjectionClassifier {
     const feeds: Record<string, OrtTypes.Tensor> = {};
     for (const name of this.inputNames) {
       const values = column(name);
-      feeds[name] = this.inputTypes.get(name) === 'int32'
-        ? new this.ort.Tensor('int32', Int32Array.from(values), [1, len])
-        : new this.ort.Tensor('int64', BigInt64Array.from(values, (v) => BigInt(v)), [1, len]);
+      feeds[name] =
+        this.inputTypes.get(name) === 'int32'
+          ? new this.ort.Tensor('int32', Int32Array.from(values), [1, len])
+          : new this.ort.Tensor(
+              'int64',
+              BigInt64Array.from(values, (v) => BigInt(v)),
+              [1, len],
+            );
     }
     let out: OrtTypes.InferenceSession.ReturnType;
     try {
@@ -170,12 +180,17 @@ export class OnnxInjectionClassifier implements InjectionClassifier {
     const n = this.labels.length;
     const dims = [...t.dims];
     const shapeOk = (dims.length === 2 && dims[0] === 1 && dims[1] === n) || (dims.length === 1 && dims[0] === n);
-    if (!shapeOk) throw new Error(`classifier ${this.id}: output ${this.outputName} of model.onnx has shape [${dims.join(', ')}], expected [1, ${n}] for the ${n} labels in config.json`);
+    if (!shapeOk)
+      throw new Error(
+        `classifier ${this.id}: output ${this.outputName} of model.onnx has shape [${dims.join(', ')}], expected [1, ${n}] for the ${n} labels in config.json`,
+      );
     const logits = tensorNumbers(t);
     if (logits.length !== n) throw new Error(`classifier ${this.id}: output ${this.outputName} has ${logits.length} values, expected ${n}`);
-    if (logits.some((x) => !Number.isFinite(x))) throw new Error(`classifier ${this.id}: model.onnx produced non-finite logits (${logits.join(', ')})`);
+    if (logits.some((x) => !Number.isFinite(x)))
+      throw new Error(`classifier ${this.id}: model.onnx produced non-finite logits (${logits.join(', ')})`);
     const probs = softmax(logits);
-    if (probs.some((p) => !Number.isFinite(p) || p < 0 || p > 1)) throw new Error(`classifier ${this.id}: softmax produced an invalid probability (${probs.join(', ')})`);
+    if (probs.some((p) => !Number.isFinite(p) || p < 0 || p > 1))
+      throw new Error(`classifier ${this.id}: softmax produced an invalid probability (${probs.join(', ')})`);
     return probs;
   }
 
@@ -259,7 +274,9 @@ function readJsonFile(file: string, required: boolean): Record<string, unknown> 
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
     if (!required && (e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`classifier: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errorMessage(e)}`);
+    throw new Error(
+      `classifier: cannot read ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errorMessage(e)}`,
+    );
   }
   let value: unknown;
   try {
@@ -272,24 +289,39 @@ function readJsonFile(file: string, required: boolean): Record<string, unknown> 
 }
 
 /** id2label as an array in index order; the index of the positive (injection) label. */
-export function resolveLabels(config: Record<string, unknown>, configFile: string, injectionLabel?: string): { labels: string[]; injectionIndex: number } {
+export function resolveLabels(
+  config: Record<string, unknown>,
+  configFile: string,
+  injectionLabel?: string,
+): { labels: string[]; injectionIndex: number } {
   const raw = config.id2label;
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`classifier: ${configFile} has no id2label object, so the injection label cannot be identified`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error(`classifier: ${configFile} has no id2label object, so the injection label cannot be identified`);
   const entries = Object.entries(raw as Record<string, unknown>);
   if (entries.length < 2) throw new Error(`classifier: id2label in ${configFile} must have at least two labels`);
   const labels: string[] = new Array(entries.length);
   for (const [k, v] of entries) {
     const i = Number(k);
-    if (!/^\d+$/.test(k) || i >= entries.length || typeof v !== 'string' || !v) throw new Error(`classifier: id2label in ${configFile} must map the indices 0..${entries.length - 1} to label names (bad entry ${JSON.stringify(k)}: ${JSON.stringify(v)})`);
+    if (!/^\d+$/.test(k) || i >= entries.length || typeof v !== 'string' || !v)
+      throw new Error(
+        `classifier: id2label in ${configFile} must map the indices 0..${entries.length - 1} to label names (bad entry ${JSON.stringify(k)}: ${JSON.stringify(v)})`,
+      );
     labels[i] = v;
   }
-  if (labels.some((l) => l === undefined)) throw new Error(`classifier: id2label in ${configFile} must cover the indices 0..${entries.length - 1}`);
+  if (labels.some((l) => l === undefined))
+    throw new Error(`classifier: id2label in ${configFile} must cover the indices 0..${entries.length - 1}`);
   const find = (name: string) => labels.flatMap((l, i) => (l.toLowerCase() === name.toLowerCase() ? [i] : []));
   const want = injectionLabel ?? 'INJECTION';
   const hits = find(want);
   if (hits.length > 1) throw new Error(`classifier: id2label in ${configFile} names ${want} more than once`);
   if (hits.length === 1) return { labels, injectionIndex: hits[0]! };
-  if (injectionLabel === undefined && labels.length === 2 && !labels.some((l) => /inject/i.test(l)) && labels[0]!.toUpperCase() === 'LABEL_0' && labels[1]!.toUpperCase() === 'LABEL_1') {
+  if (
+    injectionLabel === undefined &&
+    labels.length === 2 &&
+    !labels.some((l) => /inject/i.test(l)) &&
+    labels[0]!.toUpperCase() === 'LABEL_0' &&
+    labels[1]!.toUpperCase() === 'LABEL_1'
+  ) {
     return { labels, injectionIndex: 1 };
   }
   throw new Error(`classifier: id2label in ${configFile} has no ${want} label (labels: ${labels.join(', ')})`);
@@ -302,7 +334,10 @@ function positiveInt(v: unknown): number | undefined {
 async function sha256File(file: string): Promise<string> {
   const h = createHash('sha256');
   await new Promise<void>((resolve, reject) => {
-    fs.createReadStream(file).on('data', (c) => h.update(c)).on('error', reject).on('end', () => resolve());
+    fs.createReadStream(file)
+      .on('data', (c) => h.update(c))
+      .on('error', reject)
+      .on('end', () => resolve());
   });
   return h.digest('hex');
 }
@@ -319,14 +354,18 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
   const configPath = path.join(dir, 'config.json');
   const tokenizerConfigPath = path.join(dir, 'tokenizer_config.json');
 
-  if (opts.maxLength !== undefined && !positiveInt(opts.maxLength)) throw new Error(`classifier: maxLength must be a positive integer (got ${opts.maxLength})`);
-  if (opts.intraOpThreads !== undefined && !positiveInt(opts.intraOpThreads)) throw new Error(`classifier: intraOpThreads must be a positive integer (got ${opts.intraOpThreads})`);
+  if (opts.maxLength !== undefined && !positiveInt(opts.maxLength))
+    throw new Error(`classifier: maxLength must be a positive integer (got ${opts.maxLength})`);
+  if (opts.intraOpThreads !== undefined && !positiveInt(opts.intraOpThreads))
+    throw new Error(`classifier: intraOpThreads must be a positive integer (got ${opts.intraOpThreads})`);
 
   let stat: fs.Stats;
   try {
     stat = fs.statSync(modelPath);
   } catch (e) {
-    throw new Error(`classifier: cannot read ${modelPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errorMessage(e)}`);
+    throw new Error(
+      `classifier: cannot read ${modelPath}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the file is missing' : errorMessage(e)}`,
+    );
   }
   if (!stat.isFile() || stat.size === 0) throw new Error(`classifier: ${modelPath} is not a non-empty file`);
 
@@ -358,9 +397,17 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
   // tokenizer_config.json model_max_length, tokenizer.json truncation.max_length), capped at 512,
   // unless the caller overrides it.
   const truncation = tokenizerJson.truncation as { max_length?: unknown } | null | undefined;
-  const limits = [DEFAULT_MAX_LENGTH, positiveInt(config.max_position_embeddings), positiveInt(tokenizerConfig.model_max_length), positiveInt(truncation?.max_length)].filter((x): x is number => x !== undefined);
+  const limits = [
+    DEFAULT_MAX_LENGTH,
+    positiveInt(config.max_position_embeddings),
+    positiveInt(tokenizerConfig.model_max_length),
+    positiveInt(truncation?.max_length),
+  ].filter((x): x is number => x !== undefined);
   let maxLength = opts.maxLength ?? Math.min(...limits);
-  if (maxLength <= specialTokenCount) throw new Error(`classifier: a maximum length of ${maxLength} leaves no room for text after the ${specialTokenCount} special tokens of ${tokenizerPath}`);
+  if (maxLength <= specialTokenCount)
+    throw new Error(
+      `classifier: a maximum length of ${maxLength} leaves no room for text after the ${specialTokenCount} special tokens of ${tokenizerPath}`,
+    );
 
   // Session.
   const ort = await loadOrt();
@@ -380,18 +427,25 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
   try {
     const inputNames = [...session.inputNames];
     const unknown = inputNames.filter((n) => !SUPPORTED_INPUTS.has(n));
-    if (unknown.length) throw new Error(`${modelPath} declares the input(s) ${unknown.join(', ')}; a text classifier can feed only ${[...SUPPORTED_INPUTS].join(', ')}`);
-    if (!inputNames.includes('input_ids')) throw new Error(`${modelPath} declares no input_ids input (inputs: ${inputNames.join(', ') || 'none'})`);
+    if (unknown.length)
+      throw new Error(
+        `${modelPath} declares the input(s) ${unknown.join(', ')}; a text classifier can feed only ${[...SUPPORTED_INPUTS].join(', ')}`,
+      );
+    if (!inputNames.includes('input_ids'))
+      throw new Error(`${modelPath} declares no input_ids input (inputs: ${inputNames.join(', ') || 'none'})`);
     const inputTypes = new Map<string, 'int64' | 'int32'>();
     let fixedLength: number | undefined;
     for (const meta of session.inputMetadata ?? []) {
       if (!meta.isTensor) throw new Error(`${modelPath}: input ${meta.name} is not a tensor`);
-      if (meta.type !== 'int64' && meta.type !== 'int32') throw new Error(`${modelPath}: input ${meta.name} is of type ${meta.type}, expected int64`);
+      if (meta.type !== 'int64' && meta.type !== 'int32')
+        throw new Error(`${modelPath}: input ${meta.name} is of type ${meta.type}, expected int64`);
       inputTypes.set(meta.name, meta.type);
-      if (meta.shape.length && meta.shape.length !== 2) throw new Error(`${modelPath}: input ${meta.name} has rank ${meta.shape.length}, expected [batch, sequence]`);
+      if (meta.shape.length && meta.shape.length !== 2)
+        throw new Error(`${modelPath}: input ${meta.name} has rank ${meta.shape.length}, expected [batch, sequence]`);
       const seq = meta.shape[1];
       if (typeof seq === 'number' && seq > 0) {
-        if (fixedLength !== undefined && fixedLength !== seq) throw new Error(`${modelPath}: inputs declare different fixed sequence lengths`);
+        if (fixedLength !== undefined && fixedLength !== seq)
+          throw new Error(`${modelPath}: inputs declare different fixed sequence lengths`);
         fixedLength = seq;
       }
     }
@@ -405,17 +459,41 @@ export async function loadOnnxClassifier(modelDir: string, opts: OnnxClassifierO
     const outMeta = (session.outputMetadata ?? []).find((m) => m.name === outputName);
     if (outMeta?.isTensor) {
       const last = outMeta.shape[outMeta.shape.length - 1];
-      if (outMeta.shape.length && typeof last === 'number' && last !== labels.length) throw new Error(`${modelPath}: output ${outputName} has ${last} logits but ${configPath} has ${labels.length} labels`);
+      if (outMeta.shape.length && typeof last === 'number' && last !== labels.length)
+        throw new Error(`${modelPath}: output ${outputName} has ${last} logits but ${configPath} has ${labels.length} labels`);
     }
 
-    const padToken = typeof tokenizerConfig.pad_token === 'string' ? tokenizerConfig.pad_token : (tokenizerConfig.pad_token as { content?: unknown } | undefined)?.content;
+    const padToken =
+      typeof tokenizerConfig.pad_token === 'string'
+        ? tokenizerConfig.pad_token
+        : (tokenizerConfig.pad_token as { content?: unknown } | undefined)?.content;
     const padding = tokenizerJson.padding as { pad_id?: unknown } | null | undefined;
-    const padId = (typeof padding?.pad_id === 'number' ? padding.pad_id : undefined)
-      ?? (typeof padToken === 'string' ? tokenizer.token_to_id(padToken) : undefined) ?? 0;
+    const padId =
+      (typeof padding?.pad_id === 'number' ? padding.pad_id : undefined) ??
+      (typeof padToken === 'string' ? tokenizer.token_to_id(padToken) : undefined) ??
+      0;
 
     const hash = await sha256File(modelPath);
     const id = `${path.basename(dir)}@${hash.slice(0, 12)}`;
-    return new OnnxInjectionClassifier(id, dir, hash, labels, injectionIndex, maxLength, inputNames, outputName, ort, session, tokenizer, specialTokenCount, addedTokenIds, unkId, fixedLength, padId, inputTypes);
+    return new OnnxInjectionClassifier(
+      id,
+      dir,
+      hash,
+      labels,
+      injectionIndex,
+      maxLength,
+      inputNames,
+      outputName,
+      ort,
+      session,
+      tokenizer,
+      specialTokenCount,
+      addedTokenIds,
+      unkId,
+      fixedLength,
+      padId,
+      inputTypes,
+    );
   } catch (e) {
     await session.release().catch(() => undefined);
     throw e instanceof Error && e.message.startsWith('classifier') ? e : new Error(`classifier: ${errorMessage(e)}`);

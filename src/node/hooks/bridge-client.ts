@@ -30,15 +30,25 @@ export const MAX_BRIDGE_ANSWER = 1024 * 1024;
 const isWindows = process.platform === 'win32';
 
 export async function askBridge(stateDir: string, request: BridgeRequestBody, o: { timeoutMs: number }): Promise<BridgeAnswer> {
-  if (!path.isAbsolute(stateDir)) return { kind: 'unreachable', why: `the Bulwark state directory must be an absolute path, got \`${stateDir}\`` };
+  if (!path.isAbsolute(stateDir))
+    return { kind: 'unreachable', why: `the Bulwark state directory must be an absolute path, got \`${stateDir}\`` };
   const until = Date.now() + Math.max(0, o.timeoutMs);
   const dirProblem = stateDirProblem(stateDir);
-  if (dirProblem === 'missing') return { kind: 'not_running', why: `${stateDir} does not exist, so no Bulwark extension has published a bridge` };
-  if (dirProblem) return { kind: 'unreachable', why: `${dirProblem}; the hook cannot trust the bridge file there (fix the directory's owner or run chmod 700 on it)` };
+  if (dirProblem === 'missing')
+    return { kind: 'not_running', why: `${stateDir} does not exist, so no Bulwark extension has published a bridge` };
+  if (dirProblem)
+    return {
+      kind: 'unreachable',
+      why: `${dirProblem}; the hook cannot trust the bridge file there (fix the directory's owner or run chmod 700 on it)`,
+    };
 
   const bridgeFile = path.join(stateDir, BRIDGE_FILE);
   const published = readInfoFile(bridgeFile);
-  if (published.kind === 'invalid') return { kind: 'unreachable', why: `${published.why}; the hook will not use it (restart VS Code so Bulwark writes it again, or delete it if VS Code is not running)` };
+  if (published.kind === 'invalid')
+    return {
+      kind: 'unreachable',
+      why: `${published.why}; the hook will not use it (restart VS Code so Bulwark writes it again, or delete it if VS Code is not running)`,
+    };
 
   const candidates: BridgeInfo[] = [];
   if (published.kind === 'ok' && isProcessAlive(published.info.pid)) candidates.push(published.info);
@@ -46,7 +56,10 @@ export async function askBridge(stateDir: string, request: BridgeRequestBody, o:
   if (candidates.length === 0) {
     return {
       kind: 'not_running',
-      why: published.kind === 'ok' ? `${bridgeFile} names process ${published.info.pid}, which no longer runs, and no other VS Code window serves the bridge` : `no ${BRIDGE_FILE} in ${stateDir}: the Bulwark extension is not running`,
+      why:
+        published.kind === 'ok'
+          ? `${bridgeFile} names process ${published.info.pid}, which no longer runs, and no other VS Code window serves the bridge`
+          : `no ${BRIDGE_FILE} in ${stateDir}: the Bulwark extension is not running`,
     };
   }
 
@@ -95,10 +108,19 @@ function exchange(info: BridgeInfo, request: BridgeRequestBody, timeoutMs: numbe
       conn.destroy();
       resolve(r);
     };
-    const unreachable = (why: string): Exchange => ({ kind: 'unreachable', why: `the Bulwark extension (process ${info.pid}) ${why}, so the action is denied` });
-    const timer = setTimeout(() => finish(connected
-      ? unreachable(`gave no answer within ${Math.round(Math.max(0, timeoutMs))} ms`)
-      : { kind: 'connect_failed', why: `no connection within ${Math.round(Math.max(0, timeoutMs))} ms` }), Math.max(0, timeoutMs));
+    const unreachable = (why: string): Exchange => ({
+      kind: 'unreachable',
+      why: `the Bulwark extension (process ${info.pid}) ${why}, so the action is denied`,
+    });
+    const timer = setTimeout(
+      () =>
+        finish(
+          connected
+            ? unreachable(`gave no answer within ${Math.round(Math.max(0, timeoutMs))} ms`)
+            : { kind: 'connect_failed', why: `no connection within ${Math.round(Math.max(0, timeoutMs))} ms` },
+        ),
+      Math.max(0, timeoutMs),
+    );
     conn.on('connect', () => {
       connected = true;
       conn.write(JSON.stringify({ ...request, token: info.token }) + '\n');
@@ -111,7 +133,11 @@ function exchange(info: BridgeInfo, request: BridgeRequestBody, timeoutMs: numbe
       chunks.push(take);
       if (nl === -1) return;
       const parsed = parseAnswer(Buffer.concat(chunks, size), request.kind);
-      finish(typeof parsed === 'string' ? unreachable(`sent a malformed answer (${parsed})`) : { kind: 'answer', response: parsed, pid: info.pid });
+      finish(
+        typeof parsed === 'string'
+          ? unreachable(`sent a malformed answer (${parsed})`)
+          : { kind: 'answer', response: parsed, pid: info.pid },
+      );
     });
     conn.on('error', (e: NodeJS.ErrnoException) => {
       if (!connected) finish({ kind: 'connect_failed', why: `${e.code ?? 'error'}: ${e.message}` });
@@ -122,8 +148,12 @@ function exchange(info: BridgeInfo, request: BridgeRequestBody, timeoutMs: numbe
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isReason = (r: unknown): r is Reason => isObject(r) && typeof r.rule === 'string' && [0, 1, 2, 3].includes(r.tier as number)
-  && (r.kind === 'policy' || r.kind === 'protection' || r.kind === 'error') && typeof r.message === 'string';
+const isReason = (r: unknown): r is Reason =>
+  isObject(r) &&
+  typeof r.rule === 'string' &&
+  [0, 1, 2, 3].includes(r.tier as number) &&
+  (r.kind === 'policy' || r.kind === 'protection' || r.kind === 'error') &&
+  typeof r.message === 'string';
 
 /** The answer, or why it is not one. A decide answer that is `ok` must carry a well-formed decision. */
 export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeResponse | string {
@@ -137,22 +167,49 @@ export function parseAnswer(line: Buffer, kind: BridgeRequest['kind']): BridgeRe
   if (!v.ok) return typeof v.error === 'string' ? { v: 1, ok: false, error: v.error } : 'an error answer without `error`';
   if (kind === 'inspect') {
     const f = v.findings;
-    if (!Array.isArray(f) || !f.every((x) => isObject(x) && typeof x.category === 'string' && typeof x.rule === 'string')) return 'an inspect answer without well-formed findings';
+    if (!Array.isArray(f) || !f.every((x) => isObject(x) && typeof x.category === 'string' && typeof x.rule === 'string'))
+      return 'an inspect answer without well-formed findings';
     return { v: 1, ok: true, findings: f.map((x) => ({ category: x.category as string, rule: x.rule as string })) };
   }
   if (v.decision === undefined) return kind === 'decide' ? 'no decision' : { v: 1, ok: true };
   const d = v.decision;
-  if (!isObject(d) || !['allow', 'block', 'escalate'].includes(d.decision as string) || typeof d.tier !== 'number' || typeof d.minTier !== 'number'
-    || typeof d.level !== 'string' || !Array.isArray(d.rules) || !d.rules.every((r) => typeof r === 'string') || typeof d.reason !== 'string') return 'a malformed decision';
+  if (
+    !isObject(d) ||
+    !['allow', 'block', 'escalate'].includes(d.decision as string) ||
+    typeof d.tier !== 'number' ||
+    typeof d.minTier !== 'number' ||
+    typeof d.level !== 'string' ||
+    !Array.isArray(d.rules) ||
+    !d.rules.every((r) => typeof r === 'string') ||
+    typeof d.reason !== 'string'
+  )
+    return 'a malformed decision';
   const reasons = d.reasons;
   if (reasons !== undefined && (!Array.isArray(reasons) || !reasons.every(isReason))) return 'a decision with malformed reasons';
   const hides = d.sandboxHides;
   // A malformed list is refused whole: the allow it came with rests on hiding exactly these files.
-  if (hides !== undefined && (!Array.isArray(hides) || !hides.every((h) => isObject(h) && typeof h.path === 'string' && h.path.startsWith('/') && !h.path.includes('\0') && typeof h.ruleId === 'string'))) return 'a decision with malformed sandboxHides';
+  if (
+    hides !== undefined &&
+    (!Array.isArray(hides) ||
+      !hides.every(
+        (h) =>
+          isObject(h) && typeof h.path === 'string' && h.path.startsWith('/') && !h.path.includes('\0') && typeof h.ruleId === 'string',
+      ))
+  )
+    return 'a decision with malformed sandboxHides';
   const decision: BridgeDecision = {
-    decision: d.decision as BridgeDecision['decision'], tier: d.tier, minTier: d.minTier, level: d.level, rules: d.rules as string[], reason: d.reason,
-    ...(Array.isArray(reasons) ? { reasons: reasons.map((r: Reason) => ({ rule: r.rule, tier: r.tier, kind: r.kind, message: r.message })) } : {}),
-    ...(Array.isArray(hides) && hides.length ? { sandboxHides: hides.map((h) => ({ path: (h as { path: string }).path, ruleId: (h as { ruleId: string }).ruleId })) } : {}),
+    decision: d.decision as BridgeDecision['decision'],
+    tier: d.tier,
+    minTier: d.minTier,
+    level: d.level,
+    rules: d.rules as string[],
+    reason: d.reason,
+    ...(Array.isArray(reasons)
+      ? { reasons: reasons.map((r: Reason) => ({ rule: r.rule, tier: r.tier, kind: r.kind, message: r.message })) }
+      : {}),
+    ...(Array.isArray(hides) && hides.length
+      ? { sandboxHides: hides.map((h) => ({ path: (h as { path: string }).path, ruleId: (h as { ruleId: string }).ruleId })) }
+      : {}),
   };
   return { v: 1, ok: true, decision };
 }

@@ -27,7 +27,8 @@ export function preparePrivateDir(dir: string): void {
   if (!st.isDirectory()) throw new Error(`${dir} is not a directory`);
   if (isWindows) return;
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) throw new Error(`${dir} belongs to another user (uid ${st.uid}); Bulwark's state directory must be yours`);
+  if (uid !== undefined && st.uid !== uid)
+    throw new Error(`${dir} belongs to another user (uid ${st.uid}); Bulwark's state directory must be yours`);
   if ((st.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
 }
 
@@ -97,12 +98,15 @@ export function readInfoFile(file: string): { kind: 'ok'; info: BridgeInfo } | {
  * extension exits), so a hook deciding in-process appends to the same chain. Undefined when none was
  * published; an error when the file is there but cannot be trusted.
  */
-export function readAuditLocationFile(stateDir: string): { kind: 'ok'; audit: NonNullable<BridgeInfo['audit']> } | { kind: 'missing' } | { kind: 'invalid'; why: string } {
+export function readAuditLocationFile(
+  stateDir: string,
+): { kind: 'ok'; audit: NonNullable<BridgeInfo['audit']> } | { kind: 'missing' } | { kind: 'invalid'; why: string } {
   const file = path.join(stateDir, AUDIT_LOCATION_FILE);
   const r = readPrivateJson(file);
   if (r.kind !== 'ok') return r;
   const a = r.value;
-  if (!isObject(a) || ![a.logFile, a.dbFile, a.keyFile].every((p) => typeof p === 'string' && path.isAbsolute(p))) return { kind: 'invalid', why: `${file} needs absolute logFile, dbFile and keyFile` };
+  if (!isObject(a) || ![a.logFile, a.dbFile, a.keyFile].every((p) => typeof p === 'string' && path.isAbsolute(p)))
+    return { kind: 'invalid', why: `${file} needs absolute logFile, dbFile and keyFile` };
   return { kind: 'ok', audit: { logFile: a.logFile as string, dbFile: a.dbFile as string, keyFile: a.keyFile as string } };
 }
 
@@ -123,7 +127,8 @@ function infoShapeError(v: unknown, stateDir: string): string | undefined {
   if (!socketOk) return `\`socket\` ${JSON.stringify(v.socket).slice(0, 200)} is not a Bulwark socket in ${stateDir}`;
   if (v.audit !== undefined) {
     const a = v.audit;
-    if (!isObject(a) || typeof a.logFile !== 'string' || typeof a.dbFile !== 'string' || typeof a.keyFile !== 'string') return '`audit` needs logFile, dbFile and keyFile';
+    if (!isObject(a) || typeof a.logFile !== 'string' || typeof a.dbFile !== 'string' || typeof a.keyFile !== 'string')
+      return '`audit` needs logFile, dbFile and keyFile';
     if (![a.logFile, a.dbFile, a.keyFile].every((p) => path.isAbsolute(p as string))) return '`audit` paths must be absolute';
   }
   return undefined;

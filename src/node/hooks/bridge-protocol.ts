@@ -20,23 +20,45 @@ export interface BridgeAction {
 export type BridgeRequest =
   /** Decide one action (Tier 3 through the editor's modal), record it in the audit log, and answer by `deadlineMs` (epoch ms). */
   | {
-    readonly v: 1; readonly token: string; readonly kind: 'decide'; readonly agent: AgentId; readonly action: BridgeAction; readonly deadlineMs: number;
-    /** The policy the hook was installed with, its IFC policy and the agent's working directory: the hooks' own server decides with them; the extension uses its settings. */
-    readonly policy?: string; readonly ifc?: string; readonly workspace?: string;
-    /** How the hook will run the action if it is allowed (`sandboxed (…)` / `not sandboxed: …`), recorded with the decision. */
-    readonly sandbox?: string;
-  }
+      readonly v: 1;
+      readonly token: string;
+      readonly kind: 'decide';
+      readonly agent: AgentId;
+      readonly action: BridgeAction;
+      readonly deadlineMs: number;
+      /** The policy the hook was installed with, its IFC policy and the agent's working directory: the hooks' own server decides with them; the extension uses its settings. */
+      readonly policy?: string;
+      readonly ifc?: string;
+      readonly workspace?: string;
+      /** How the hook will run the action if it is allowed (`sandboxed (…)` / `not sandboxed: …`), recorded with the decision. */
+      readonly sandbox?: string;
+    }
   /** Record what the hook found in a tool's output (post-tool inspection) in the audit log. Details are already redacted. */
-  | { readonly v: 1; readonly token: string; readonly kind: 'record'; readonly agent: AgentId; readonly sessionId: string; readonly event: 'tool_output_inspected'; readonly details: Record<string, unknown> }
+  | {
+      readonly v: 1;
+      readonly token: string;
+      readonly kind: 'record';
+      readonly agent: AgentId;
+      readonly sessionId: string;
+      readonly event: 'tool_output_inspected';
+      readonly details: Record<string, unknown>;
+    }
   /**
    * Inspect a tool's output (prompt injection, secrets, invisible text) with the extension's warm rules,
    * record the findings (rule ids only) in the audit log, and answer them. The text is never stored.
    */
   | {
-    readonly v: 1; readonly token: string; readonly kind: 'inspect'; readonly agent: AgentId; readonly sessionId: string; readonly tool: string; readonly toolUseId?: string; readonly text: string;
-    /** The agent's project folder: the hooks' own server loads its known secrets (.env values) to find them in the output. */
-    readonly workspace?: string;
-  }
+      readonly v: 1;
+      readonly token: string;
+      readonly kind: 'inspect';
+      readonly agent: AgentId;
+      readonly sessionId: string;
+      readonly tool: string;
+      readonly toolUseId?: string;
+      readonly text: string;
+      /** The agent's project folder: the hooks' own server loads its known secrets (.env values) to find them in the output. */
+      readonly workspace?: string;
+    }
   | { readonly v: 1; readonly token: string; readonly kind: 'ping' };
 
 /** One thing found in a tool's output: its category and rule id, never the text. */

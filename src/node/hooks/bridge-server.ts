@@ -16,7 +16,15 @@ import { isAgentId } from '../../engine/agents/types';
 import { MAX_BRIDGE_LINE, type BridgeDecision, type BridgeFinding, type BridgeRequest, type BridgeResponse } from './bridge-protocol';
 import { BRIDGE_FILE, type BridgeInfo } from './state-dir';
 import {
-  AUDIT_LOCATION_FILE, PEER_FILE_PATTERN, SOCKET_FILE_PATTERN, WINDOWS_PIPE_PREFIX, isProcessAlive, livePeers, preparePrivateDir, readInfoFile, writePrivateFileAtomic,
+  AUDIT_LOCATION_FILE,
+  PEER_FILE_PATTERN,
+  SOCKET_FILE_PATTERN,
+  WINDOWS_PIPE_PREFIX,
+  isProcessAlive,
+  livePeers,
+  preparePrivateDir,
+  readInfoFile,
+  writePrivateFileAtomic,
 } from './bridge-files';
 import { errorMessage } from '../../engine/error-message';
 
@@ -71,7 +79,10 @@ const isWindows = process.platform === 'win32';
 
 /** Why a bridged decision was given up (the AbortSignal's reason): its rule id and the reason the hook was given. */
 export class BridgeAbort extends Error {
-  constructor(readonly rule: 'bridge.deadline' | 'bridge.aborted', message: string) {
+  constructor(
+    readonly rule: 'bridge.deadline' | 'bridge.aborted',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -83,7 +94,9 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   removeStaleFiles(stateDir, o.log);
 
   const instance = crypto.randomBytes(4).toString('hex');
-  const socket = isWindows ? `${WINDOWS_PIPE_PREFIX}${crypto.randomBytes(16).toString('hex')}` : path.join(stateDir, `bridge-${pid}-${instance}.sock`);
+  const socket = isWindows
+    ? `${WINDOWS_PIPE_PREFIX}${crypto.randomBytes(16).toString('hex')}`
+    : path.join(stateDir, `bridge-${pid}-${instance}.sock`);
   const token = crypto.randomBytes(32).toString('hex');
   const tokenDigest = sha256(token);
   const peerFile = path.join(stateDir, `bridge-${pid}-${instance}.json`);
@@ -95,7 +108,10 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(socket, () => { server.off('error', reject); resolve(); });
+    server.listen(socket, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.on('error', (e) => o.log.error(`hook bridge: the socket failed: ${e.message}`));
   if (!isWindows) fs.chmodSync(socket, 0o600);
@@ -118,13 +134,19 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     let size = 0;
     let state: 'reading' | 'handling' | 'answered' = 'reading';
     const readTimeoutMs = o.readTimeoutMs ?? REQUEST_READ_TIMEOUT_MS;
-    const timer = setTimeout(() => answer({ v: 1, ok: false, error: `no complete request line within ${readTimeoutMs} ms; nothing was decided` }), readTimeoutMs);
+    const timer = setTimeout(
+      () => answer({ v: 1, ok: false, error: `no complete request line within ${readTimeoutMs} ms; nothing was decided` }),
+      readTimeoutMs,
+    );
     conn.on('error', () => undefined); // a hook that dies mid-answer is not an error of the extension
     function answer(response: BridgeResponse): void {
       if (state === 'answered') return;
       state = 'answered';
       clearTimeout(timer);
-      if (!conn.writable) { conn.destroy(); return; }
+      if (!conn.writable) {
+        conn.destroy();
+        return;
+      }
       conn.end(JSON.stringify(response) + '\n');
       // A client that never reads its answer does not keep the connection open.
       setTimeout(() => conn.destroy(), 5000).unref();
@@ -144,10 +166,15 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       clearTimeout(timer);
       const line = Buffer.concat(chunks, size);
       chunks.length = 0;
-      void handleLine(line, conn).then(answer, (e: unknown) => answer({ v: 1, ok: false, error: `internal error: ${errorMessage(e)}; nothing was decided` }));
+      void handleLine(line, conn).then(answer, (e: unknown) =>
+        answer({ v: 1, ok: false, error: `internal error: ${errorMessage(e)}; nothing was decided` }),
+      );
     });
     // The hook keeps its side open until it has the answer; an end before the line is a hook that gave up.
-    conn.on('end', () => { if (state === 'reading') answer({ v: 1, ok: false, error: 'the connection ended before a complete request line; nothing was decided' }); });
+    conn.on('end', () => {
+      if (state === 'reading')
+        answer({ v: 1, ok: false, error: 'the connection ended before a complete request line; nothing was decided' });
+    });
   }
 
   async function handleLine(line: Buffer, conn: net.Socket): Promise<BridgeResponse> {
@@ -202,9 +229,15 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
         controller.signal.addEventListener('abort', () => resolve(stoppedBlock(controller.signal.reason)), { once: true });
       });
       // Called even when the deadline has already passed: `decide` records the block (the signal says why).
-      const decided = o.decide(req, controller.signal).catch((e: unknown): BridgeDecision => blockFor('bridge.error', `the decision failed (${errorMessage(e)}), so the action cannot be allowed`));
+      const decided = o
+        .decide(req, controller.signal)
+        .catch((e: unknown): BridgeDecision =>
+          blockFor('bridge.error', `the decision failed (${errorMessage(e)}), so the action cannot be allowed`),
+        );
       const d = await Promise.race([decided, late]);
-      o.log.info(`hook bridge: ${req.agent} ${truncate(req.action.type, 80)} → ${d.decision} at Tier ${d.tier}${d.rules.length ? ` [${d.rules.slice(0, 5).join(', ')}]` : ''}`);
+      o.log.info(
+        `hook bridge: ${req.agent} ${truncate(req.action.type, 80)} → ${d.decision} at Tier ${d.tier}${d.rules.length ? ` [${d.rules.slice(0, 5).join(', ')}]` : ''}`,
+      );
       return d;
     } finally {
       clearTimeout(timer);
@@ -214,7 +247,9 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
   }
 
   return {
-    get info() { return info; },
+    get info() {
+      return info;
+    },
     setAudit(audit) {
       const next: BridgeInfo = { version: 1, pid, socket, token, startedAt: info.startedAt, ...(audit ? { audit } : {}) };
       info = next;
@@ -253,9 +288,11 @@ function publishAuditLocation(stateDir: string, audit: BridgeAuditLocation | und
 }
 
 export function deadlineBlock(): BridgeDecision {
-  return blockFor('bridge.deadline',
-    'no decision came before the hook\'s deadline, so the action is denied: Bulwark was still deciding it (usually waiting for your approval in the VS Code dialog, or for the Tier 2 review). '
-    + 'Answer the Bulwark dialog sooner, or raise the hook\'s timeout in the agent\'s hook settings, then retry the tool call');
+  return blockFor(
+    'bridge.deadline',
+    "no decision came before the hook's deadline, so the action is denied: Bulwark was still deciding it (usually waiting for your approval in the VS Code dialog, or for the Tier 2 review). " +
+      "Answer the Bulwark dialog sooner, or raise the hook's timeout in the agent's hook settings, then retry the tool call",
+  );
 }
 
 function stoppedBlock(reason: unknown): BridgeDecision {
@@ -287,9 +324,12 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
     return { error: `the request is not valid JSON (${errorMessage(e)}); nothing was decided` };
   }
   if (!isObject(value)) return { error: 'the request must be a JSON object; nothing was decided' };
-  if (typeof value.token !== 'string' || value.token === '') return { error: 'the request carries no token (read it from bridge.json); nothing was decided' };
-  if (!crypto.timingSafeEqual(sha256(value.token), tokenDigest)) return { error: 'wrong token (bridge.json was rewritten: read it again); nothing was decided' };
-  if (value.v !== 1) return { error: `unsupported protocol version ${JSON.stringify(value.v)} (this extension speaks 1); nothing was decided` };
+  if (typeof value.token !== 'string' || value.token === '')
+    return { error: 'the request carries no token (read it from bridge.json); nothing was decided' };
+  if (!crypto.timingSafeEqual(sha256(value.token), tokenDigest))
+    return { error: 'wrong token (bridge.json was rewritten: read it again); nothing was decided' };
+  if (value.v !== 1)
+    return { error: `unsupported protocol version ${JSON.stringify(value.v)} (this extension speaks 1); nothing was decided` };
   switch (value.kind) {
     case 'ping':
       return { request: { v: 1, kind: 'ping' } };
@@ -300,37 +340,69 @@ export function parseRequest(line: Buffer, tokenDigest: Buffer): Parsed {
       if (!shortString(a.type, 200)) return { error: 'the action needs a `type` (1–200 characters); nothing was decided' };
       if (!isObject(a.payload)) return { error: 'the action needs a `payload` object; nothing was decided' };
       if (!shortString(a.sessionId, 500)) return { error: 'the action needs a `sessionId` (1–500 characters); nothing was decided' };
-      if (a.cwd !== undefined && typeof a.cwd !== 'string') return { error: 'the action\'s `cwd` must be a string; nothing was decided' };
-      if (a.id !== undefined && !shortString(a.id, 200)) return { error: 'the action\'s `id` must be a string of 1–200 characters; nothing was decided' };
-      if (a.sandboxed !== undefined && typeof a.sandboxed !== 'boolean') return { error: 'the action\'s `sandboxed` must be true or false; nothing was decided' };
-      if (typeof value.deadlineMs !== 'number' || !Number.isFinite(value.deadlineMs)) return { error: 'decide needs `deadlineMs` (epoch milliseconds); nothing was decided' };
+      if (a.cwd !== undefined && typeof a.cwd !== 'string') return { error: "the action's `cwd` must be a string; nothing was decided" };
+      if (a.id !== undefined && !shortString(a.id, 200))
+        return { error: "the action's `id` must be a string of 1–200 characters; nothing was decided" };
+      if (a.sandboxed !== undefined && typeof a.sandboxed !== 'boolean')
+        return { error: "the action's `sandboxed` must be true or false; nothing was decided" };
+      if (typeof value.deadlineMs !== 'number' || !Number.isFinite(value.deadlineMs))
+        return { error: 'decide needs `deadlineMs` (epoch milliseconds); nothing was decided' };
       for (const k of ['policy', 'ifc', 'workspace', 'sandbox'] as const) {
-        if (value[k] !== undefined && !shortString(value[k], 4096)) return { error: `decide: \`${k}\` must be a string of 1–4096 characters; nothing was decided` };
+        if (value[k] !== undefined && !shortString(value[k], 4096))
+          return { error: `decide: \`${k}\` must be a string of 1–4096 characters; nothing was decided` };
       }
       return {
         request: {
-          v: 1, kind: 'decide', agent: value.agent, deadlineMs: value.deadlineMs,
-          ...(value.policy !== undefined ? { policy: value.policy as string } : {}), ...(value.ifc !== undefined ? { ifc: value.ifc as string } : {}), ...(value.workspace !== undefined ? { workspace: value.workspace as string } : {}),
+          v: 1,
+          kind: 'decide',
+          agent: value.agent,
+          deadlineMs: value.deadlineMs,
+          ...(value.policy !== undefined ? { policy: value.policy as string } : {}),
+          ...(value.ifc !== undefined ? { ifc: value.ifc as string } : {}),
+          ...(value.workspace !== undefined ? { workspace: value.workspace as string } : {}),
           ...(value.sandbox !== undefined ? { sandbox: value.sandbox as string } : {}),
-          action: { ...(a.id !== undefined ? { id: a.id } : {}), type: a.type, payload: a.payload, sessionId: a.sessionId, ...(a.cwd !== undefined ? { cwd: a.cwd } : {}), ...(a.sandboxed === true ? { sandboxed: true } : {}) },
+          action: {
+            ...(a.id !== undefined ? { id: a.id } : {}),
+            type: a.type,
+            payload: a.payload,
+            sessionId: a.sessionId,
+            ...(a.cwd !== undefined ? { cwd: a.cwd } : {}),
+            ...(a.sandboxed === true ? { sandboxed: true } : {}),
+          },
         },
       };
     }
     case 'record': {
       if (!isAgentId(value.agent)) return { error: `unknown agent ${JSON.stringify(value.agent)}; nothing was recorded` };
       if (!shortString(value.sessionId, 500)) return { error: 'record needs a `sessionId` (1–500 characters); nothing was recorded' };
-      if (value.event !== 'tool_output_inspected') return { error: `unknown event ${JSON.stringify(value.event)} (known: tool_output_inspected); nothing was recorded` };
+      if (value.event !== 'tool_output_inspected')
+        return { error: `unknown event ${JSON.stringify(value.event)} (known: tool_output_inspected); nothing was recorded` };
       if (!isObject(value.details)) return { error: 'record needs a `details` object; nothing was recorded' };
-      return { request: { v: 1, kind: 'record', agent: value.agent, sessionId: value.sessionId, event: value.event, details: value.details } };
+      return {
+        request: { v: 1, kind: 'record', agent: value.agent, sessionId: value.sessionId, event: value.event, details: value.details },
+      };
     }
     case 'inspect': {
       if (!isAgentId(value.agent)) return { error: `unknown agent ${JSON.stringify(value.agent)}; nothing was inspected` };
       if (!shortString(value.sessionId, 500)) return { error: 'inspect needs a `sessionId` (1–500 characters); nothing was inspected' };
       if (!shortString(value.tool, 256)) return { error: 'inspect needs the `tool` name (1–256 characters); nothing was inspected' };
-      if (value.toolUseId !== undefined && !shortString(value.toolUseId, 200)) return { error: 'inspect: `toolUseId` must be a string of 1–200 characters; nothing was inspected' };
+      if (value.toolUseId !== undefined && !shortString(value.toolUseId, 200))
+        return { error: 'inspect: `toolUseId` must be a string of 1–200 characters; nothing was inspected' };
       if (typeof value.text !== 'string') return { error: 'inspect needs the output `text`; nothing was inspected' };
-      if (value.workspace !== undefined && !(shortString(value.workspace, 4096) && (value.workspace as string).startsWith('/'))) return { error: 'inspect: `workspace` must be an absolute path; nothing was inspected' };
-      return { request: { v: 1, kind: 'inspect', agent: value.agent, sessionId: value.sessionId, tool: value.tool, ...(value.toolUseId !== undefined ? { toolUseId: value.toolUseId } : {}), text: value.text, ...(value.workspace !== undefined ? { workspace: value.workspace as string } : {}) } };
+      if (value.workspace !== undefined && !(shortString(value.workspace, 4096) && (value.workspace as string).startsWith('/')))
+        return { error: 'inspect: `workspace` must be an absolute path; nothing was inspected' };
+      return {
+        request: {
+          v: 1,
+          kind: 'inspect',
+          agent: value.agent,
+          sessionId: value.sessionId,
+          tool: value.tool,
+          ...(value.toolUseId !== undefined ? { toolUseId: value.toolUseId } : {}),
+          text: value.text,
+          ...(value.workspace !== undefined ? { workspace: value.workspace as string } : {}),
+        },
+      };
     }
     default:
       return { error: `unknown request kind ${JSON.stringify(value.kind)} (known: decide, record, inspect, ping); nothing was decided` };
@@ -367,7 +439,10 @@ function removeStaleFiles(stateDir: string, log: BridgeLog): void {
     return;
   }
   for (const name of names) {
-    const m = PEER_FILE_PATTERN.exec(name) ?? SOCKET_FILE_PATTERN.exec(name) ?? /^bridge(?:-\d+-[0-9a-f]{8})?\.json\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
+    const m =
+      PEER_FILE_PATTERN.exec(name) ??
+      SOCKET_FILE_PATTERN.exec(name) ??
+      /^bridge(?:-\d+-[0-9a-f]{8})?\.json\.(\d+)\.[0-9a-f]{8}\.tmp$/.exec(name);
     if (!m || isProcessAlive(Number(m[1]))) continue;
     removeQuietly(path.join(stateDir, name));
     log.info(`hook bridge: removed ${name}, left by process ${m[1]} that no longer runs`);
@@ -375,7 +450,11 @@ function removeStaleFiles(stateDir: string, log: BridgeLog): void {
 }
 
 function removeQuietly(file: string): void {
-  try { fs.unlinkSync(file); } catch { /* already gone */ }
+  try {
+    fs.unlinkSync(file);
+  } catch {
+    /* already gone */
+  }
 }
 
 function sha256(s: string): Buffer {

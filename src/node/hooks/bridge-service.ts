@@ -41,7 +41,9 @@ export class PendingBridgeActions {
 
   add(id: string, entry: { readonly agent: AgentId; readonly signal: AbortSignal }): () => void {
     this.byId.set(id, entry);
-    return () => { if (this.byId.get(id) === entry) this.byId.delete(id); };
+    return () => {
+      if (this.byId.get(id) === entry) this.byId.delete(id);
+    };
   }
 
   get(id: string): { readonly agent: AgentId; readonly requester: string; readonly signal: AbortSignal } | undefined {
@@ -49,7 +51,9 @@ export class PendingBridgeActions {
     return e && { ...e, requester: AGENT_NAMES[e.agent] };
   }
 
-  get size(): number { return this.byId.size; }
+  get size(): number {
+    return this.byId.size;
+  }
 }
 
 export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, 'decide' | 'record' | 'inspect'> {
@@ -59,7 +63,9 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
     const rule = signal.reason instanceof BridgeAbort ? signal.reason.rule : 'bridge.aborted';
     try {
       await d.append({
-        event: 'ACTION_BLOCKED', session: action.sessionId, action_type: action.type,
+        event: 'ACTION_BLOCKED',
+        session: action.sessionId,
+        action_type: action.type,
         details: { action_id: action.id, tier: 0, rules: [rule], reason, ...(engineDecision ? { engine_decision: engineDecision } : {}) },
       });
     } catch (e) {
@@ -72,7 +78,9 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
       const a = req.action;
       const action: BridgedAction = {
         id: `${a.id ?? req.agent}#${crypto.randomBytes(4).toString('hex')}`,
-        type: a.type, payload: a.payload as Record<string, unknown>, sessionId: agentScopedSession(req.agent, a.sessionId),
+        type: a.type,
+        payload: a.payload as Record<string, unknown>,
+        sessionId: agentScopedSession(req.agent, a.sessionId),
         ...(a.cwd !== undefined ? { cwd: a.cwd } : {}),
         ...(a.sandboxed === true && a.type === 'execute_command' ? { sandboxed: true } : {}),
       };
@@ -85,7 +93,11 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
         const { result: raw, executed } = await d.check(action);
         // The reason goes to another program and on to a model: no secret leaves in it.
         const secretRules = loadSecretRules();
-        const result = { ...raw, reason: redactSecrets(secretRules, raw.reason).text, ...(raw.reasons ? { reasons: raw.reasons.map((r) => ({ ...r, message: redactSecrets(secretRules, r.message).text })) } : {}) };
+        const result = {
+          ...raw,
+          reason: redactSecrets(secretRules, raw.reason).text,
+          ...(raw.reasons ? { reasons: raw.reasons.map((r) => ({ ...r, message: redactSecrets(secretRules, r.message).text })) } : {}),
+        };
         if (signal.aborted) {
           // The hook already got its block; only an engine verdict other than block needs correcting.
           if (result.decision !== 'block') await recordUnanswered(action, signal, result.decision);
@@ -96,7 +108,13 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
           await executed();
         } catch (e) {
           const why = `what this action reads could not be recorded in its session (${errorMessage(e)}), so it cannot be allowed`;
-          await d.append({ event: 'ACTION_BLOCKED', session: action.sessionId, action_type: action.type, details: { action_id: action.id, tier: result.tier, rules: ['ifc.store_error'], reason: `Blocked: ${why}.` } })
+          await d
+            .append({
+              event: 'ACTION_BLOCKED',
+              session: action.sessionId,
+              action_type: action.type,
+              details: { action_id: action.id, tier: result.tier, rules: ['ifc.store_error'], reason: `Blocked: ${why}.` },
+            })
             .catch(() => undefined);
           return blocked('ifc.store_error', why);
         }
@@ -109,7 +127,12 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
     async record(req: RecordRequest): Promise<void> {
       const details = withheldText(redactArgs(req.details), 0);
       const tool = typeof req.details.tool === 'string' && IDENTIFIER.test(req.details.tool) ? req.details.tool : 'tool';
-      await d.append({ event: 'ACTION_EXECUTED', session: agentScopedSession(req.agent, req.sessionId), action_type: tool, details: { agent: req.agent, inspected_output: details } });
+      await d.append({
+        event: 'ACTION_EXECUTED',
+        session: agentScopedSession(req.agent, req.sessionId),
+        action_type: tool,
+        details: { agent: req.agent, inspected_output: details },
+      });
     },
 
     async inspect(req: InspectRequest): Promise<readonly BridgeFinding[]> {
@@ -123,7 +146,6 @@ export function bridgeService(d: BridgeServiceDeps): Pick<BridgeServerOptions, '
 function blocked(rule: string, why: string): BridgeDecision {
   return hostBlock(rule, 'error', why);
 }
-
 
 /**
  * Keeps numbers, booleans and identifier-like strings; any other text (a piece of the tool's output
@@ -139,7 +161,8 @@ function withheldText(v: unknown, depth: number): unknown {
   }
   if (typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v).slice(0, MAX_ITEMS)) out[IDENTIFIER.test(k) ? k : `[key withheld: ${k.length} characters]`] = withheldText(x, depth + 1);
+    for (const [k, x] of Object.entries(v).slice(0, MAX_ITEMS))
+      out[IDENTIFIER.test(k) ? k : `[key withheld: ${k.length} characters]`] = withheldText(x, depth + 1);
     return out;
   }
   return `[withheld: ${typeof v}]`;

@@ -38,23 +38,33 @@ export function hookFile(client: AgentId, scope: HookScope, p: ClientPaths, work
   if (scope === 'workspace') {
     if (!workspace) throw new Error('a workspace-scope install needs the workspace folder');
     switch (client) {
-      case 'claude': return path.join(workspace, '.claude', 'settings.json');
+      case 'claude':
+        return path.join(workspace, '.claude', 'settings.json');
       // Codex loads a project's .codex/hooks.json only in a project the user trusts.
-      case 'codex': return path.join(workspace, '.codex', 'hooks.json');
-      case 'gemini': return path.join(workspace, '.gemini', 'settings.json');
+      case 'codex':
+        return path.join(workspace, '.codex', 'hooks.json');
+      case 'gemini':
+        return path.join(workspace, '.gemini', 'settings.json');
       // Both Copilots read .github/hooks/*.json: one file holds both clients' entries.
-      case 'copilot-cli': case 'vscode': return path.join(workspace, '.github', 'hooks', 'bulwark.json');
+      case 'copilot-cli':
+      case 'vscode':
+        return path.join(workspace, '.github', 'hooks', 'bulwark.json');
     }
   }
   switch (client) {
-    case 'claude': return path.join(p.home, '.claude', 'settings.json');
-    case 'codex': return path.join(codexHome(p), 'hooks.json');
-    case 'gemini': return path.join(p.home, '.gemini', 'settings.json');
+    case 'claude':
+      return path.join(p.home, '.claude', 'settings.json');
+    case 'codex':
+      return path.join(codexHome(p), 'hooks.json');
+    case 'gemini':
+      return path.join(p.home, '.gemini', 'settings.json');
     // Not inline in $COPILOT_HOME/settings.json: measured with Copilot CLI 1.0.102, inline hooks stop
     // firing once ~/.copilot/hooks holds a file with PascalCase events (VS Code's), so both Copilots'
     // user entries live in one hooks file, where Copilot CLI runs its own camelCase entry.
-    case 'copilot-cli': return path.join(copilotHome(p), 'hooks', 'bulwark.json');
-    case 'vscode': return path.join(p.home, '.copilot', 'hooks', 'bulwark.json');
+    case 'copilot-cli':
+      return path.join(copilotHome(p), 'hooks', 'bulwark.json');
+    case 'vscode':
+      return path.join(p.home, '.copilot', 'hooks', 'bulwark.json');
   }
 }
 
@@ -68,15 +78,25 @@ export function hookEntries(client: AgentId, command: string, timeoutSeconds: nu
   const entry = (event: string, value: unknown): HookEntry => ({ client, path: ['hooks', event], value });
   switch (client) {
     case 'claude':
-      return ['PreToolUse', 'PostToolUse'].map((e) => entry(e, { matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] }));
+      return ['PreToolUse', 'PostToolUse'].map((e) =>
+        entry(e, { matcher: '*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] }),
+      );
     case 'codex':
-      return ['PreToolUse', 'PostToolUse'].map((e) => entry(e, { matcher: '.*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] }));
+      return ['PreToolUse', 'PostToolUse'].map((e) =>
+        entry(e, { matcher: '.*', hooks: [{ type: 'command', command, timeout: timeoutSeconds }] }),
+      );
     case 'gemini':
       // Gemini CLI's hook timeout is in milliseconds.
-      return ['BeforeTool', 'AfterTool'].map((e) => entry(e, { matcher: '.*', hooks: [{ name: 'bulwark', type: 'command', command, timeout: timeoutSeconds * 1000 }] }));
+      return ['BeforeTool', 'AfterTool'].map((e) =>
+        entry(e, { matcher: '.*', hooks: [{ name: 'bulwark', type: 'command', command, timeout: timeoutSeconds * 1000 }] }),
+      );
     case 'copilot-cli':
-      return ['preToolUse', 'postToolUse'].map((e) => entry(e, { type: 'command', [platform === 'win32' ? 'powershell' : 'bash']: command, timeoutSec: timeoutSeconds }));
+      return ['preToolUse', 'postToolUse'].map((e) =>
+        entry(e, { type: 'command', [platform === 'win32' ? 'powershell' : 'bash']: command, timeoutSec: timeoutSeconds }),
+      );
     case 'vscode':
-      return ['PreToolUse', 'PostToolUse'].map((e) => entry(e, { type: 'command', command, ...(platform === 'win32' ? { windows: command } : {}), timeout: timeoutSeconds }));
+      return ['PreToolUse', 'PostToolUse'].map((e) =>
+        entry(e, { type: 'command', command, ...(platform === 'win32' ? { windows: command } : {}), timeout: timeoutSeconds }),
+      );
   }
 }

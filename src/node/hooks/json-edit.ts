@@ -5,7 +5,10 @@
 import { parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 
 /** One inserted piece of text: at `offset` of the text it was inserted into. */
-export interface Insertion { readonly offset: number; readonly text: string }
+export interface Insertion {
+  readonly offset: number;
+  readonly text: string;
+}
 
 export type JsonPath = readonly string[];
 
@@ -22,7 +25,9 @@ export function parseConfig(text: string, file: string): Node | undefined {
   if (errors.length) {
     const e = errors[0]!;
     const { line, column } = lineColumn(text, e.offset);
-    throw new ConfigFileError(`${file}:${line}:${column}: ${printParseErrorCode(e.error)}; fix the file (or move it away) and run the install again: nothing was written`);
+    throw new ConfigFileError(
+      `${file}:${line}:${column}: ${printParseErrorCode(e.error)}; fix the file (or move it away) and run the install again: nothing was written`,
+    );
   }
   if (!root || root.type !== 'object') throw new ConfigFileError(`${file}: the top level is not a JSON object; nothing was written`);
   return root;
@@ -37,9 +42,13 @@ function lineColumn(text: string, offset: number): { line: number; column: numbe
 export function nodeAt(root: Node | undefined, path: JsonPath, file: string): Node | undefined {
   let node = root;
   for (let i = 0; i < path.length && node; i++) {
-    if (node.type !== 'object') throw new ConfigFileError(`${file}: \`${path.slice(0, i).join('.')}\` is not an object; nothing was written`);
+    if (node.type !== 'object')
+      throw new ConfigFileError(`${file}: \`${path.slice(0, i).join('.')}\` is not an object; nothing was written`);
     const props = (node.children ?? []).filter((p) => p.children?.[0]?.value === path[i]);
-    if (props.length > 1) throw new ConfigFileError(`${file}: the key \`${path.slice(0, i + 1).join('.')}\` appears ${props.length} times; keep one and run the install again: nothing was written`);
+    if (props.length > 1)
+      throw new ConfigFileError(
+        `${file}: the key \`${path.slice(0, i + 1).join('.')}\` appears ${props.length} times; keep one and run the install again: nothing was written`,
+      );
     node = props[0]?.children?.[1];
   }
   return node;
@@ -97,7 +106,8 @@ export function applyInsertion(text: string, ins: Insertion): string {
 export function undoInsertions(text: string, insertions: readonly Insertion[]): string {
   let t = text;
   for (const ins of [...insertions].reverse()) {
-    if (t.slice(ins.offset, ins.offset + ins.text.length) !== ins.text) throw new ConfigFileError('the file does not hold the inserted text where it was inserted');
+    if (t.slice(ins.offset, ins.offset + ins.text.length) !== ins.text)
+      throw new ConfigFileError('the file does not hold the inserted text where it was inserted');
     t = t.slice(0, ins.offset) + t.slice(ins.offset + ins.text.length);
   }
   return t;
@@ -111,7 +121,10 @@ export interface EditResult {
 }
 
 /** The parsed root object; an empty or whitespace-only text first becomes `{}` (an insertion like any other). */
-function withRootObject(text: string, file: string): { text: string; root: NonNullable<ReturnType<typeof parseConfig>>; insertions: Insertion[] } {
+function withRootObject(
+  text: string,
+  file: string,
+): { text: string; root: NonNullable<ReturnType<typeof parseConfig>>; insertions: Insertion[] } {
   const root = parseConfig(text, file);
   if (root) return { text, root, insertions: [] };
   const start: Insertion = { offset: text.startsWith('\uFEFF') ? 1 : 0, text: '{}\n' };
@@ -135,7 +148,8 @@ export function appendElement(text: string, path: JsonPath, value: unknown, file
   let depth = path.length - 1;
   let parent = nodeAt(root, path.slice(0, depth), file);
   while (!parent) parent = nodeAt(root, path.slice(0, --depth), file);
-  if (parent.type !== 'object') throw new ConfigFileError(`${file}: \`${path.slice(0, depth).join('.')}\` is not an object; nothing was written`);
+  if (parent.type !== 'object')
+    throw new ConfigFileError(`${file}: \`${path.slice(0, depth).join('.')}\` is not an object; nothing was written`);
   let nested: unknown = [value];
   for (let i = path.length - 1; i > depth; i--) nested = { [path[i]!]: nested };
   const ins = propertyInsertion(t, parent, path[depth]!, nested);
@@ -158,16 +172,23 @@ export function sameJson(a: unknown, b: unknown): boolean {
 
 function canonical(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   return JSON.stringify(v);
 }
 
 /** The value of a parsed node (jsonc-parser's getNodeValue, without its dependency on offsets). */
 export function nodeValue(node: Node): unknown {
   switch (node.type) {
-    case 'array': return (node.children ?? []).map(nodeValue);
-    case 'object': return Object.fromEntries((node.children ?? []).map((p) => [p.children![0]!.value as string, nodeValue(p.children![1]!)]));
-    default: return node.value;
+    case 'array':
+      return (node.children ?? []).map(nodeValue);
+    case 'object':
+      return Object.fromEntries((node.children ?? []).map((p) => [p.children![0]!.value as string, nodeValue(p.children![1]!)]));
+    default:
+      return node.value;
   }
 }
 
@@ -201,7 +222,12 @@ function removeChild(text: string, container: Node, index: number): string {
  * Removes from the array at `path` every element `matches` accepts (a changed file: the exact
  * undo does not apply). Returns the new text and how many were removed.
  */
-export function removeElements(text: string, path: JsonPath, matches: (value: unknown) => boolean, file: string): { text: string; removed: number } {
+export function removeElements(
+  text: string,
+  path: JsonPath,
+  matches: (value: unknown) => boolean,
+  file: string,
+): { text: string; removed: number } {
   let t = text;
   let removed = 0;
   for (;;) {

@@ -29,7 +29,8 @@ export interface HookOptions {
 }
 
 /** An `--allow-net` entry the installed command may carry: HOST[:PORT] (a name, `*.` + name, IPv4, or [IPv6]); nothing a shell would expand but `*`. */
-export const ALLOW_NET_ENTRY = /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
+export const ALLOW_NET_ENTRY =
+  /^(?:(?:\*\.)?[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?$/;
 
 /** The watchdog kills the program this long before the client's own timeout would fire. */
 const WATCHDOG_MARGIN_S = 3;
@@ -45,7 +46,10 @@ export interface WrapperTarget {
   readonly stateDir: string;
 }
 
-export interface WrapperTiming { readonly watchdogSeconds: number; readonly programDeadlineMs: number }
+export interface WrapperTiming {
+  readonly watchdogSeconds: number;
+  readonly programDeadlineMs: number;
+}
 
 /** Seconds after which the wrapper kills the program, and the budget the program is given, for a client timeout. */
 export function wrapperTiming(clientTimeoutSeconds: number): WrapperTiming {
@@ -56,7 +60,9 @@ export function wrapperTiming(clientTimeoutSeconds: number): WrapperTiming {
 
 export function checkClientTimeout(seconds: number): void {
   if (!Number.isInteger(seconds) || seconds < MIN_CLIENT_TIMEOUT_S || seconds > MAX_CLIENT_TIMEOUT_S) {
-    throw new Error(`the hook timeout must be a whole number of seconds from ${MIN_CLIENT_TIMEOUT_S} to ${MAX_CLIENT_TIMEOUT_S}, got ${seconds}`);
+    throw new Error(
+      `the hook timeout must be a whole number of seconds from ${MIN_CLIENT_TIMEOUT_S} to ${MAX_CLIENT_TIMEOUT_S}, got ${seconds}`,
+    );
   }
 }
 
@@ -76,14 +82,19 @@ function jsonInner(s: string): string {
 }
 
 function checkTarget(t: WrapperTarget): void {
-  for (const [name, v] of [['node', t.node], ['cli', t.cli], ['stateDir', t.stateDir]] as const) {
+  for (const [name, v] of [
+    ['node', t.node],
+    ['cli', t.cli],
+    ['stateDir', t.stateDir],
+  ] as const) {
     if (typeof v !== 'string' || v.length === 0) throw new Error(`the wrapper needs the ${name} path`);
     if (/[\0\r\n]/.test(v)) throw new Error(`the ${name} path contains a control character: ${JSON.stringify(v)}`);
   }
 }
 
 /** What the model is told to do, and the user how to fix it; appended to every failure reason. */
-const WHAT_TO_DO = 'Do not retry this action another way; tell the user that Bulwark\'s hook is broken. To fix it, run `bulwark hooks status` (or Bulwark: Show Status in VS Code) and install the hooks again.';
+const WHAT_TO_DO =
+  "Do not retry this action another way; tell the user that Bulwark's hook is broken. To fix it, run `bulwark hooks status` (or Bulwark: Show Status in VS Code) and install the hooks again.";
 
 /**
  * The POSIX sh wrapper, installed at <stateDir>/bin/bulwark-hook (0755) and called as
@@ -341,14 +352,29 @@ export function renderWrapper(t: WrapperTarget, platform: WrapperPlatform): stri
  * a missing -File is not guarded; untested here.)
  * It is stable for an (agent, timeout) pair, so re-installing does not change it (Codex trusts a hook by its hash).
  */
-export function wrapperCommand(agent: AgentId, clientTimeoutSeconds: number, wrapperPath: string, platform: WrapperPlatform, options: HookOptions = {}): string {
+export function wrapperCommand(
+  agent: AgentId,
+  clientTimeoutSeconds: number,
+  wrapperPath: string,
+  platform: WrapperPlatform,
+  options: HookOptions = {},
+): string {
   checkClientTimeout(clientTimeoutSeconds);
   const { policy, sandbox = true, allowNet = [] } = options;
-  if (policy !== undefined && !(HOOK_POLICIES as readonly string[]).includes(policy)) throw new Error(`the hook policy must be one of ${HOOK_POLICIES.join(', ')}, got \`${policy}\``);
-  for (const h of allowNet) if (!ALLOW_NET_ENTRY.test(h)) throw new Error(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${h}\``);
+  if (policy !== undefined && !(HOOK_POLICIES as readonly string[]).includes(policy))
+    throw new Error(`the hook policy must be one of ${HOOK_POLICIES.join(', ')}, got \`${policy}\``);
+  for (const h of allowNet)
+    if (!ALLOW_NET_ENTRY.test(h))
+      throw new Error(`--allow-net takes HOST[:PORT] (a name, *.name, an IPv4 address or [IPv6]), got \`${h}\``);
   // Hosts are quoted: `*.example.com` must reach the wrapper as written.
   const quote = platform === 'win32' ? (s: string) => s : shQuote;
-  const words = [agent, String(clientTimeoutSeconds), ...(policy ? [policy] : []), ...(sandbox ? [] : ['no-sandbox']), ...allowNet.map((h) => quote(`allow-net=${h}`))];
+  const words = [
+    agent,
+    String(clientTimeoutSeconds),
+    ...(policy ? [policy] : []),
+    ...(sandbox ? [] : ['no-sandbox']),
+    ...allowNet.map((h) => quote(`allow-net=${h}`)),
+  ];
   const args = words.join(' ');
   if (platform === 'win32') {
     return `powershell -NoProfile -ExecutionPolicy Bypass -File "${wrapperPath}" ${args}`;

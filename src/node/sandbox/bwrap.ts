@@ -26,14 +26,22 @@ export function bwrapArgs(o: BwrapOptions): string[] {
     // Its own session: no TIOCSTI typing into the terminal that started it.
     '--new-session',
     // Every namespace, the network included (loopback only): the proxy's socket is the only way out.
-    '--unshare-all', '--unshare-user', '--disable-userns',
-    '--ro-bind', '/', '/',
-    '--dev', '/dev',
-    '--proc', '/proc',
+    '--unshare-all',
+    '--unshare-user',
+    '--disable-userns',
+    '--ro-bind',
+    '/',
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
     // A private temp directory; /run holds the user's session sockets (D-Bus and the keyring behind
     // it, ssh-agent, docker.sock): none of them reach inside.
-    '--tmpfs', '/tmp',
-    '--tmpfs', '/run',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/run',
   ];
   for (const w of plan.writable) a.push('--bind', w, w);
   for (const m of plan.readOnly) a.push('--ro-bind', m.path, m.path);
@@ -46,7 +54,10 @@ export function bwrapArgs(o: BwrapOptions): string[] {
       // while the tmpfs is still writable (bwrap makes their mount points), then it is made read-only.
       const inside = plan.reexposed.filter((m) => m.path.startsWith(`${h.path}/`));
       a.push('--perms', inside.length ? '0111' : '0000', '--tmpfs', h.path);
-      for (const m of inside) { a.push('--ro-bind', m.path, m.path); placed.add(m.path); }
+      for (const m of inside) {
+        a.push('--ro-bind', m.path, m.path);
+        placed.add(m.path);
+      }
       a.push('--remount-ro', h.path);
     } else {
       a.push('--ro-bind', o.emptyFile, h.path);

@@ -64,13 +64,27 @@ const NO_DROP: DroppedOutput = { stdout: 0, stderr: 0 };
 
 /** The helper's last words: its error lines when there are any, else its last lines. */
 function stderrSummary(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const errors = lines.filter((l) => /\b\w*Error\b/.test(l));
   return (errors.length ? errors.slice(0, 2) : lines.slice(-3)).join(' | ').slice(0, 500);
 }
 
 export function helperFailure(helperRule: string, error: string, fix?: string): HelperRunResult {
-  return { status: 'sandbox_failed', exitCode: null, error, ...(fix ? { fix } : {}), violations: [], network: [], mechanism: 'none', durationMs: 0, dropped: NO_DROP, helperRule };
+  return {
+    status: 'sandbox_failed',
+    exitCode: null,
+    error,
+    ...(fix ? { fix } : {}),
+    violations: [],
+    network: [],
+    mechanism: 'none',
+    durationMs: 0,
+    dropped: NO_DROP,
+    helperRule,
+  };
 }
 
 export class SandboxHelperClient {
@@ -82,7 +96,9 @@ export class SandboxHelperClient {
   constructor(private readonly opts: SandboxHelperClientOptions) {}
 
   /** The helper's process id while it runs (tests, Doctor). */
-  get pid(): number | undefined { return this.child?.pid; }
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
 
   /** Runs one command in the sandbox. Never rejects: a failure is a result with status sandbox_failed and the reason. */
   run(request: HelperRunRequest, handlers: RunHandlers, signal?: AbortSignal): Promise<HelperRunResult> {
@@ -102,11 +118,19 @@ export class SandboxHelperClient {
     const id = crypto.randomUUID();
     const result = this.start(id, request, handlers, true);
     let over = false;
-    void result.finally(() => { over = true; });
+    void result.finally(() => {
+      over = true;
+    });
     return {
-      write: (data) => { if (!over) this.post({ type: 'stdin', id, data }); },
-      end: () => { if (!over) this.post({ type: 'stdin_end', id }); },
-      cancel: () => { if (!over) this.post({ type: 'cancel', id }); },
+      write: (data) => {
+        if (!over) this.post({ type: 'stdin', id, data });
+      },
+      end: () => {
+        if (!over) this.post({ type: 'stdin_end', id });
+      },
+      cancel: () => {
+        if (!over) this.post({ type: 'cancel', id });
+      },
       result,
     };
   }
@@ -115,10 +139,20 @@ export class SandboxHelperClient {
   probe(opts: { fresh?: boolean } = {}): Promise<SandboxStatus> {
     const id = crypto.randomUUID();
     return new Promise((resolve) => {
-      const unavailable = (r: HelperRunResult): void => resolve({ available: false, mechanism: 'none', reason: r.error, ...(r.fix ? { fix: r.fix } : {}), enforces: [] });
-      const p: Pending = { finish: unavailable, probe: (s) => { this.settle(id); resolve(s); } };
+      const unavailable = (r: HelperRunResult): void =>
+        resolve({ available: false, mechanism: 'none', reason: r.error, ...(r.fix ? { fix: r.fix } : {}), enforces: [] });
+      const p: Pending = {
+        finish: unavailable,
+        probe: (s) => {
+          this.settle(id);
+          resolve(s);
+        },
+      };
       this.pending.set(id, p);
-      p.timer = setTimeout(() => this.unresponsive(id, `did not answer a probe within ${this.probeTimeoutMs / 1000} s`), this.probeTimeoutMs);
+      p.timer = setTimeout(
+        () => this.unresponsive(id, `did not answer a probe within ${this.probeTimeoutMs / 1000} s`),
+        this.probeTimeoutMs,
+      );
       if (!this.post({ type: 'probe', id, ...(opts.fresh ? { fresh: true } : {}) }, p)) this.fail(id, this.notStarted());
     });
   }
@@ -129,7 +163,9 @@ export class SandboxHelperClient {
     this.kill(this.child, 'the extension is shutting down');
   }
 
-  private get probeTimeoutMs(): number { return this.opts.probeTimeoutMs ?? 30_000; }
+  private get probeTimeoutMs(): number {
+    return this.opts.probeTimeoutMs ?? 30_000;
+  }
 
   private start(id: string, request: HelperRunRequest, handlers: RunHandlers, interactive: boolean): Promise<HelperRunResult> {
     return new Promise((resolve) => {
@@ -144,8 +180,11 @@ export class SandboxHelperClient {
   private lastStartError: string | undefined;
 
   private notStarted(): HelperRunResult {
-    return helperFailure('sandbox.helper_start_failed', `the sandbox helper could not be started${this.lastStartError ? ` (${this.lastStartError})` : ''}, so nothing was run`,
-      'check that dist/sandbox-helper.js exists beside the extension (reinstall Bulwark) and see the Bulwark output channel');
+    return helperFailure(
+      'sandbox.helper_start_failed',
+      `the sandbox helper could not be started${this.lastStartError ? ` (${this.lastStartError})` : ''}, so nothing was run`,
+      'check that dist/sandbox-helper.js exists beside the extension (reinstall Bulwark) and see the Bulwark output channel',
+    );
   }
 
   /** Sends a message, starting the helper first when it is not running. False when it cannot be sent. */
@@ -163,7 +202,10 @@ export class SandboxHelperClient {
   }
 
   private ensure(): ChildProcess | undefined {
-    if (this.disposed) { this.lastStartError = 'the extension is shutting down'; return undefined; }
+    if (this.disposed) {
+      this.lastStartError = 'the extension is shutting down';
+      return undefined;
+    }
     if (this.child?.connected) return this.child;
     // A helper whose channel closed is on its way out: its exit handler fails what it had.
     if (this.child) this.kill(this.child, 'its IPC channel closed');
@@ -180,7 +222,9 @@ export class SandboxHelperClient {
     this.stderrTail = '';
     this.opts.log?.(`sandbox helper started (pid ${child.pid ?? '?'})`);
     child.stderr?.setEncoding('utf8');
-    child.stderr?.on('data', (t: string) => { this.stderrTail = (this.stderrTail + t).slice(-2000); });
+    child.stderr?.on('data', (t: string) => {
+      this.stderrTail = (this.stderrTail + t).slice(-2000);
+    });
     child.on('message', (m: FromHelper) => this.onMessage(m));
     child.on('error', (e) => {
       this.lastStartError = e.message;
@@ -193,10 +237,16 @@ export class SandboxHelperClient {
       this.opts.log?.(`sandbox helper ${how}${tail ? `: ${tail}` : ''}`);
       for (const [id, p] of [...this.pending]) {
         if (p.child !== child) continue;
-        this.fail(id, helperFailure('sandbox.helper_exited', p.accepted
-          ? `the sandbox helper ${how}${tail ? ` (${tail})` : ''}; the command did not finish, and the sandbox and everything in it were killed with the helper`
-          : `the sandbox helper ${how} before it took the request${tail ? ` (${tail})` : ''}; nothing was run`,
-        'run it again (the helper restarts); if this repeats, see the Bulwark output channel'));
+        this.fail(
+          id,
+          helperFailure(
+            'sandbox.helper_exited',
+            p.accepted
+              ? `the sandbox helper ${how}${tail ? ` (${tail})` : ''}; the command did not finish, and the sandbox and everything in it were killed with the helper`
+              : `the sandbox helper ${how} before it took the request${tail ? ` (${tail})` : ''}; nothing was run`,
+            'run it again (the helper restarts); if this repeats, see the Bulwark output channel',
+          ),
+        );
       }
     });
     return child;
@@ -217,15 +267,32 @@ export class SandboxHelperClient {
         // From now on the helper owes a result by the run's own deadline plus the grace period.
         const grace = this.opts.resultGraceMs ?? 15_000;
         const ms = (p.timeoutMs ?? 0) + grace;
-        p.timer = setTimeout(() => this.unresponsive(id, `did not report the result within ${Math.round(ms / 1000)} s (the run's timeout plus ${grace / 1000} s)`), ms);
+        p.timer = setTimeout(
+          () =>
+            this.unresponsive(id, `did not report the result within ${Math.round(ms / 1000)} s (the run's timeout plus ${grace / 1000} s)`),
+          ms,
+        );
         return;
       }
-      case 'stdout': p.handlers?.stdout(m.text); return;
-      case 'stderr': p.handlers?.stderr(m.text); return;
-      case 'network': p.handlers?.network?.(m.decision); return;
-      case 'probe': p.probe?.(m.status); return;
-      case 'result': this.settle(id); p.finish({ ...m.result, dropped: m.dropped }); return;
-      case 'error': this.fail(id, helperFailure('sandbox.helper_refused', `the sandbox helper refused the request: ${m.error}`)); return;
+      case 'stdout':
+        p.handlers?.stdout(m.text);
+        return;
+      case 'stderr':
+        p.handlers?.stderr(m.text);
+        return;
+      case 'network':
+        p.handlers?.network?.(m.decision);
+        return;
+      case 'probe':
+        p.probe?.(m.status);
+        return;
+      case 'result':
+        this.settle(id);
+        p.finish({ ...m.result, dropped: m.dropped });
+        return;
+      case 'error':
+        this.fail(id, helperFailure('sandbox.helper_refused', `the sandbox helper refused the request: ${m.error}`));
+        return;
     }
   }
 
@@ -246,7 +313,14 @@ export class SandboxHelperClient {
   private unresponsive(id: string, what: string): void {
     const child = this.pending.get(id)?.child;
     this.opts.log?.(`sandbox helper ${what}; killing it`);
-    this.fail(id, helperFailure('sandbox.helper_unresponsive', `the sandbox helper ${what}; it was killed, with every sandbox it ran`, 'run it again (the helper restarts); if this repeats, see the Bulwark output channel'));
+    this.fail(
+      id,
+      helperFailure(
+        'sandbox.helper_unresponsive',
+        `the sandbox helper ${what}; it was killed, with every sandbox it ran`,
+        'run it again (the helper restarts); if this repeats, see the Bulwark output channel',
+      ),
+    );
     if (child) this.kill(child, what);
   }
 
@@ -254,10 +328,20 @@ export class SandboxHelperClient {
   private kill(child: ChildProcess | undefined, why: string): void {
     if (!child) return;
     if (this.child === child) this.child = undefined;
-    try { child.kill('SIGKILL'); } catch { /* already gone */ }
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      /* already gone */
+    }
     for (const [id, p] of [...this.pending]) {
       if (p.child !== child) continue;
-      this.fail(id, helperFailure('sandbox.helper_exited', `the sandbox helper was stopped (${why}); ${p.accepted ? 'the command did not finish, and the sandbox and everything in it were killed with it' : 'nothing was run'}`));
+      this.fail(
+        id,
+        helperFailure(
+          'sandbox.helper_exited',
+          `the sandbox helper was stopped (${why}); ${p.accepted ? 'the command did not finish, and the sandbox and everything in it were killed with it' : 'nothing was run'}`,
+        ),
+      );
     }
   }
 }

@@ -59,7 +59,8 @@ export function landlockSupport(): LandlockSupport {
   if (!perl) return (cached = { available: false, reason: 'perl is not installed (it calls Landlock for Bulwark)' });
   const r = spawnSync(perl, ['-e', 'my $v = syscall(444, 0, 0, 1); print $v > 0 ? $v : 0'], { timeout: 5000, encoding: 'utf8' });
   const abi = Number(r.stdout);
-  if (r.status !== 0 || !(abi > 0)) return (cached = { available: false, perl, reason: 'this kernel has no Landlock (Linux 5.13 or later, enabled in the lsm= list)' });
+  if (r.status !== 0 || !(abi > 0))
+    return (cached = { available: false, perl, reason: 'this kernel has no Landlock (Linux 5.13 or later, enabled in the lsm= list)' });
   return (cached = { available: true, abi, perl });
 }
 

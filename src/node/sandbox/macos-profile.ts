@@ -58,7 +58,8 @@ export function macosSandboxProfile(opts: MacosSandboxOptions): string {
   const readOnly = opts.readOnlyInWritable.map(absolute).flatMap(bothSpellings);
   const writable = [...opts.writable, opts.tmpDir].map(absolute).flatMap(bothSpellings);
   const port = opts.proxyPort;
-  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535)) throw new Error(`sandbox profile: bad proxy port ${port}`);
+  if (port !== undefined && !(Number.isInteger(port) && port >= 1 && port <= 65535))
+    throw new Error(`sandbox profile: bad proxy port ${port}`);
 
   const lines = [
     '(version 1)',
@@ -69,7 +70,12 @@ export function macosSandboxProfile(opts: MacosSandboxOptions): string {
     `(allow file-write*\n  ${[...subpaths(writable), ...WRITABLE_DEVICES.map((d) => `(literal ${sbplString(d)})`), '(subpath "/dev/fd")', '(regex #"^/dev/ttys[0-9]+$")'].join('\n  ')})`,
   ];
   if (readOnly.length) lines.push('', '; read-only inside the writable roots', `(deny file-write*\n  ${subpaths(readOnly).join('\n  ')})`);
-  if (hidden.length) lines.push('', '; hidden: neither read nor written (subpath also matches the path itself, so files too)', `(deny file-read* file-write*\n  ${subpaths(hidden).join('\n  ')})`);
+  if (hidden.length)
+    lines.push(
+      '',
+      '; hidden: neither read nor written (subpath also matches the path itself, so files too)',
+      `(deny file-read* file-write*\n  ${subpaths(hidden).join('\n  ')})`,
+    );
   lines.push(
     '',
     '; network: nothing out (TCP, UDP or Unix sockets) but the proxy',

@@ -11,8 +11,19 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import {
-  DEFAULT_SSRF_POLICY, RULE_NONCANONICAL_IPV4, RULE_RESOLUTION_FAILED, type SsrfPolicy, SsrfSyntaxError,
-  checkAddress, checkHostName, checkResolvedAddresses, classifyAddress, crossCheckWhatwg, formatIp, parseIpAddress, parseTarget,
+  DEFAULT_SSRF_POLICY,
+  RULE_NONCANONICAL_IPV4,
+  RULE_RESOLUTION_FAILED,
+  type SsrfPolicy,
+  SsrfSyntaxError,
+  checkAddress,
+  checkHostName,
+  checkResolvedAddresses,
+  classifyAddress,
+  crossCheckWhatwg,
+  formatIp,
+  parseIpAddress,
+  parseTarget,
 } from '../../engine/ssrf';
 import { ipv4NoncanonicalReason, looksLikeIpv4 } from '../../engine/ssrf/address';
 import { type Resolver, systemResolver } from '../guarded-fetch';
@@ -118,7 +129,8 @@ export function parseAllowedHost(entry: string): AllowedHost {
   }
   let port: number | undefined;
   if (portText !== undefined) {
-    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535) throw bad(`port \`${portText}\` is not a number from 1 to 65535`);
+    if (!/^[0-9]{1,5}$/.test(portText) || Number(portText) < 1 || Number(portText) > 65535)
+      throw bad(`port \`${portText}\` is not a number from 1 to 65535`);
     port = Number(portText);
   }
   const withPort = <T extends object>(o: T) => (port === undefined ? o : { ...o, port });
@@ -139,7 +151,8 @@ export function parseAllowedHost(entry: string): AllowedHost {
     if (looksLikeIpv4(suffix)) throw bad('a wildcard cannot cover IP addresses');
     return withPort({ entry, kind: 'wildcard' as const, host: suffix });
   }
-  if (hostText.includes('*')) throw bad('`*` is only allowed as a leading `*.` (a wildcard for subdomains); allowing every host is not an allowed-hosts entry');
+  if (hostText.includes('*'))
+    throw bad('`*` is only allowed as a leading `*.` (a wildcard for subdomains); allowing every host is not an allowed-hosts entry');
   const name = hostText.replace(/\.$/, '');
   if (looksLikeIpv4(name)) {
     const reason = ipv4NoncanonicalReason(name);
@@ -151,7 +164,12 @@ export function parseAllowedHost(entry: string): AllowedHost {
 }
 
 /** The first entry that allows `host:port` (host canonical; a literal only matches an IP entry). */
-export function matchAllowedHost(allowed: readonly AllowedHost[], host: string, port: number, hostIsLiteral: boolean): AllowedHost | undefined {
+export function matchAllowedHost(
+  allowed: readonly AllowedHost[],
+  host: string,
+  port: number,
+  hostIsLiteral: boolean,
+): AllowedHost | undefined {
   const name = host.toLowerCase().replace(/\.$/, '');
   return allowed.find((a) => {
     if (a.port !== undefined && a.port !== port) return false;
@@ -162,11 +180,21 @@ export function matchAllowedHost(allowed: readonly AllowedHost[], host: string, 
   });
 }
 
-interface Target { host: string; port: number; hostIsLiteral: boolean }
+interface Target {
+  host: string;
+  port: number;
+  hostIsLiteral: boolean;
+}
 
 /** A refusal before or instead of dialling: HTTP status, rule and why. */
 class Refusal {
-  constructor(readonly status: number, readonly rule: string, readonly reason: string, readonly address?: string, readonly entry?: string) {}
+  constructor(
+    readonly status: number,
+    readonly rule: string,
+    readonly reason: string,
+    readonly address?: string,
+    readonly entry?: string,
+  ) {}
 }
 
 /** `host:port` for messages, IPv6 in brackets. */
@@ -194,14 +222,18 @@ function rawResponse(target: Target | undefined, r: Refusal): string {
 
 /** Reads a target in authority form (`host:port`, CONNECT) or absolute form (`http://host:port/...`). */
 function readTarget(text: string, form: 'authority' | 'absolute'): Target {
-  if (/[\s\\]/.test(text) || /[^\x21-\x7e]/.test(text)) throw new Refusal(400, RULE_BAD_REQUEST, 'the request target contains whitespace, a backslash or a non-ASCII character');
+  if (/[\s\\]/.test(text) || /[^\x21-\x7e]/.test(text))
+    throw new Refusal(400, RULE_BAD_REQUEST, 'the request target contains whitespace, a backslash or a non-ASCII character');
   let url: string;
   if (form === 'authority') {
-    if (!/^(\[[0-9a-fA-F:.]+\]|[^/?#@[\]:]+):[0-9]{1,5}$/.test(text)) throw new Refusal(400, RULE_BAD_REQUEST, `CONNECT target \`${printable(text, 200)}\` is not host:port`);
+    if (!/^(\[[0-9a-fA-F:.]+\]|[^/?#@[\]:]+):[0-9]{1,5}$/.test(text))
+      throw new Refusal(400, RULE_BAD_REQUEST, `CONNECT target \`${printable(text, 200)}\` is not host:port`);
     url = `http://${text}/`;
   } else {
     if (!/^http:\/\//i.test(text)) {
-      const why = /^https:\/\//i.test(text) ? 'an https:// URL must go through a CONNECT tunnel' : 'only CONNECT and absolute http:// request targets are proxied';
+      const why = /^https:\/\//i.test(text)
+        ? 'an https:// URL must go through a CONNECT tunnel'
+        : 'only CONNECT and absolute http:// request targets are proxied';
       throw new Refusal(400, RULE_BAD_REQUEST, why);
     }
     url = text;
@@ -227,7 +259,17 @@ function originForm(absolute: string): string {
 }
 
 /** Headers that belong to one hop (RFC 9110 7.6.1), plus Proxy-Authorization: never passed on. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 function endToEndHeaders(raw: readonly string[], drop: readonly string[] = []): Record<string, string[]> {
   const connectionListed = new Set<string>();
@@ -247,7 +289,16 @@ function endToEndHeaders(raw: readonly string[], drop: readonly string[] = []): 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-    p.then((v) => { clearTimeout(timer); resolve(v); }, (e: unknown) => { clearTimeout(timer); reject(e); });
+    p.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (e: unknown) => {
+        clearTimeout(timer);
+        reject(e);
+      },
+    );
   });
 }
 
@@ -260,8 +311,10 @@ function checkPrivateDir(socketPath: string): void {
     throw new Error(`proxy socket directory ${dir} is not usable: ${(e as Error).message}`);
   }
   if (!st.isDirectory()) throw new Error(`proxy socket directory ${dir} is not a directory (or is a symbolic link)`);
-  if (typeof process.getuid === 'function' && st.uid !== process.getuid()) throw new Error(`proxy socket directory ${dir} belongs to uid ${st.uid}, not to this process`);
-  if ((st.mode & 0o077) !== 0) throw new Error(`proxy socket directory ${dir} has mode ${(st.mode & 0o777).toString(8)}; it must be private (0700)`);
+  if (typeof process.getuid === 'function' && st.uid !== process.getuid())
+    throw new Error(`proxy socket directory ${dir} belongs to uid ${st.uid}, not to this process`);
+  if ((st.mode & 0o077) !== 0)
+    throw new Error(`proxy socket directory ${dir} has mode ${(st.mode & 0o777).toString(8)}; it must be private (0700)`);
 }
 
 export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<FilteringProxy> {
@@ -301,8 +354,14 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   }
 
   const refusedDecision = (method: string, target: Target | undefined, r: Refusal): ProxyDecision => ({
-    allowed: false, method, host: target?.host ?? '', port: target?.port ?? 0, rule: r.rule, reason: r.reason,
-    ...(r.address !== undefined ? { address: r.address } : {}), ...(r.entry !== undefined ? { entry: r.entry } : {}),
+    allowed: false,
+    method,
+    host: target?.host ?? '',
+    port: target?.port ?? 0,
+    rule: r.rule,
+    reason: r.reason,
+    ...(r.address !== undefined ? { address: r.address } : {}),
+    ...(r.entry !== undefined ? { entry: r.entry } : {}),
   });
 
   /** The whole verdict for one target: the allowed list, then SSRF; returns the address to dial. */
@@ -313,12 +372,31 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     const base = { method, host: target.host, port: target.port, entry: match.entry };
     if (target.hostIsLiteral) {
       const v = checkAddress(target.host, target.port, policy);
-      if (v.allowed) return { ...base, allowed: true, address: v.address!, rule: RULE_ALLOWED, reason: `${where} is allowed by \`${match.entry}\`; ${v.reason}` };
+      if (v.allowed)
+        return {
+          ...base,
+          allowed: true,
+          address: v.address!,
+          rule: RULE_ALLOWED,
+          reason: `${where} is allowed by \`${match.entry}\`; ${v.reason}`,
+        };
       const range = classifyAddress(parseIpAddress(target.host).ip).range;
       if (match.kind === 'ip' && range && !NEVER_ALLOWED_RANGES.has(range.name)) {
-        return { ...base, allowed: true, address: target.host, rule: RULE_ALLOWED_LITERAL, reason: `${v.reason}; allowed because the allowed hosts list this address itself (\`${match.entry}\`)` };
+        return {
+          ...base,
+          allowed: true,
+          address: target.host,
+          rule: RULE_ALLOWED_LITERAL,
+          reason: `${v.reason}; allowed because the allowed hosts list this address itself (\`${match.entry}\`)`,
+        };
       }
-      throw new Refusal(403, v.rule ?? RULE_PROXY_ERROR, `${v.reason}; link-local and cloud metadata addresses are refused even when listed`, v.address, match.entry);
+      throw new Refusal(
+        403,
+        v.rule ?? RULE_PROXY_ERROR,
+        `${v.reason}; link-local and cloud metadata addresses are refused even when listed`,
+        v.address,
+        match.entry,
+      );
     }
     const byName = checkHostName(target.host, target.port, policy);
     if (!byName.allowed) throw new Refusal(403, byName.rule ?? RULE_PROXY_ERROR, byName.reason, undefined, match.entry);
@@ -330,7 +408,13 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     }
     const v = checkResolvedAddresses({ ...byName, host: target.host, port: target.port }, addresses, policy);
     if (!v.allowed || !v.address) throw new Refusal(403, v.rule ?? RULE_PROXY_ERROR, v.reason, v.address, match.entry);
-    return { ...base, allowed: true, address: v.address, rule: RULE_ALLOWED, reason: `${where} is allowed by \`${match.entry}\`; ${v.reason}` };
+    return {
+      ...base,
+      allowed: true,
+      address: v.address,
+      rule: RULE_ALLOWED,
+      reason: `${where} is allowed by \`${match.entry}\`; ${v.reason}`,
+    };
   }
 
   /** decide() and report(): the allowed decision, or a Refusal (already reported). */
@@ -346,7 +430,13 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     try {
       await report(d);
     } catch (e) {
-      throw new Refusal(500, RULE_AUDIT_FAILED, `recording the decision failed (${errorMessage(e)}); an unrecorded connection is not made`, d.address, d.entry);
+      throw new Refusal(
+        500,
+        RULE_AUDIT_FAILED,
+        `recording the decision failed (${errorMessage(e)}); an unrecorded connection is not made`,
+        d.address,
+        d.entry,
+      );
     }
     return d;
   }
@@ -357,15 +447,29 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       const up = net.connect({ host: address, port, allowHalfOpen: true });
       track(up);
       up.on('error', () => up.destroy()); // after the connect too: an unheard error event would end the process
-      const timer = setTimeout(() => { up.destroy(); reject(new Refusal(504, RULE_PROXY_ERROR, `connecting to ${hostPort(address, port)} timed out after ${connectTimeoutMs} ms`, address)); }, connectTimeoutMs);
-      up.once('connect', () => { clearTimeout(timer); resolve(up); });
-      up.once('error', (e) => { clearTimeout(timer); reject(new Refusal(502, RULE_PROXY_ERROR, `connecting to ${hostPort(address, port)} failed: ${e.message}`, address)); });
+      const timer = setTimeout(() => {
+        up.destroy();
+        reject(
+          new Refusal(504, RULE_PROXY_ERROR, `connecting to ${hostPort(address, port)} timed out after ${connectTimeoutMs} ms`, address),
+        );
+      }, connectTimeoutMs);
+      up.once('connect', () => {
+        clearTimeout(timer);
+        resolve(up);
+      });
+      up.once('error', (e) => {
+        clearTimeout(timer);
+        reject(new Refusal(502, RULE_PROXY_ERROR, `connecting to ${hostPort(address, port)} failed: ${e.message}`, address));
+      });
     });
   }
 
   /** Both directions, half-closes passed on; either side failing ends both. */
   function splice(a: net.Socket, b: net.Socket): void {
-    const end = () => { a.destroy(); b.destroy(); };
+    const end = () => {
+      a.destroy();
+      b.destroy();
+    };
     a.on('error', end);
     b.on('error', end);
     a.once('close', end);
@@ -396,7 +500,10 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       const d = await decideAndReport('CONNECT', target);
       if (client.destroyed) return;
       up = await dial(d.address!, target.port);
-      if (client.destroyed) { up.destroy(); return; }
+      if (client.destroyed) {
+        up.destroy();
+        return;
+      }
       client.write('HTTP/1.1 200 Connection established\r\n\r\n');
       if (head.length > 0) up.write(head);
       splice(client, up);
@@ -407,9 +514,17 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   }
 
   function refuseHttp(res: http.ServerResponse, target: Target | undefined, r: Refusal): void {
-    if (res.headersSent) { res.destroy(); return; }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     const body = `${refusalText(target, r)}\n`;
-    res.writeHead(r.status, refusalText(target, r, STATUS_REASON_MAX), { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'X-Bulwark-Rule': r.rule, Connection: 'close' });
+    res.writeHead(r.status, refusalText(target, r, STATUS_REASON_MAX), {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Bulwark-Rule': r.rule,
+      Connection: 'close',
+    });
     res.end(body);
   }
 
@@ -423,7 +538,10 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       const d = await decideAndReport(method, target);
       if (res.destroyed) return;
       up = await dial(d.address!, target.port);
-      if (res.destroyed) { up.destroy(); return; }
+      if (res.destroyed) {
+        up.destroy();
+        return;
+      }
       const connection = up;
       const to = hostPort(d.address!, target.port);
       // Host names the checked target, whatever the client's Host header said.
@@ -435,13 +553,19 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
         try {
           res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.rawHeaders));
         } catch (e) {
-          refuseHttp(res, target, new Refusal(502, RULE_PROXY_ERROR, `the response from ${to} cannot be passed on: ${(e as Error).message}`, d.address));
+          refuseHttp(
+            res,
+            target,
+            new Refusal(502, RULE_PROXY_ERROR, `the response from ${to} cannot be passed on: ${(e as Error).message}`, d.address),
+          );
           upReq.destroy();
           return;
         }
         upRes.pipe(res);
       });
-      upReq.on('error', (e) => refuseHttp(res, target, new Refusal(502, RULE_PROXY_ERROR, `the request to ${to} failed: ${e.message}`, d.address)));
+      upReq.on('error', (e) =>
+        refuseHttp(res, target, new Refusal(502, RULE_PROXY_ERROR, `the request to ${to} failed: ${e.message}`, d.address)),
+      );
       res.once('close', () => upReq.destroy());
       req.pipe(upReq);
     } catch (e) {
@@ -452,11 +576,17 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   }
 
   function onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
-    if (overLimit.has(socket) || err.code === 'ECONNRESET' || !socket.writable) { socket.destroy(); return; }
+    if (overLimit.has(socket) || err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADER_TIMEOUT';
-    const why = err.code === 'HPE_HEADER_OVERFLOW' ? `the request line and headers exceed ${opts.maxHeaderBytes ?? 16 * 1024} bytes`
-      : timeout ? 'the request headers did not arrive in time'
-        : `malformed request (${err.code ?? 'parse error'}: ${err.message})`;
+    const why =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? `the request line and headers exceed ${opts.maxHeaderBytes ?? 16 * 1024} bytes`
+        : timeout
+          ? 'the request headers did not arrive in time'
+          : `malformed request (${err.code ?? 'parse error'}: ${err.message})`;
     const r = new Refusal(timeout ? 408 : 400, RULE_BAD_REQUEST, why);
     void report(refusedDecision('', undefined, r));
     socket.end(rawResponse(undefined, r));
@@ -503,10 +633,15 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   }
 
   const servers: http.Server[] = [];
-  const listen = (server: http.Server, how: net.ListenOptions) => new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(how, () => { server.removeListener('error', reject); server.on('error', () => undefined); resolve(); });
-  });
+  const listen = (server: http.Server, how: net.ListenOptions) =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(how, () => {
+        server.removeListener('error', reject);
+        server.on('error', () => undefined);
+        resolve();
+      });
+    });
   const closeAll = async () => {
     closing = true;
     const done = servers.map((s) => new Promise<void>((r) => s.close(() => r())));

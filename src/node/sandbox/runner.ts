@@ -32,7 +32,11 @@ export interface SandboxRunRequest {
   readonly inheritStdin?: boolean;
 }
 
-export interface SandboxViolation { readonly path: string; readonly ruleId: string; readonly what: string }
+export interface SandboxViolation {
+  readonly path: string;
+  readonly ruleId: string;
+  readonly what: string;
+}
 
 export interface SandboxRunResult {
   /** exited: the command ran and ended by itself; the others: it was stopped, or never started. */
@@ -70,16 +74,29 @@ export interface SandboxRunnerOptions {
   readonly interactiveStdin?: (stdin: NodeJS.WritableStream) => void;
 }
 
-export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, signal?: AbortSignal, opts: SandboxRunnerOptions = {}): Promise<SandboxRunResult> {
+export async function runSandboxed(
+  req: SandboxRunRequest,
+  out: SandboxOutput,
+  signal?: AbortSignal,
+  opts: SandboxRunnerOptions = {},
+): Promise<SandboxRunResult> {
   const started = Date.now();
   const status = await probeSandbox({ bwrapPath: opts.bwrapPath });
   const failed = (error: string, fix?: string): SandboxRunResult => ({
-    status: 'sandbox_failed', exitCode: null, error, ...(fix ? { fix } : {}), violations: [], network: [], mechanism: status.mechanism, durationMs: Date.now() - started,
+    status: 'sandbox_failed',
+    exitCode: null,
+    error,
+    ...(fix ? { fix } : {}),
+    violations: [],
+    network: [],
+    mechanism: status.mechanism,
+    durationMs: Date.now() - started,
   });
   if (!status.available) return failed(status.reason ?? 'no OS sandbox', status.fix);
   if (req.command.length === 0) return failed('no command given');
   if (!(req.timeoutMs > 0)) return failed('the timeout must be a positive number of milliseconds');
-  if (req.allowHosts?.length && !opts.forwarder) return failed('network was allowed but the network forwarder (dist/sandbox-init.js) is not available to this host');
+  if (req.allowHosts?.length && !opts.forwarder)
+    return failed('network was allowed but the network forwarder (dist/sandbox-init.js) is not available to this host');
   if (signal?.aborted) return { ...failed('cancelled before it started'), status: 'cancelled' };
 
   const runDir = fs.mkdtempSync(path.join(opts.tmpRoot ?? os.tmpdir(), 'bulwark-sbx-'));
@@ -98,7 +115,14 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
       proxyDir = path.join(runDir, 'net');
       fs.mkdirSync(proxyDir, { mode: 0o700 });
       const socketPath = path.join(proxyDir, 'proxy.sock');
-      proxy = await startFilteringProxy({ socketPath, allowHosts: [...req.allowHosts], onDecision: (d) => { if (network.length < 10_000) network.push(d); out.network?.(d); } });
+      proxy = await startFilteringProxy({
+        socketPath,
+        allowHosts: [...req.allowHosts],
+        onDecision: (d) => {
+          if (network.length < 10_000) network.push(d);
+          out.network?.(d);
+        },
+      });
       command = [opts.forwarder!.node, opts.forwarder!.script, '--proxy-socket', socketPath, '--port', '0', '--', ...command];
     }
 
@@ -122,8 +146,10 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
       args = bwrapArgs({ plan: req.plan, cwd: req.cwd, emptyDir, emptyFile, proxyDir, seccompFd, extraReadOnly, command });
     } else {
       const profile = macosSandboxProfile({
-        hidden: req.plan.hidden.map((h) => h.path), readOnlyInWritable: [...req.plan.readOnly, ...req.plan.guardDirs].map((m) => m.path),
-        writable: [...req.plan.writable], tmpDir: runDir,
+        hidden: req.plan.hidden.map((h) => h.path),
+        readOnlyInWritable: [...req.plan.readOnly, ...req.plan.guardDirs].map((m) => m.path),
+        writable: [...req.plan.writable],
+        tmpDir: runDir,
       });
       program = status.program!;
       args = ['-p', profile, ...command];
@@ -138,19 +164,34 @@ export async function runSandboxed(req: SandboxRunRequest, out: SandboxOutput, s
         detached: true,
       });
       for (const fd of extraFds) fs.closeSync(fd);
-      child.stdin?.on('error', () => { /* the command may not read its input */ });
+      child.stdin?.on('error', () => {
+        /* the command may not read its input */
+      });
       if (opts.interactiveStdin && child.stdin) opts.interactiveStdin(child.stdin);
       else child.stdin?.end(req.stdin ?? '');
       void superviseChild(child, out, req.timeoutMs, signal).then((end) => {
-        const base = { violations: afterRun(req.plan, guardsBefore), network, mechanism: status.mechanism, durationMs: Date.now() - started };
-        resolve(end.status === 'sandbox_failed' ? { ...base, ...end, error: `${program} could not be started: ${end.error}` } : { ...base, ...end });
+        const base = {
+          violations: afterRun(req.plan, guardsBefore),
+          network,
+          mechanism: status.mechanism,
+          durationMs: Date.now() - started,
+        };
+        resolve(
+          end.status === 'sandbox_failed'
+            ? { ...base, ...end, error: `${program} could not be started: ${end.error}` }
+            : { ...base, ...end },
+        );
       });
     });
   } catch (e) {
     return failed(`the sandbox could not be prepared: ${errorMessage(e)}`);
   } finally {
     await proxy?.close().catch(() => undefined);
-    try { fs.chmodSync(path.join(runDir, 'empty-dir'), 0o700); } catch { /* not made */ }
+    try {
+      fs.chmodSync(path.join(runDir, 'empty-dir'), 0o700);
+    } catch {
+      /* not made */
+    }
     fs.rmSync(runDir, { recursive: true, force: true });
   }
 }
@@ -170,21 +211,36 @@ export function superviseChild(child: ChildProcess, out: SandboxOutput, timeoutM
       const decoder = new TextDecoder('utf-8', { fatal: false });
       const redactor = new StreamingRedactor(rules, (t) => out[name](t));
       child[name]?.on('data', (b: Buffer) => redactor.write(decoder.decode(b, { stream: true })));
-      return { end: () => { redactor.write(decoder.decode()); redactor.close(); } };
+      return {
+        end: () => {
+          redactor.write(decoder.decode());
+          redactor.close();
+        },
+      };
     });
     let stopped: 'timed_out' | 'cancelled' | undefined;
     const stop = (why: 'timed_out' | 'cancelled') => {
       if (stopped) return;
       stopped = why;
       // For bwrap, the group holds the sandbox's PID 1: killing it ends the PID namespace and all in it.
-      try { process.kill(-child.pid!, 'SIGKILL'); } catch { try { child.kill('SIGKILL'); } catch { /* gone */ } }
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
     };
     const timer = setTimeout(() => stop('timed_out'), timeoutMs);
     const onAbort = () => stop('cancelled');
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     let spawnError: string | undefined;
-    child.on('error', (e) => { spawnError = e.message; });
+    child.on('error', (e) => {
+      spawnError = e.message;
+    });
     child.on('close', (code, sig) => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
@@ -207,7 +263,12 @@ function afterRun(plan: SandboxPlan, guardsBefore: ReadonlySet<string>): Sandbox
     // The placeholder and the parents bwrap made for it, deepest first, each only while empty.
     const stop = g.createdFrom ?? g.path;
     for (let dir = g.path; dir.length >= stop.length; dir = path.dirname(dir)) {
-      try { if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir); else break; } catch { break; }
+      try {
+        if (fs.readdirSync(dir).length === 0) fs.rmdirSync(dir);
+        else break;
+      } catch {
+        break;
+      }
     }
   }
   const violations: SandboxViolation[] = [];
@@ -219,9 +280,17 @@ function afterRun(plan: SandboxPlan, guardsBefore: ReadonlySet<string>): Sandbox
     const aside = `${m.path}.bulwark-blocked-${stamp}`;
     try {
       fs.renameSync(m.path, aside);
-      violations.push({ path: m.path, ruleId: m.ruleId, what: `the command created ${m.path}, which ${m.ruleId} protects; it was moved to ${aside} (rename it back if you meant it)` });
+      violations.push({
+        path: m.path,
+        ruleId: m.ruleId,
+        what: `the command created ${m.path}, which ${m.ruleId} protects; it was moved to ${aside} (rename it back if you meant it)`,
+      });
     } catch (e) {
-      violations.push({ path: m.path, ruleId: m.ruleId, what: `the command created ${m.path}, which ${m.ruleId} protects, and it could not be moved aside (${(e as Error).message}); review it before anything uses it` });
+      violations.push({
+        path: m.path,
+        ruleId: m.ruleId,
+        what: `the command created ${m.path}, which ${m.ruleId} protects, and it could not be moved aside (${(e as Error).message}); review it before anything uses it`,
+      });
     }
   }
   return violations;

@@ -9,33 +9,94 @@
 // and /usr/include/asm-generic/unistd.h (linux-libc-dev).
 const SYSCALLS = {
   x64: {
-    ptrace: 101, process_vm_readv: 310, process_vm_writev: 311,
-    kexec_load: 246, kexec_file_load: 320, init_module: 175, finit_module: 313, delete_module: 176,
-    bpf: 321, perf_event_open: 298, userfaultfd: 323,
-    keyctl: 250, add_key: 248, request_key: 249,
-    mount: 165, umount2: 166, pivot_root: 155, move_mount: 429, open_tree: 428, fsopen: 430, fsmount: 432,
-    fsconfig: 431, fspick: 433, mount_setattr: 442,
-    setns: 308, unshare: 272, clone: 56, clone3: 435,
+    ptrace: 101,
+    process_vm_readv: 310,
+    process_vm_writev: 311,
+    kexec_load: 246,
+    kexec_file_load: 320,
+    init_module: 175,
+    finit_module: 313,
+    delete_module: 176,
+    bpf: 321,
+    perf_event_open: 298,
+    userfaultfd: 323,
+    keyctl: 250,
+    add_key: 248,
+    request_key: 249,
+    mount: 165,
+    umount2: 166,
+    pivot_root: 155,
+    move_mount: 429,
+    open_tree: 428,
+    fsopen: 430,
+    fsmount: 432,
+    fsconfig: 431,
+    fspick: 433,
+    mount_setattr: 442,
+    setns: 308,
+    unshare: 272,
+    clone: 56,
+    clone3: 435,
   },
   arm64: {
-    ptrace: 117, process_vm_readv: 270, process_vm_writev: 271,
-    kexec_load: 104, kexec_file_load: 294, init_module: 105, finit_module: 273, delete_module: 106,
-    bpf: 280, perf_event_open: 241, userfaultfd: 282,
-    keyctl: 219, add_key: 217, request_key: 218,
-    mount: 40, umount2: 39, pivot_root: 41, move_mount: 429, open_tree: 428, fsopen: 430, fsmount: 432,
-    fsconfig: 431, fspick: 433, mount_setattr: 442,
-    setns: 268, unshare: 97, clone: 220, clone3: 435,
+    ptrace: 117,
+    process_vm_readv: 270,
+    process_vm_writev: 271,
+    kexec_load: 104,
+    kexec_file_load: 294,
+    init_module: 105,
+    finit_module: 273,
+    delete_module: 106,
+    bpf: 280,
+    perf_event_open: 241,
+    userfaultfd: 282,
+    keyctl: 219,
+    add_key: 217,
+    request_key: 218,
+    mount: 40,
+    umount2: 39,
+    pivot_root: 41,
+    move_mount: 429,
+    open_tree: 428,
+    fsopen: 430,
+    fsmount: 432,
+    fsconfig: 431,
+    fspick: 433,
+    mount_setattr: 442,
+    setns: 268,
+    unshare: 97,
+    clone: 220,
+    clone3: 435,
   },
 } as const;
 type SyscallName = keyof typeof SYSCALLS.x64;
 
 /** Refused with EPERM whatever their arguments. fspick and mount_setattr complete the new mount API. */
 const ALWAYS_DENIED: readonly SyscallName[] = [
-  'ptrace', 'process_vm_readv', 'process_vm_writev',
-  'kexec_load', 'kexec_file_load', 'init_module', 'finit_module', 'delete_module',
-  'bpf', 'perf_event_open', 'userfaultfd',
-  'keyctl', 'add_key', 'request_key',
-  'mount', 'umount2', 'pivot_root', 'move_mount', 'open_tree', 'fsopen', 'fsmount', 'fsconfig', 'fspick', 'mount_setattr',
+  'ptrace',
+  'process_vm_readv',
+  'process_vm_writev',
+  'kexec_load',
+  'kexec_file_load',
+  'init_module',
+  'finit_module',
+  'delete_module',
+  'bpf',
+  'perf_event_open',
+  'userfaultfd',
+  'keyctl',
+  'add_key',
+  'request_key',
+  'mount',
+  'umount2',
+  'pivot_root',
+  'move_mount',
+  'open_tree',
+  'fsopen',
+  'fsmount',
+  'fsconfig',
+  'fspick',
+  'mount_setattr',
   'setns',
 ];
 
@@ -66,7 +127,12 @@ const BPF_RET_K = 0x06 | 0x00; // BPF_RET | BPF_K
 
 /** 0 = fall through to the next instruction; a string = jump to that label (forward only, as BPF requires). */
 type Target = 0 | string;
-interface Instruction { code: number; jt: Target; jf: Target; k: number }
+interface Instruction {
+  code: number;
+  jt: Target;
+  jf: Target;
+  k: number;
+}
 
 /** A few lines of assembler so the program reads as its logic, with labels instead of hand-counted offsets. */
 class BpfProgram {
@@ -78,10 +144,18 @@ class BpfProgram {
     this.labels.set(name, this.code.length);
     return this;
   }
-  load(offset: number): this { return this.push(BPF_LD_W_ABS, 0, 0, offset); }
-  jumpIfEqual(k: number, whenTrue: Target, whenFalse: Target = 0): this { return this.push(BPF_JEQ_K, whenTrue, whenFalse, k); }
-  jumpIfAnyBit(k: number, whenTrue: Target, whenFalse: Target = 0): this { return this.push(BPF_JSET_K, whenTrue, whenFalse, k); }
-  ret(value: number): this { return this.push(BPF_RET_K, 0, 0, value); }
+  load(offset: number): this {
+    return this.push(BPF_LD_W_ABS, 0, 0, offset);
+  }
+  jumpIfEqual(k: number, whenTrue: Target, whenFalse: Target = 0): this {
+    return this.push(BPF_JEQ_K, whenTrue, whenFalse, k);
+  }
+  jumpIfAnyBit(k: number, whenTrue: Target, whenFalse: Target = 0): this {
+    return this.push(BPF_JSET_K, whenTrue, whenFalse, k);
+  }
+  ret(value: number): this {
+    return this.push(BPF_RET_K, 0, 0, value);
+  }
 
   /** The raw struct sock_filter array: u16 code, u8 jt, u8 jf, u32 k, little-endian. */
   assemble(): Buffer {

@@ -22,7 +22,11 @@ export function loadYaml<T = unknown>(relativePath: string): T {
 
 export function yamlFilesUnder(relativeDir: string): string[] {
   const dir = path.join(repoRoot(), relativeDir);
-  return fs.readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => path.join(relativeDir, f));
+  return fs
+    .readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => path.join(relativeDir, f));
 }
 
 /** A fresh directory under the OS temp dir, resolved (no symlinked /tmp surprises). */

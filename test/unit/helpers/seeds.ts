@@ -18,7 +18,8 @@ export function freshSeed(env: NodeJS.ProcessEnv = process.env): { seed: number;
   const raw = env[PROPERTY_SEED_ENV];
   if (raw === undefined || raw.trim() === '') return { seed: randomInt(0, 2 ** 31 - 1), forced: false };
   const seed = Number(raw.trim());
-  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffffffff) throw new Error(`${PROPERTY_SEED_ENV} must be a whole number from 0 to 4294967295 (got ${JSON.stringify(raw)})`);
+  if (!Number.isSafeInteger(seed) || seed < 0 || seed > 0xffffffff)
+    throw new Error(`${PROPERTY_SEED_ENV} must be a whole number from 0 to 4294967295 (got ${JSON.stringify(raw)})`);
   return { seed, forced: true };
 }
 

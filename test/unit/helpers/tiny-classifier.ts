@@ -21,13 +21,20 @@ function varint(n: number | bigint): Buffer {
   let v = BigInt(n);
   if (v < 0n) v = BigInt.asUintN(64, v); // two's complement, 10 bytes
   const out: number[] = [];
-  while (v > 127n) { out.push(Number(v & 127n) | 128); v >>= 7n; }
+  while (v > 127n) {
+    out.push(Number(v & 127n) | 128);
+    v >>= 7n;
+  }
   out.push(Number(v));
   return Buffer.from(out);
 }
 const key = (field: number, wire: number) => varint((field << 3) | wire);
 const vint = (field: number, n: number | bigint) => Buffer.concat([key(field, 0), varint(n)]);
-const f32 = (field: number, x: number) => { const b = Buffer.alloc(4); b.writeFloatLE(x); return Buffer.concat([key(field, 5), b]); };
+const f32 = (field: number, x: number) => {
+  const b = Buffer.alloc(4);
+  b.writeFloatLE(x);
+  return Buffer.concat([key(field, 5), b]);
+};
 const bytes = (field: number, data: Buffer | string) => {
   const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   return Buffer.concat([key(field, 2), varint(buf.length), buf]);
@@ -42,7 +49,8 @@ const dim = (d: number | string) => bytes(1, typeof d === 'number' ? vint(1, d) 
 // TypeProto.tensor_type = 1 → { elem_type = 1, shape = 2 { dim = 1 } }
 const tensorType = (elemType: number, shape: (number | string)[]) => bytes(1, cat(vint(1, elemType), bytes(2, cat(...shape.map(dim)))));
 // ValueInfoProto: name = 1, type = 2
-const valueInfo = (name: string, elemType: number, shape: (number | string)[]) => cat(bytes(1, name), bytes(2, tensorType(elemType, shape)));
+const valueInfo = (name: string, elemType: number, shape: (number | string)[]) =>
+  cat(bytes(1, name), bytes(2, tensorType(elemType, shape)));
 
 // TensorProto: dims = 1, data_type = 2, name = 8, raw_data = 9 (little-endian)
 function floatTensor(name: string, dims: number[], values: number[]): Buffer {
@@ -64,16 +72,80 @@ function attribute(a: Attr): Buffer {
 // NodeProto: input = 1, output = 2, name = 3, op_type = 4, attribute = 5
 let nodeCounter = 0;
 const node = (op: string, ins: string[], outs: string[], attrs: Attr[] = []) =>
-  cat(...ins.map((i) => bytes(1, i)), ...outs.map((o) => bytes(2, o)), bytes(3, `${op.toLowerCase()}_${nodeCounter++}`), bytes(4, op), ...attrs.map((a) => bytes(5, attribute(a))));
+  cat(
+    ...ins.map((i) => bytes(1, i)),
+    ...outs.map((o) => bytes(2, o)),
+    bytes(3, `${op.toLowerCase()}_${nodeCounter++}`),
+    bytes(4, op),
+    ...attrs.map((a) => bytes(5, attribute(a))),
+  );
 
 // ---- the tiny vocabulary -----------------------------------------------------------------------
 export const SPECIAL_TOKENS = ['[PAD]', '[UNK]', '[CLS]', '[SEP]'] as const;
 /** Words whose embedding pushes towards INJECTION. */
-export const INJECTION_WORDS = ['ignore', 'previous', 'instructions', 'instruction', 'system', 'prompt', 'disregard', 'override', 'reveal', 'jailbreak'];
+export const INJECTION_WORDS = [
+  'ignore',
+  'previous',
+  'instructions',
+  'instruction',
+  'system',
+  'prompt',
+  'disregard',
+  'override',
+  'reveal',
+  'jailbreak',
+];
 /** Words whose embedding pushes towards SAFE. */
-export const BENIGN_WORDS = ['please', 'summarise', 'summarize', 'report', 'sales', 'quarterly', 'weather', 'list', 'files', 'readme', 'build', 'test', 'project', 'hello', 'world', 'thanks', 'code', 'review'];
+export const BENIGN_WORDS = [
+  'please',
+  'summarise',
+  'summarize',
+  'report',
+  'sales',
+  'quarterly',
+  'weather',
+  'list',
+  'files',
+  'readme',
+  'build',
+  'test',
+  'project',
+  'hello',
+  'world',
+  'thanks',
+  'code',
+  'review',
+];
 /** Words with no pull either way. */
-export const NEUTRAL_WORDS = ['all', 'the', 'and', 'a', 'an', 'of', 'to', 'in', 'you', 'your', 'is', 'are', 'for', 'me', 'now', 'with', 'what', 'this', 'that', '.', ',', '!', '?', ':', '##s', '##ing', '##ed'];
+export const NEUTRAL_WORDS = [
+  'all',
+  'the',
+  'and',
+  'a',
+  'an',
+  'of',
+  'to',
+  'in',
+  'you',
+  'your',
+  'is',
+  'are',
+  'for',
+  'me',
+  'now',
+  'with',
+  'what',
+  'this',
+  'that',
+  '.',
+  ',',
+  '!',
+  '?',
+  ':',
+  '##s',
+  '##ing',
+  '##ed',
+];
 
 export function tinyVocab(): Record<string, number> {
   const vocab: Record<string, number> = {};
@@ -133,8 +205,24 @@ export function buildTinyOnnx(o: TinyModelOptions = {}): Buffer {
     node('Cast', ['attention_mask'], ['mask_f'], [{ name: 'to', int: FLOAT }]),
     node('Unsqueeze', ['mask_f', 'axes_2'], ['mask3']),
     node('Mul', ['x', 'mask3'], ['xm']),
-    node('ReduceMean', ['xm'], ['sum_x'], [{ name: 'axes', ints: [1] }, { name: 'keepdims', int: 0 }]),
-    node('ReduceMean', ['mask3'], ['sum_m'], [{ name: 'axes', ints: [1] }, { name: 'keepdims', int: 0 }]),
+    node(
+      'ReduceMean',
+      ['xm'],
+      ['sum_x'],
+      [
+        { name: 'axes', ints: [1] },
+        { name: 'keepdims', int: 0 },
+      ],
+    ),
+    node(
+      'ReduceMean',
+      ['mask3'],
+      ['sum_m'],
+      [
+        { name: 'axes', ints: [1] },
+        { name: 'keepdims', int: 0 },
+      ],
+    ),
     node('Div', ['sum_x', 'sum_m'], ['pooled']),
     node('Add', ['pooled', 'bias'], [o.outputName ?? 'logits']),
   );
@@ -170,7 +258,15 @@ export function buildTinyOnnx(o: TinyModelOptions = {}): Buffer {
 /** A valid tokenizer.json: BertNormalizer, BertPreTokenizer, WordPiece, [CLS] A [SEP] template. */
 export function tinyTokenizerJson(): Record<string, unknown> {
   const vocab = tinyVocab();
-  const special = (content: string) => ({ id: vocab[content], content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true });
+  const special = (content: string) => ({
+    id: vocab[content],
+    content,
+    single_word: false,
+    lstrip: false,
+    rstrip: false,
+    normalized: false,
+    special: true,
+  });
   return {
     version: '1.0',
     truncation: null,
@@ -180,8 +276,18 @@ export function tinyTokenizerJson(): Record<string, unknown> {
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: {
       type: 'TemplateProcessing',
-      single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-      pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+      single: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+      ],
+      pair: [
+        { SpecialToken: { id: '[CLS]', type_id: 0 } },
+        { Sequence: { id: 'A', type_id: 0 } },
+        { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        { Sequence: { id: 'B', type_id: 1 } },
+        { SpecialToken: { id: '[SEP]', type_id: 1 } },
+      ],
       special_tokens: {
         '[CLS]': { id: '[CLS]', ids: [vocab['[CLS]']], tokens: ['[CLS]'] },
         '[SEP]': { id: '[SEP]', ids: [vocab['[SEP]']], tokens: ['[SEP]'] },
@@ -219,10 +325,22 @@ export function writeTinyClassifier(dir: string, o: TinyDirOptions = {}): string
   }
   fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify(config, null, 2));
   if (o.modelMaxLength !== null) {
-    fs.writeFileSync(path.join(dir, 'tokenizer_config.json'), JSON.stringify({
-      do_lower_case: true, cls_token: '[CLS]', sep_token: '[SEP]', unk_token: '[UNK]', pad_token: '[PAD]',
-      model_max_length: o.modelMaxLength ?? 1e30, tokenizer_class: 'BertTokenizer',
-    }, null, 2));
+    fs.writeFileSync(
+      path.join(dir, 'tokenizer_config.json'),
+      JSON.stringify(
+        {
+          do_lower_case: true,
+          cls_token: '[CLS]',
+          sep_token: '[SEP]',
+          unk_token: '[UNK]',
+          pad_token: '[PAD]',
+          model_max_length: o.modelMaxLength ?? 1e30,
+          tokenizer_class: 'BertTokenizer',
+        },
+        null,
+        2,
+      ),
+    );
   }
   return dir;
 }

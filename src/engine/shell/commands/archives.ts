@@ -35,37 +35,146 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
   let recursive = true;
   let filesFrom = false;
   const members: Array<{ w: WordValue; dir: WordValue }> = [];
-  const longValued = ['file', 'directory', 'files-from', 'exclude-from', 'exclude', 'listed-incremental', 'use-compress-program', 'to-command', 'checkpoint-action', 'info-script', 'new-volume-script', 'index-file', 'transform', 'xform', 'owner', 'group', 'mode', 'mtime', 'format', 'strip-components', 'blocking-factor', 'label', 'newer', 'after-date', 'newer-mtime', 'tape-length', 'starting-file', 'suffix', 'rsh-command', 'volno-file', 'record-size', 'occurrence', 'exclude-tag', 'exclude-tag-all', 'exclude-tag-under', 'xattrs-include', 'xattrs-exclude', 'sort', 'quoting-style', 'pax-option', 'backup', 'hole-detection', 'level', 'warning', 'checkpoint', 'atime-preserve', 'one-top-level', 'add-file'];
+  const longValued = [
+    'file',
+    'directory',
+    'files-from',
+    'exclude-from',
+    'exclude',
+    'listed-incremental',
+    'use-compress-program',
+    'to-command',
+    'checkpoint-action',
+    'info-script',
+    'new-volume-script',
+    'index-file',
+    'transform',
+    'xform',
+    'owner',
+    'group',
+    'mode',
+    'mtime',
+    'format',
+    'strip-components',
+    'blocking-factor',
+    'label',
+    'newer',
+    'after-date',
+    'newer-mtime',
+    'tape-length',
+    'starting-file',
+    'suffix',
+    'rsh-command',
+    'volno-file',
+    'record-size',
+    'occurrence',
+    'exclude-tag',
+    'exclude-tag-all',
+    'exclude-tag-under',
+    'xattrs-include',
+    'xattrs-exclude',
+    'sort',
+    'quoting-style',
+    'pax-option',
+    'backup',
+    'hole-detection',
+    'level',
+    'warning',
+    'checkpoint',
+    'atime-preserve',
+    'one-top-level',
+    'add-file',
+  ];
   const setMode = (m: Mode) => {
     if (mode === null || mode === 'list') mode = m;
   };
   const onOpt = (name: string, value: WordValue | undefined) => {
     switch (name) {
-      case 'c': case 'create': setMode('create'); break;
-      case 'x': case 'extract': case 'get': setMode('extract'); break;
-      case 't': case 'list': setMode('list'); break;
-      case 'r': case 'u': case 'A': case 'append': case 'update': case 'catenate': case 'concatenate': setMode('append'); break;
-      case 'd': case 'diff': case 'compare': setMode('diff'); break;
-      case 'delete': setMode('delete'); break;
-      case 'f': case 'file': archive = value; break;
-      case 'C': case 'directory': if (value) { dir = value; extractDir = value; } break;
-      case 'T': case 'files-from':
+      case 'c':
+      case 'create':
+        setMode('create');
+        break;
+      case 'x':
+      case 'extract':
+      case 'get':
+        setMode('extract');
+        break;
+      case 't':
+      case 'list':
+        setMode('list');
+        break;
+      case 'r':
+      case 'u':
+      case 'A':
+      case 'append':
+      case 'update':
+      case 'catenate':
+      case 'concatenate':
+        setMode('append');
+        break;
+      case 'd':
+      case 'diff':
+      case 'compare':
+        setMode('diff');
+        break;
+      case 'delete':
+        setMode('delete');
+        break;
+      case 'f':
+      case 'file':
+        archive = value;
+        break;
+      case 'C':
+      case 'directory':
+        if (value) {
+          dir = value;
+          extractDir = value;
+        }
+        break;
+      case 'T':
+      case 'files-from':
         if (value && value.text !== '-') an.read(value, inv.scope);
         filesFrom = true;
         break;
-      case 'X': case 'exclude-from': if (value && value.text !== '-') an.read(value, inv.scope); break;
-      case 'no-recursion': recursive = false; break;
-      case 'g': case 'listed-incremental': case 'index-file': case 'volno-file': if (value) an.write(value, inv.scope); break;
-      case 'O': case 'to-stdout': toStdout = true; break;
-      case 'P': case 'absolute-names': absolute = true; break;
-      case 'remove-files': removeFiles = true; break;
-      case 'I': case 'use-compress-program': case 'to-command': case 'F': case 'info-script': case 'new-volume-script': case 'rsh-command':
+      case 'X':
+      case 'exclude-from':
+        if (value && value.text !== '-') an.read(value, inv.scope);
+        break;
+      case 'no-recursion':
+        recursive = false;
+        break;
+      case 'g':
+      case 'listed-incremental':
+      case 'index-file':
+      case 'volno-file':
+        if (value) an.write(value, inv.scope);
+        break;
+      case 'O':
+      case 'to-stdout':
+        toStdout = true;
+        break;
+      case 'P':
+      case 'absolute-names':
+        absolute = true;
+        break;
+      case 'remove-files':
+        removeFiles = true;
+        break;
+      case 'I':
+      case 'use-compress-program':
+      case 'to-command':
+      case 'F':
+      case 'info-script':
+      case 'new-volume-script':
+      case 'rsh-command':
         an.opaque(`tar --${name.length === 1 ? name : name} runs another program`);
         break;
       case 'checkpoint-action':
         if (value && /exec/.test(value.text)) an.opaque('tar --checkpoint-action runs a command');
         break;
-      case 'add-file': if (value) members.push({ w: value, dir }); break;
+      case 'add-file':
+        if (value) members.push({ w: value, dir });
+        break;
     }
   };
   for (let i = 0; i < args.length; i++) {
@@ -100,7 +209,8 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
   }
   const arch = archive && archive.text !== '-' ? archive : undefined;
   // `-f host:file` is an archive on another machine, reached through rsh/ssh (unless --force-local).
-  if (arch && !arch.dynamic && isRemoteSpec(arch.text, an.platform) && !args.some((w) => w.text === '--force-local')) an.opaque('tar reaches a remote archive through a remote shell');
+  if (arch && !arch.dynamic && isRemoteSpec(arch.text, an.platform) && !args.some((w) => w.text === '--force-local'))
+    an.opaque('tar reaches a remote archive through a remote shell');
   switch (mode) {
     case 'create':
     case 'append':
@@ -124,7 +234,10 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
       if (arch) an.read(arch, inv.scope);
       if (toStdout) break;
       if (absolute) an.opaque('tar -P extracts to the absolute paths stored in the archive');
-      else an.opaque(`tar extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(extractDir.dynamic ? extractDir.raw : extractDir.text)}\``);
+      else
+        an.opaque(
+          `tar extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(extractDir.dynamic ? extractDir.raw : extractDir.text)}\``,
+        );
       an.write(extractDir, inv.scope);
       break;
     case 'list':
@@ -175,7 +288,9 @@ reg('unzip', (inv) => {
   }
   if (archive) an.read(archive, inv.scope);
   if (noWrite) return;
-  an.opaque(`unzip extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``);
+  an.opaque(
+    `unzip extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``,
+  );
   an.write(dest, inv.scope);
 });
 
@@ -183,7 +298,24 @@ reg('zip', (inv) => {
   const { an } = inv;
   const args = inv.args;
   const listValued = new Set(['-x', '-i', '--exclude', '--include']);
-  const valued = new Set(['-b', '-n', '-P', '-t', '-tt', '-s', '-sp', '-Z', '-O', '--output-file', '-lf', '--logfile-path', '-la', '-li', '-sc', '-sb']);
+  const valued = new Set([
+    '-b',
+    '-n',
+    '-P',
+    '-t',
+    '-tt',
+    '-s',
+    '-sp',
+    '-Z',
+    '-O',
+    '--output-file',
+    '-lf',
+    '--logfile-path',
+    '-la',
+    '-li',
+    '-sc',
+    '-sb',
+  ]);
   const operands: WordValue[] = [];
   let move = false;
   let recursive = false;
@@ -195,7 +327,7 @@ reg('zip', (inv) => {
       while (i + 1 < args.length && !args[i + 1]!.text.startsWith('-')) i++;
       continue;
     }
-    if (t === '-TT' || t === '--unzip-command' || t === '-T' && args[i + 1]?.text === '-TT') {
+    if (t === '-TT' || t === '--unzip-command' || (t === '-T' && args[i + 1]?.text === '-TT')) {
       an.opaque('zip -TT runs a command');
       i++;
       continue;
@@ -235,7 +367,9 @@ reg(['7z', '7za', '7zr'], (inv) => {
   if (/^[xe]$/.test(sub.text)) {
     if (archive) inv.an.read(archive, inv.scope);
     const dest = outDir ? sliceWord(outDir, 2) : DOT;
-    inv.an.opaque(`7z extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``);
+    inv.an.opaque(
+      `7z extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(dest.dynamic ? dest.raw : dest.text)}\``,
+    );
     inv.an.write(dest, inv.scope);
   } else if (/^[aud]$/.test(sub.text)) {
     if (archive) inv.an.write(archive, inv.scope);
@@ -245,13 +379,48 @@ reg(['7z', '7za', '7zr'], (inv) => {
 });
 
 const COMPRESSORS: Record<string, string> = {
-  gzip: '.gz', gunzip: '.gz', pigz: '.gz', unpigz: '.gz', bzip2: '.bz2', bunzip2: '.bz2', pbzip2: '.bz2', xz: '.xz', unxz: '.xz',
-  lzma: '.lzma', unlzma: '.lzma', zstd: '.zst', unzstd: '.zst', lz4: '.lz4', unlz4: '.lz4', compress: '.Z', uncompress: '.Z', lzip: '.lz',
+  gzip: '.gz',
+  gunzip: '.gz',
+  pigz: '.gz',
+  unpigz: '.gz',
+  bzip2: '.bz2',
+  bunzip2: '.bz2',
+  pbzip2: '.bz2',
+  xz: '.xz',
+  unxz: '.xz',
+  lzma: '.lzma',
+  unlzma: '.lzma',
+  zstd: '.zst',
+  unzstd: '.zst',
+  lz4: '.lz4',
+  unlz4: '.lz4',
+  compress: '.Z',
+  uncompress: '.Z',
+  lzip: '.lz',
 };
 
 reg(Object.keys(COMPRESSORS), (inv) => {
   const { an } = inv;
-  const p = parseOpts(inv.args, { short: 'SoTM', long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'rm', 'quiet', 'verbose', 'recursive', 'best', 'fast'] });
+  const p = parseOpts(inv.args, {
+    short: 'SoTM',
+    long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'],
+    flags: [
+      'stdout',
+      'to-stdout',
+      'decompress',
+      'uncompress',
+      'keep',
+      'force',
+      'test',
+      'list',
+      'rm',
+      'quiet',
+      'verbose',
+      'recursive',
+      'best',
+      'fast',
+    ],
+  });
   const name = inv.cmd.toLowerCase();
   let suffix = COMPRESSORS[name] ?? '.gz';
   const s = lastValue(p, '-S', '--suffix');

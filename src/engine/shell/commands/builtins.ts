@@ -114,7 +114,13 @@ register(BUILTINS, 'printf', (inv) => {
   const v = lastValue(p, '-v');
   if (v) return forgetVars(inv, [v.text.replace(/\[.*$/, '')]);
   const [format, ...args] = p.rest;
-  const text = format && !format.dynamic && allLiteral(args) ? printfText(format.text, args.map((w) => w.text)) : undefined;
+  const text =
+    format && !format.dynamic && allLiteral(args)
+      ? printfText(
+          format.text,
+          args.map((w) => w.text),
+        )
+      : undefined;
   if (text !== undefined) inv.an.produce({ kind: 'text', text, by: 'printf' });
   return undefined;
 });
@@ -154,7 +160,8 @@ register(BUILTINS, 'echo', (inv) => {
 });
 
 /** Variables whose value is not a secret: `printenv PATH` prints nothing worth protecting. */
-const PLAIN_VARIABLES = /^(PATH|HOME|USER|LOGNAME|USERNAME|SHELL|PWD|OLDPWD|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLORTERM|TZ|TMPDIR|TEMP|TMP|HOSTNAME|SHLVL|DISPLAY|EDITOR|VISUAL|PAGER|XDG_[A-Z_]+|NODE_ENV|VIRTUAL_ENV|CONDA_DEFAULT_ENV|CONDA_PREFIX|JAVA_HOME|GOPATH|GOROOT|GOBIN|CARGO_HOME|RUSTUP_HOME|PYTHONPATH|NODE_PATH|NVM_DIR|CI|MANPATH|INFOPATH|PKG_CONFIG_PATH|LD_LIBRARY_PATH)$/;
+const PLAIN_VARIABLES =
+  /^(PATH|HOME|USER|LOGNAME|USERNAME|SHELL|PWD|OLDPWD|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLORTERM|TZ|TMPDIR|TEMP|TMP|HOSTNAME|SHLVL|DISPLAY|EDITOR|VISUAL|PAGER|XDG_[A-Z_]+|NODE_ENV|VIRTUAL_ENV|CONDA_DEFAULT_ENV|CONDA_PREFIX|JAVA_HOME|GOPATH|GOROOT|GOBIN|CARGO_HOME|RUSTUP_HOME|PYTHONPATH|NODE_PATH|NVM_DIR|CI|MANPATH|INFOPATH|PKG_CONFIG_PATH|LD_LIBRARY_PATH)$/;
 
 /** `printenv NAME…`, `declare -p NAME…`: a dump of the environment unless every name is a plain one. */
 export function printsSecrets(names: readonly WordValue[]): boolean {
@@ -173,7 +180,24 @@ register(BUILTINS, 'set', (inv) => {
 
 /** ps options whose value is the next word (procps and BSD): a user list, a sort key, a format. */
 const PS_VALUED_SHORT = new Set(['-C', '-G', '-g', '-p', '-q', '-s', '-t', '-U', '-u', '-o', '-O', '-k']);
-const PS_VALUED_LONG = new Set(['--sort', '--cols', '--columns', '--width', '--rows', '--lines', '--pid', '--ppid', '--sid', '--tty', '--user', '--User', '--group', '--Group', '--format', '--quick-pid']);
+const PS_VALUED_LONG = new Set([
+  '--sort',
+  '--cols',
+  '--columns',
+  '--width',
+  '--rows',
+  '--lines',
+  '--pid',
+  '--ppid',
+  '--sid',
+  '--tty',
+  '--user',
+  '--User',
+  '--group',
+  '--Group',
+  '--format',
+  '--quick-pid',
+]);
 
 register(BUILTINS, ['ps'], (inv) => {
   // BSD-style letters (`ps eww`, `ps auxe`) with `e`, and macOS `ps -e`/`-E`, print each process's environment.
@@ -183,9 +207,15 @@ register(BUILTINS, ['ps'], (inv) => {
   const args = inv.args;
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
-    if (w.dynamic) { unknown = true; continue; }
+    if (w.dynamic) {
+      unknown = true;
+      continue;
+    }
     const t = w.text;
-    if (PS_VALUED_SHORT.has(t) || PS_VALUED_LONG.has(t)) { i++; continue; }
+    if (PS_VALUED_SHORT.has(t) || PS_VALUED_LONG.has(t)) {
+      i++;
+      continue;
+    }
     if (/^[a-zA-Z]+$/.test(t)) {
       if (t.includes('e')) bsd = true;
       if (/[oOkptUg]$/.test(t)) i++;
@@ -197,22 +227,121 @@ register(BUILTINS, ['ps'], (inv) => {
 
 register(BUILTINS, ['shopt', 'setopt'], (inv) => {
   // `shopt -s dotglob` (zsh: `setopt globdots`) lets `*` match names that start with a dot.
-  if (inv.args.some((w) => w.dynamic || /^(dotglob|glob_?dots)$/i.test(w.text)) && (inv.cmd === 'setopt' || inv.args.some((w) => w.text === '-s'))) inv.an.dotglob = true;
+  if (
+    inv.args.some((w) => w.dynamic || /^(dotglob|glob_?dots)$/i.test(w.text)) &&
+    (inv.cmd === 'setopt' || inv.args.some((w) => w.text === '-s'))
+  )
+    inv.an.dotglob = true;
 });
 
 register(BUILTINS, 'let', (inv) => forgetVars(inv, inv.args.map((w) => /^[A-Za-z_]\w*/.exec(w.text)?.[0] ?? '').filter(Boolean)));
 
-register(BUILTINS, 'getopts', (inv) => forgetVars(inv, inv.args.slice(1, 2).map((w) => w.text)));
+register(BUILTINS, 'getopts', (inv) =>
+  forgetVars(
+    inv,
+    inv.args.slice(1, 2).map((w) => w.text),
+  ),
+);
 
 /** Commands that take no file arguments: nothing to report beyond their name. */
 const NO_FILE_ARGS = [
-  'true', 'false', ':', 'pwd', 'whoami', 'date', 'export', 'sleep', 'kill', 'pkill', 'killall', 'exit',
-  'return', 'shift', 'unset', 'unalias', 'type', 'which', 'whereis', 'hash', 'test', '[', '[[', 'basename',
-  'dirname', 'seq', 'yes', 'expr', 'id', 'groups', 'uname', 'hostname', 'uptime', 'clear', 'reset', 'history', 'jobs',
-  'fg', 'bg', 'wait', 'disown', 'ulimit', 'umask', 'tput', 'stty', 'nproc', 'logname', 'tty', 'users',
-  'who', 'w', 'getconf', 'locale', 'sync', 'local', 'declare', 'typeset', 'readonly', 'caller',
-  'compgen', 'complete', 'dirs', 'enable', 'help', 'logout', 'suspend', 'times', 'break', 'continue', 'free', 'top',
-  'htop', 'lsof', 'cal', 'bc', 'dc', 'factor', 'numfmt', 'tr', 'usleep', 'wall', 'hostnamectl', 'timedatectl',
-  'df', 'lsblk', 'lscpu', 'lsusb', 'lspci', 'vmstat', 'iostat', 'renice', 'write-output', 'write-host', 'clear-host',
+  'true',
+  'false',
+  ':',
+  'pwd',
+  'whoami',
+  'date',
+  'export',
+  'sleep',
+  'kill',
+  'pkill',
+  'killall',
+  'exit',
+  'return',
+  'shift',
+  'unset',
+  'unalias',
+  'type',
+  'which',
+  'whereis',
+  'hash',
+  'test',
+  '[',
+  '[[',
+  'basename',
+  'dirname',
+  'seq',
+  'yes',
+  'expr',
+  'id',
+  'groups',
+  'uname',
+  'hostname',
+  'uptime',
+  'clear',
+  'reset',
+  'history',
+  'jobs',
+  'fg',
+  'bg',
+  'wait',
+  'disown',
+  'ulimit',
+  'umask',
+  'tput',
+  'stty',
+  'nproc',
+  'logname',
+  'tty',
+  'users',
+  'who',
+  'w',
+  'getconf',
+  'locale',
+  'sync',
+  'local',
+  'declare',
+  'typeset',
+  'readonly',
+  'caller',
+  'compgen',
+  'complete',
+  'dirs',
+  'enable',
+  'help',
+  'logout',
+  'suspend',
+  'times',
+  'break',
+  'continue',
+  'free',
+  'top',
+  'htop',
+  'lsof',
+  'cal',
+  'bc',
+  'dc',
+  'factor',
+  'numfmt',
+  'tr',
+  'usleep',
+  'wall',
+  'hostnamectl',
+  'timedatectl',
+  'df',
+  'lsblk',
+  'lscpu',
+  'lsusb',
+  'lspci',
+  'vmstat',
+  'iostat',
+  'renice',
+  'write-output',
+  'write-host',
+  'clear-host',
 ];
-register(BUILTINS, NO_FILE_ARGS.filter((n) => !BUILTINS.has(n)), () => undefined);
+register(
+  BUILTINS,
+  NO_FILE_ARGS.filter((n) => !BUILTINS.has(n)),
+  () => undefined,
+);

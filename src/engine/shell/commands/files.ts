@@ -28,7 +28,11 @@ reg('rmdir', (inv) => {
 });
 
 reg('shred', (inv) => {
-  const p = parseOpts(inv.args, { short: 'ns', long: ['iterations', 'size', 'random-source'], flags: ['exact', 'force', 'verbose', 'zero', 'remove'] });
+  const p = parseOpts(inv.args, {
+    short: 'ns',
+    long: ['iterations', 'size', 'random-source'],
+    flags: ['exact', 'force', 'verbose', 'zero', 'remove'],
+  });
   for (const r of values(p, '--random-source')) inv.an.read(r, inv.scope);
   const remove = has(p, '-u', '--remove');
   for (const w of p.pos) {
@@ -42,10 +46,36 @@ reg('shred', (inv) => {
 // Copying, moving, linking.
 
 const COPY_FLAGS = [
-  'archive', 'attributes-only', 'backup', 'copy-contents', 'no-dereference', 'force', 'interactive', 'link', 'dereference',
-  'no-clobber', 'no-target-directory', 'one-file-system', 'parents', 'recursive', 'remove-destination', 'strip-trailing-slashes',
-  'symbolic-link', 'update', 'verbose', 'preserve', 'no-preserve', 'reflink', 'sparse', 'context', 'debug', 'keep-directory-symlink',
-  'exchange', 'no-copy', 'help', 'version',
+  'archive',
+  'attributes-only',
+  'backup',
+  'copy-contents',
+  'no-dereference',
+  'force',
+  'interactive',
+  'link',
+  'dereference',
+  'no-clobber',
+  'no-target-directory',
+  'one-file-system',
+  'parents',
+  'recursive',
+  'remove-destination',
+  'strip-trailing-slashes',
+  'symbolic-link',
+  'update',
+  'verbose',
+  'preserve',
+  'no-preserve',
+  'reflink',
+  'sparse',
+  'context',
+  'debug',
+  'keep-directory-symlink',
+  'exchange',
+  'no-copy',
+  'help',
+  'version',
 ];
 
 /** cp/mv/install: SOURCES… DEST, or -t DIR SOURCES…. */
@@ -89,7 +119,22 @@ reg('cp', (inv) => copyLike(inv, { short: 'tS', long: ['target-directory', 'suff
 reg('mv', (inv) => copyLike(inv, { short: 'tS', long: ['target-directory', 'suffix'], flags: COPY_FLAGS }, 'move'));
 
 reg('install', (inv) => {
-  const spec: OptSpec = { short: 'mogtS', long: ['mode', 'owner', 'group', 'target-directory', 'suffix', 'strip-program'], flags: ['backup', 'compare', 'directory', 'preserve-timestamps', 'strip', 'no-target-directory', 'verbose', 'context', 'debug', 'preserve-context'] };
+  const spec: OptSpec = {
+    short: 'mogtS',
+    long: ['mode', 'owner', 'group', 'target-directory', 'suffix', 'strip-program'],
+    flags: [
+      'backup',
+      'compare',
+      'directory',
+      'preserve-timestamps',
+      'strip',
+      'no-target-directory',
+      'verbose',
+      'context',
+      'debug',
+      'preserve-context',
+    ],
+  };
   const p = parseOpts(inv.args, spec);
   if (has(p, '--strip-program')) inv.an.opaque('install --strip-program runs another program');
   if (has(p, '-d', '--directory')) {
@@ -101,7 +146,25 @@ reg('install', (inv) => {
 
 reg('ln', (inv) => {
   const { an, scope } = inv;
-  const p = parseOpts(inv.args, { short: 'tS', long: ['target-directory', 'suffix'], flags: ['backup', 'directory', 'force', 'interactive', 'logical', 'no-dereference', 'physical', 'relative', 'symbolic', 'no-target-directory', 'verbose', 'help', 'version'] });
+  const p = parseOpts(inv.args, {
+    short: 'tS',
+    long: ['target-directory', 'suffix'],
+    flags: [
+      'backup',
+      'directory',
+      'force',
+      'interactive',
+      'logical',
+      'no-dereference',
+      'physical',
+      'relative',
+      'symbolic',
+      'no-target-directory',
+      'verbose',
+      'help',
+      'version',
+    ],
+  });
   const symbolic = has(p, '-s', '--symbolic');
   const relative = has(p, '-r', '--relative');
   /**
@@ -110,7 +173,15 @@ reg('ln', (inv) => {
    */
   const readTarget = (target: WordValue, link: WordValue) => {
     let word = target;
-    if (symbolic && !relative && !target.dynamic && !target.glob && !link.dynamic && !/^[\\/~]/.test(target.text) && !/^[A-Za-z]:/.test(target.text)) {
+    if (
+      symbolic &&
+      !relative &&
+      !target.dynamic &&
+      !target.glob &&
+      !link.dynamic &&
+      !/^[\\/~]/.test(target.text) &&
+      !/^[A-Za-z]:/.test(target.text)
+    ) {
       const d = dirWord(link, an.platform);
       if (d !== DOT) word = joinWord(d, target.text, an.platform);
     }
@@ -148,12 +219,8 @@ reg('ln', (inv) => {
   }
 });
 
-
 // ------------------------------------------------------------------------------------------
 // Creating and changing files.
-
-
-
 
 /** chmod/chown/chgrp: the first operand is the mode/owner (unless --reference), the rest are files. */
 function modeThenFiles(inv: Inv, options: RegExp, modeLike: RegExp | null): void {
@@ -205,7 +272,11 @@ reg('chattr', (inv) => {
 });
 
 reg('setfacl', (inv) => {
-  const p = parseOpts(inv.args, { short: 'mMxX', long: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file', 'restore'], flags: ['remove-all', 'remove-default', 'default', 'no-mask', 'mask', 'recursive', 'logical', 'physical', 'test', 'physical'] });
+  const p = parseOpts(inv.args, {
+    short: 'mMxX',
+    long: ['modify', 'modify-file', 'remove', 'remove-file', 'set', 'set-file', 'restore'],
+    flags: ['remove-all', 'remove-default', 'default', 'no-mask', 'mask', 'recursive', 'logical', 'physical', 'test', 'physical'],
+  });
   for (const f of values(p, '-M', '-X', '--modify-file', '--remove-file', '--set-file')) if (f.text !== '-') inv.an.read(f, inv.scope);
   for (const f of values(p, '--restore')) {
     inv.an.read(f, inv.scope);
@@ -214,7 +285,6 @@ reg('setfacl', (inv) => {
   for (const w of p.pos) inv.an.write(w, inv.scope);
 });
 
-
 reg('dd', (inv) => {
   for (const w of inv.args) {
     if (w.text.startsWith('if=')) inv.an.read(sliceWord(w, 3), inv.scope);
@@ -222,13 +292,16 @@ reg('dd', (inv) => {
   }
 });
 
-
 reg(['mkfs', 'mkswap', 'wipefs', 'fdisk', 'sfdisk', 'parted', 'blkdiscard', 'mke2fs'], (inv) => {
   for (const w of inv.args) if (!w.text.startsWith('-') && (w.text.includes('/') || w.dynamic)) inv.an.write(w, inv.scope);
 });
 
 reg('split', (inv) => {
-  const p = parseOpts(inv.args, { short: 'abClnt', long: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator', 'filter'], flags: ['numeric-suffixes', 'hex-suffixes', 'elide-empty-files', 'unbuffered', 'verbose'] });
+  const p = parseOpts(inv.args, {
+    short: 'abClnt',
+    long: ['suffix-length', 'bytes', 'line-bytes', 'lines', 'number', 'additional-suffix', 'separator', 'filter'],
+    flags: ['numeric-suffixes', 'hex-suffixes', 'elide-empty-files', 'unbuffered', 'verbose'],
+  });
   if (has(p, '--filter')) inv.an.opaque('split --filter runs a shell command');
   const [input, prefix] = p.pos;
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
@@ -248,7 +321,28 @@ reg('sed', (inv) => {
       bsdSuffix = true;
     }
   }
-  const p = parseOpts(args, { short: 'efl', shortOpt: 'i', long: ['expression', 'file', 'line-length'], flags: ['in-place', 'quiet', 'silent', 'regexp-extended', 'separate', 'null-data', 'zero-terminated', 'posix', 'debug', 'sandbox', 'follow-symlinks', 'unbuffered', 'binary', 'help', 'version'] });
+  const p = parseOpts(args, {
+    short: 'efl',
+    shortOpt: 'i',
+    long: ['expression', 'file', 'line-length'],
+    flags: [
+      'in-place',
+      'quiet',
+      'silent',
+      'regexp-extended',
+      'separate',
+      'null-data',
+      'zero-terminated',
+      'posix',
+      'debug',
+      'sandbox',
+      'follow-symlinks',
+      'unbuffered',
+      'binary',
+      'help',
+      'version',
+    ],
+  });
   const inPlace = bsdSuffix || has(p, '-i', '--in-place');
   let scripts = values(p, '-e', '--expression');
   const scriptFiles = values(p, '-f', '--file');
@@ -258,7 +352,8 @@ reg('sed', (inv) => {
     scripts = p.pos.slice(0, 1);
     files = p.pos.slice(1);
   }
-  for (const s of scripts) if (!s.dynamic && sedHasSideEffects(s.text)) an.opaque('sed script reads or writes other files or runs commands');
+  for (const s of scripts)
+    if (!s.dynamic && sedHasSideEffects(s.text)) an.opaque('sed script reads or writes other files or runs commands');
   for (const f of files) {
     if (f.text === '-' && !f.dynamic) continue;
     an.read(f, scope);
@@ -280,8 +375,45 @@ function sedHasSideEffects(script: string): boolean {
 reg('patch', (inv) => {
   const p = parseOpts(inv.args, {
     short: 'iodprBDFVYzg',
-    long: ['input', 'output', 'directory', 'strip', 'reject-file', 'prefix', 'ifdef', 'fuzz', 'version-control', 'basename-prefix', 'suffix', 'get', 'quoting-style', 'reject-format', 'read-only'],
-    flags: ['dry-run', 'reverse', 'forward', 'batch', 'force', 'silent', 'quiet', 'verbose', 'backup', 'binary', 'posix', 'context', 'normal', 'unified', 'ed', 'merge', 'ignore-whitespace', 'remove-empty-files', 'set-time', 'set-utc'],
+    long: [
+      'input',
+      'output',
+      'directory',
+      'strip',
+      'reject-file',
+      'prefix',
+      'ifdef',
+      'fuzz',
+      'version-control',
+      'basename-prefix',
+      'suffix',
+      'get',
+      'quoting-style',
+      'reject-format',
+      'read-only',
+    ],
+    flags: [
+      'dry-run',
+      'reverse',
+      'forward',
+      'batch',
+      'force',
+      'silent',
+      'quiet',
+      'verbose',
+      'backup',
+      'binary',
+      'posix',
+      'context',
+      'normal',
+      'unified',
+      'ed',
+      'merge',
+      'ignore-whitespace',
+      'remove-empty-files',
+      'set-time',
+      'set-utc',
+    ],
   });
   let scope = inv.scope;
   const d = lastValue(p, '-d', '--directory');
@@ -310,7 +442,14 @@ reg('patch', (inv) => {
  * and every file it names is written or removed, after `-pN`. A patch that cannot be read leaves
  * the command opaque, writing somewhere below the directory.
  */
-export function applyPatch(inv: Inv, files: readonly WordValue[], scope: Scope, strip: number | undefined, what: string, under?: WordValue): void {
+export function applyPatch(
+  inv: Inv,
+  files: readonly WordValue[],
+  scope: Scope,
+  strip: number | undefined,
+  what: string,
+  under?: WordValue,
+): void {
   const { an } = inv;
   const texts: Array<{ text: string; scope: Scope }> = [];
   const unknown = (why: string) => {
@@ -343,7 +482,8 @@ export function applyPatch(inv: Inv, files: readonly WordValue[], scope: Scope, 
   for (const t of texts) {
     const files = filesOfPatch(t.text);
     if (!files) return unknown('the patch names too many files');
-    const at = (name: string) => stripped(name, strip).map((n) => (under && !n.startsWith('/') ? joinWord(under, n, an.platform) : literalWord(n)));
+    const at = (name: string) =>
+      stripped(name, strip).map((n) => (under && !n.startsWith('/') ? joinWord(under, n, an.platform) : literalWord(n)));
     const removed = new Set(files.deletes.flatMap((n) => at(n).map((w) => w.text)));
     for (const n of files.writes) for (const w of at(n)) if (!removed.has(w.text)) an.write(w, scope);
     for (const n of files.deletes) for (const w of at(n)) an.del(w, scope);
@@ -353,31 +493,72 @@ export function applyPatch(inv: Inv, files: readonly WordValue[], scope: Scope, 
 // ------------------------------------------------------------------------------------------
 // Editors open files for writing.
 
-reg(['vi', 'vim', 'nvim', 'nano', 'pico', 'emacs', 'ed', 'ex', 'micro', 'joe', 'mcedit', 'hx', 'helix', 'kak', 'red', 'view', 'vimdiff', 'rvim'], (inv) => {
-  const readOnly = ['view', 'rvim'].includes(inv.cmd) || inv.args.some((w) => w.text === '-R');
-  for (let i = 0; i < inv.args.length; i++) {
-    const w = inv.args[i]!;
-    const t = w.text;
-    if (t === '-c' || t === '--cmd' || t === '-S' || t === '--eval' || t === '-l' || t === '--load' || t === '-x' || t.startsWith('--eval=')) {
-      inv.an.opaque(`${inv.cmd} runs editor commands given on the command line`);
-      if (t !== '--eval' && !t.startsWith('--eval=')) i++;
-      continue;
+reg(
+  [
+    'vi',
+    'vim',
+    'nvim',
+    'nano',
+    'pico',
+    'emacs',
+    'ed',
+    'ex',
+    'micro',
+    'joe',
+    'mcedit',
+    'hx',
+    'helix',
+    'kak',
+    'red',
+    'view',
+    'vimdiff',
+    'rvim',
+  ],
+  (inv) => {
+    const readOnly = ['view', 'rvim'].includes(inv.cmd) || inv.args.some((w) => w.text === '-R');
+    for (let i = 0; i < inv.args.length; i++) {
+      const w = inv.args[i]!;
+      const t = w.text;
+      if (
+        t === '-c' ||
+        t === '--cmd' ||
+        t === '-S' ||
+        t === '--eval' ||
+        t === '-l' ||
+        t === '--load' ||
+        t === '-x' ||
+        t.startsWith('--eval=')
+      ) {
+        inv.an.opaque(`${inv.cmd} runs editor commands given on the command line`);
+        if (t !== '--eval' && !t.startsWith('--eval=')) i++;
+        continue;
+      }
+      if (/^\+./.test(t) && !/^\+\d+$/.test(t)) {
+        inv.an.opaque(`${inv.cmd} runs editor commands given on the command line`);
+        continue;
+      }
+      if (t.startsWith('-') || /^\+\d*$/.test(t)) continue;
+      inv.an.read(w, inv.scope);
+      if (!readOnly) inv.an.write(w, inv.scope);
     }
-    if (/^\+./.test(t) && !/^\+\d+$/.test(t)) {
-      inv.an.opaque(`${inv.cmd} runs editor commands given on the command line`);
-      continue;
-    }
-    if (t.startsWith('-') || /^\+\d*$/.test(t)) continue;
-    inv.an.read(w, inv.scope);
-    if (!readOnly) inv.an.write(w, inv.scope);
-  }
-});
+  },
+);
 
 // ------------------------------------------------------------------------------------------
 // Readers: every file operand is read.
 
 /** A reader whose operands (after options with the given values) are all files. */
-function reader(names: string | readonly string[], spec: OptSpec, opts: { defaultDir?: boolean; writeOpts?: string[]; readOpts?: string[]; plusOpts?: boolean; below?: (p: Parsed) => 'contents' | 'names' | undefined } = {}): void {
+function reader(
+  names: string | readonly string[],
+  spec: OptSpec,
+  opts: {
+    defaultDir?: boolean;
+    writeOpts?: string[];
+    readOpts?: string[];
+    plusOpts?: boolean;
+    below?: (p: Parsed) => 'contents' | 'names' | undefined;
+  } = {},
+): void {
   reg(names, (inv) => {
     const p = parseOpts(inv.args, spec);
     for (const w of values(p, ...(opts.writeOpts ?? []))) inv.an.write(w, inv.scope);
@@ -394,13 +575,20 @@ function reader(names: string | readonly string[], spec: OptSpec, opts: { defaul
 }
 
 reg('cat', (inv) => {
-  const p = parseOpts(inv.args, { flags: ['show-all', 'number-nonblank', 'show-ends', 'number', 'squeeze-blank', 'show-tabs', 'show-nonprinting', 'help', 'version'] });
+  const p = parseOpts(inv.args, {
+    flags: ['show-all', 'number-nonblank', 'show-ends', 'number', 'squeeze-blank', 'show-tabs', 'show-nonprinting', 'help', 'version'],
+  });
   for (const f of p.pos) if (f.dynamic || f.text !== '-') inv.an.read(f, inv.scope);
   // `cat fix.patch | git apply`: the next command reads this file's text.
-  if (p.pos.length === 1 && p.opts.length === 0 && !p.pos[0]!.dynamic && !p.pos[0]!.glob && p.pos[0]!.text !== '-') inv.an.produce({ kind: 'file', file: p.pos[0]!, scope: inv.scope });
+  if (p.pos.length === 1 && p.opts.length === 0 && !p.pos[0]!.dynamic && !p.pos[0]!.glob && p.pos[0]!.text !== '-')
+    inv.an.produce({ kind: 'file', file: p.pos[0]!, scope: inv.scope });
 });
 reg('uniq', (inv) => {
-  const p = parseOpts(inv.args, { short: 'fsw', long: ['skip-fields', 'skip-chars', 'check-chars'], flags: ['group', 'all-repeated', 'count', 'repeated', 'ignore-case', 'unique', 'zero-terminated'] });
+  const p = parseOpts(inv.args, {
+    short: 'fsw',
+    long: ['skip-fields', 'skip-chars', 'check-chars'],
+    flags: ['group', 'all-repeated', 'count', 'repeated', 'ignore-case', 'unique', 'zero-terminated'],
+  });
   const [input, output] = p.pos;
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
@@ -411,19 +599,83 @@ reg('xxd', (inv) => {
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
 });
-reader(['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'], { short: 'ITw', long: ['format', 'hide', 'ignore', 'quoting-style', 'sort', 'time', 'time-style', 'tabsize', 'width', 'block-size', 'indicator-style', 'level'] },
-  { defaultDir: true, below: (p) => (has(p, '-R', '--recursive', '--tree') ? 'names' : undefined) });
-reader('tree', { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] }, { defaultDir: true, writeOpts: ['-o'], below: (p) => (lastValue(p, '-L')?.text === '1' ? undefined : 'names') });
-reader('du', { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] }, { defaultDir: true, readOpts: ['-X', '--exclude-from', '--files0-from'], below: (p) => (has(p, '-a', '--all') && !has(p, '-s', '--summarize') ? 'names' : undefined) });
-reader(['diff', 'diff3', 'sdiff', 'colordiff'], { short: 'CUDFIxXLSWo', long: ['context', 'unified', 'ifdef', 'show-function-line', 'ignore-matching-lines', 'exclude', 'exclude-from', 'label', 'starting-file', 'width', 'tabsize', 'from-file', 'to-file', 'line-format', 'output', 'color', 'palette', 'horizon-lines'] },
-  { readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'], writeOpts: ['-o', '--output'], below: (p) => (has(p, '-r', '--recursive') ? 'contents' : undefined) });
+reader(
+  ['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'],
+  {
+    short: 'ITw',
+    long: [
+      'format',
+      'hide',
+      'ignore',
+      'quoting-style',
+      'sort',
+      'time',
+      'time-style',
+      'tabsize',
+      'width',
+      'block-size',
+      'indicator-style',
+      'level',
+    ],
+  },
+  { defaultDir: true, below: (p) => (has(p, '-R', '--recursive', '--tree') ? 'names' : undefined) },
+);
+reader(
+  'tree',
+  { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] },
+  { defaultDir: true, writeOpts: ['-o'], below: (p) => (lastValue(p, '-L')?.text === '1' ? undefined : 'names') },
+);
+reader(
+  'du',
+  { short: 'BdtX', long: ['block-size', 'max-depth', 'threshold', 'exclude', 'exclude-from', 'time', 'time-style', 'files0-from'] },
+  {
+    defaultDir: true,
+    readOpts: ['-X', '--exclude-from', '--files0-from'],
+    below: (p) => (has(p, '-a', '--all') && !has(p, '-s', '--summarize') ? 'names' : undefined),
+  },
+);
+reader(
+  ['diff', 'diff3', 'sdiff', 'colordiff'],
+  {
+    short: 'CUDFIxXLSWo',
+    long: [
+      'context',
+      'unified',
+      'ifdef',
+      'show-function-line',
+      'ignore-matching-lines',
+      'exclude',
+      'exclude-from',
+      'label',
+      'starting-file',
+      'width',
+      'tabsize',
+      'from-file',
+      'to-file',
+      'line-format',
+      'output',
+      'color',
+      'palette',
+      'horizon-lines',
+    ],
+  },
+  {
+    readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'],
+    writeOpts: ['-o', '--output'],
+    below: (p) => (has(p, '-r', '--recursive') ? 'contents' : undefined),
+  },
+);
 reg('cmp', (inv) => {
   const p = parseOpts(inv.args, { short: 'in', long: ['ignore-initial', 'bytes'] });
   for (const f of p.pos.slice(0, 2)) if (f.text !== '-') inv.an.read(f, inv.scope);
 });
 
 /** grep family: the first operand is the pattern unless -e/-f gave one. */
-function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDefault?: boolean; filesMode?: string[]; globs?: string[]; skipsHidden?: (p: Parsed, inv: Inv) => boolean } = {}): void {
+function grepLike(
+  names: readonly string[],
+  spec: OptSpec,
+  opts: { recursiveByDefault?: boolean; filesMode?: string[]; globs?: string[]; skipsHidden?: (p: Parsed, inv: Inv) => boolean } = {},
+): void {
   reg(names, (inv) => {
     const p = parseOpts(inv.args, spec);
     const patternFiles = values(p, '-f', '--file');
@@ -446,7 +698,8 @@ function grepLike(names: readonly string[], spec: OptSpec, opts: { recursiveByDe
       else inv.an.read(f, inv.scope);
     }
     // `rg --files` and `grep -rl` print names of files below what they search (for `… | xargs CMD`).
-    if (recursive && (filesOnly || has(p, '-l', '--files-with-matches'))) inv.an.produce({ kind: 'below', roots: files, names, scope: inv.scope, by: inv.cmd });
+    if (recursive && (filesOnly || has(p, '-l', '--files-with-matches')))
+      inv.an.produce({ kind: 'below', roots: files, names, scope: inv.scope, by: inv.cmd });
   });
 }
 
@@ -465,18 +718,117 @@ function includeFilter(words: readonly WordValue[]): string[] | undefined {
   return out;
 }
 
-grepLike(['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep'], {
-  short: 'efmABCDd',
-  long: ['regexp', 'file', 'max-count', 'after-context', 'before-context', 'context', 'devices', 'directories', 'include', 'exclude', 'exclude-dir', 'exclude-from', 'label', 'binary-files', 'group-separator'],
-  flags: ['recursive', 'dereference-recursive', 'color', 'colour', 'ignore-case', 'invert-match', 'word-regexp', 'line-regexp', 'count', 'files-with-matches', 'files-without-match', 'only-matching', 'quiet', 'silent', 'no-messages', 'byte-offset', 'with-filename', 'no-filename', 'line-number', 'null', 'text', 'extended-regexp', 'fixed-strings', 'basic-regexp', 'perl-regexp'],
-}, { globs: ['--include'] });
-grepLike(['rg'], {
-  short: 'ABCeEfgjMmrtTd',
-  long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'encoding', 'glob', 'iglob', 'threads', 'max-columns', 'max-count', 'replace', 'type', 'type-not', 'max-depth', 'pre', 'pre-glob', 'ignore-file', 'type-add', 'type-clear', 'sort', 'sortr', 'colors', 'color', 'context-separator', 'field-match-separator', 'field-context-separator', 'path-separator', 'dfa-size-limit', 'regex-size-limit', 'engine', 'max-filesize', 'hostname-bin', 'hyperlink-format', 'generate'],
-}, { recursiveByDefault: true, filesMode: ['--files', '--type-list'], globs: ['-g', '--glob', '--iglob'], skipsHidden: rgSkipsHidden });
+grepLike(
+  ['grep', 'egrep', 'fgrep', 'zgrep', 'rgrep'],
+  {
+    short: 'efmABCDd',
+    long: [
+      'regexp',
+      'file',
+      'max-count',
+      'after-context',
+      'before-context',
+      'context',
+      'devices',
+      'directories',
+      'include',
+      'exclude',
+      'exclude-dir',
+      'exclude-from',
+      'label',
+      'binary-files',
+      'group-separator',
+    ],
+    flags: [
+      'recursive',
+      'dereference-recursive',
+      'color',
+      'colour',
+      'ignore-case',
+      'invert-match',
+      'word-regexp',
+      'line-regexp',
+      'count',
+      'files-with-matches',
+      'files-without-match',
+      'only-matching',
+      'quiet',
+      'silent',
+      'no-messages',
+      'byte-offset',
+      'with-filename',
+      'no-filename',
+      'line-number',
+      'null',
+      'text',
+      'extended-regexp',
+      'fixed-strings',
+      'basic-regexp',
+      'perl-regexp',
+    ],
+  },
+  { globs: ['--include'] },
+);
+grepLike(
+  ['rg'],
+  {
+    short: 'ABCeEfgjMmrtTd',
+    long: [
+      'regexp',
+      'file',
+      'after-context',
+      'before-context',
+      'context',
+      'encoding',
+      'glob',
+      'iglob',
+      'threads',
+      'max-columns',
+      'max-count',
+      'replace',
+      'type',
+      'type-not',
+      'max-depth',
+      'pre',
+      'pre-glob',
+      'ignore-file',
+      'type-add',
+      'type-clear',
+      'sort',
+      'sortr',
+      'colors',
+      'color',
+      'context-separator',
+      'field-match-separator',
+      'field-context-separator',
+      'path-separator',
+      'dfa-size-limit',
+      'regex-size-limit',
+      'engine',
+      'max-filesize',
+      'hostname-bin',
+      'hyperlink-format',
+      'generate',
+    ],
+  },
+  { recursiveByDefault: true, filesMode: ['--files', '--type-list'], globs: ['-g', '--glob', '--iglob'], skipsHidden: rgSkipsHidden },
+);
 const AG_SPEC: OptSpec = {
   short: 'ABCGgmpW',
-  long: ['after', 'before', 'context', 'file-search-regex', 'max-count', 'depth', 'path-to-ignore', 'ignore', 'ignore-dir', 'pager', 'width', 'type'],
+  long: [
+    'after',
+    'before',
+    'context',
+    'file-search-regex',
+    'max-count',
+    'depth',
+    'path-to-ignore',
+    'ignore',
+    'ignore-dir',
+    'pager',
+    'width',
+    'type',
+  ],
 };
 // ack searches dotfiles (it skips only VCS directories and backups); pt's rules are not modelled.
 grepLike(['ack', 'ack-grep', 'pt'], AG_SPEC, { recursiveByDefault: true });
@@ -577,7 +929,11 @@ function programText(inv: Inv, f: WordValue): string | undefined {
 
 // yq (mikefarah's v4 `yq [eval] EXPR FILE…`, v3 `yq read FILE PATH`, and the Python jq wrapper).
 reg(['yq'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'opIs', long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'], flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'] });
+  const p = parseOpts(inv.args, {
+    short: 'opIs',
+    long: ['output-format', 'input-format', 'indent', 'from-file', 'expression', 'front-matter', 'split-exp', 'arg', 'argjson'],
+    flags: ['inplace', 'in-place', 'null-input', 'exit-status', 'no-doc', 'prettyPrint', 'raw-output'],
+  });
   let pos = p.pos;
   if (pos[0] && ['eval', 'e', 'eval-all', 'ea'].includes(pos[0].text)) pos = pos.slice(1);
   const fromFile = values(p, '--from-file');
@@ -605,11 +961,56 @@ reg(['yq'], (inv) => {
 reg(['gpg', 'gpg2'], (inv) => {
   const p = parseOpts(inv.args, {
     short: 'oruz',
-    long: ['output', 'recipient', 'local-user', 'homedir', 'passphrase', 'passphrase-file', 'passphrase-fd', 'keyserver', 'default-key', 'trust-model', 'cipher-algo', 'digest-algo', 'compress-algo', 'set-filename', 'comment', 'status-fd', 'logger-fd', 'status-file', 'logger-file', 'pinentry-mode', 'keyring', 'secret-keyring', 'trustdb-name', 'default-recipient', 'hidden-recipient', 'encrypt-to', 'options', 'sig-notation', 'cert-notation', 'compress-level'],
+    long: [
+      'output',
+      'recipient',
+      'local-user',
+      'homedir',
+      'passphrase',
+      'passphrase-file',
+      'passphrase-fd',
+      'keyserver',
+      'default-key',
+      'trust-model',
+      'cipher-algo',
+      'digest-algo',
+      'compress-algo',
+      'set-filename',
+      'comment',
+      'status-fd',
+      'logger-fd',
+      'status-file',
+      'logger-file',
+      'pinentry-mode',
+      'keyring',
+      'secret-keyring',
+      'trustdb-name',
+      'default-recipient',
+      'hidden-recipient',
+      'encrypt-to',
+      'options',
+      'sig-notation',
+      'cert-notation',
+      'compress-level',
+    ],
   });
   for (const o of values(p, '-o', '--output', '--status-file', '--logger-file')) if (o.text !== '-') inv.an.write(o, inv.scope);
   for (const r of values(p, '--passphrase-file', '--homedir', '--keyring', '--secret-keyring', '--options')) inv.an.read(r, inv.scope);
-  if (has(p, '--recv-keys', '--receive-keys', '--search-keys', '--send-keys', '--refresh-keys', '--fetch-keys', '--locate-keys', '--locate-external-keys', '--auto-key-locate') || values(p, '--keyserver').length) {
+  if (
+    has(
+      p,
+      '--recv-keys',
+      '--receive-keys',
+      '--search-keys',
+      '--send-keys',
+      '--refresh-keys',
+      '--fetch-keys',
+      '--locate-keys',
+      '--locate-external-keys',
+      '--auto-key-locate',
+    ) ||
+    values(p, '--keyserver').length
+  ) {
     inv.an.net();
     for (const k of values(p, '--keyserver')) inv.an.netWord(k, 'gpg keyserver');
   }
@@ -619,7 +1020,34 @@ reg(['gpg', 'gpg2'], (inv) => {
 
 reg('openssl', (inv) => {
   const args = inv.args;
-  const reads = new Set(['-in', '-inkey', '-key', '-CAfile', '-cert', '-certfile', '-signkey', '-config', '-extfile', '-kfile', '-rand', '-CAkey', '-CA', '-verify', '-prverify', '-sigfile', '-paramfile', '-peerkey', '-pubin-file', '-keyfile', '-chain', '-untrusted', '-trusted', '-CRL', '-CApath', '-reqin']);
+  const reads = new Set([
+    '-in',
+    '-inkey',
+    '-key',
+    '-CAfile',
+    '-cert',
+    '-certfile',
+    '-signkey',
+    '-config',
+    '-extfile',
+    '-kfile',
+    '-rand',
+    '-CAkey',
+    '-CA',
+    '-verify',
+    '-prverify',
+    '-sigfile',
+    '-paramfile',
+    '-peerkey',
+    '-pubin-file',
+    '-keyfile',
+    '-chain',
+    '-untrusted',
+    '-trusted',
+    '-CRL',
+    '-CApath',
+    '-reqin',
+  ]);
   const writes = new Set(['-out', '-keyout', '-signature', '-sess_out', '-writerand', '-msgfile']);
   const sub = args[0]?.text ?? '';
   for (let i = 1; i < args.length; i++) {
@@ -663,9 +1091,17 @@ reg('ssh-keygen', (inv) => {
   if (!key.dynamic && !key.glob && scope.home !== null && an.ctx.fs?.statFile) {
     const sshDir = `${scope.home.replace(/\/$/, '')}/.ssh/`;
     const targets = an.resolveText(key.text, scope);
-    const fresh = targets.length > 0 && targets.every((t) => t.startsWith(sshDir) && !t.slice(sshDir.length).includes('/')
-      && !/^(authorized_keys.*|config|known_hosts.*|environment|rc)$/i.test(t.slice(sshDir.length))
-      && !an.ctx.fs!.statFile!(t) && !an.ctx.fs!.statFile!(`${t}.pub`) && an.ctx.fs!.resolvePhysical(t) === t);
+    const fresh =
+      targets.length > 0 &&
+      targets.every(
+        (t) =>
+          t.startsWith(sshDir) &&
+          !t.slice(sshDir.length).includes('/') &&
+          !/^(authorized_keys.*|config|known_hosts.*|environment|rc)$/i.test(t.slice(sshDir.length)) &&
+          !an.ctx.fs!.statFile!(t) &&
+          !an.ctx.fs!.statFile!(`${t}.pub`) &&
+          an.ctx.fs!.resolvePhysical(t) === t,
+      );
     if (fresh) {
       an.approval(`ssh-keygen creates a new key pair ${targets.join(', ')} (+ .pub) in ~/.ssh`);
       return;
@@ -690,7 +1126,24 @@ reg('crontab', (inv) => {
 });
 
 reg(['make', 'gmake'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'CfIjloOWE', long: ['directory', 'file', 'makefile', 'include-dir', 'jobs', 'load-average', 'old-file', 'assume-old', 'what-if', 'new-file', 'assume-new', 'eval', 'output-sync'] });
+  const p = parseOpts(inv.args, {
+    short: 'CfIjloOWE',
+    long: [
+      'directory',
+      'file',
+      'makefile',
+      'include-dir',
+      'jobs',
+      'load-average',
+      'old-file',
+      'assume-old',
+      'what-if',
+      'new-file',
+      'assume-new',
+      'eval',
+      'output-sync',
+    ],
+  });
   for (const f of values(p, '-f', '--file', '--makefile')) inv.an.read(f, inv.scope);
   if (has(p, '-E', '--eval')) inv.an.opaque('make --eval runs makefile code given on the command line');
   genericReads(inv, p.pos);
@@ -747,7 +1200,11 @@ function checksumNames(text: string): string[] | undefined {
 
 reg(['md5sum', 'sha1sum', 'sha224sum', 'sha256sum', 'sha384sum', 'sha512sum', 'b2sum', 'shasum'], (inv) => {
   const { an, scope } = inv;
-  const p = parseOpts(inv.args, { short: 'laN', long: ['length', 'algorithm', 'files0-from'], flags: ['binary', 'check', 'tag', 'text', 'zero', 'ignore-missing', 'quiet', 'status', 'strict', 'warn'] });
+  const p = parseOpts(inv.args, {
+    short: 'laN',
+    long: ['length', 'algorithm', 'files0-from'],
+    flags: ['binary', 'check', 'tag', 'text', 'zero', 'ignore-missing', 'quiet', 'status', 'strict', 'warn'],
+  });
   for (const w of values(p, '--files0-from')) if (w.text !== '-') an.read(w, scope);
   const lists = p.pos.filter((w) => w.dynamic || w.text !== '-');
   for (const f of lists) an.read(f, scope);
@@ -797,14 +1254,53 @@ function binutils(names: string | readonly string[], spec: OptSpec, defaultFile?
       } else an.read(f, scope);
     }
     files = files.filter((f) => f.dynamic || !f.text.startsWith('@'));
-    if (files.length === 0 && defaultFile && !p.pos.some((w) => !w.dynamic && w.text.startsWith('@'))) an.read(literalWord(defaultFile), scope);
+    if (files.length === 0 && defaultFile && !p.pos.some((w) => !w.dynamic && w.text.startsWith('@')))
+      an.read(literalWord(defaultFile), scope);
   });
 }
 binutils('strings', { short: 'ntesT', long: ['bytes', 'radix', 'encoding', 'target', 'output-separator'] });
 binutils('nm', { short: 'ftX', long: ['format', 'radix', 'target', 'plugin'] }, 'a.out');
 binutils('size', { short: 't', long: ['format', 'radix', 'target'] }, 'a.out');
-binutils('readelf', { short: 'xpR', shortOpt: 'w', long: ['hex-dump', 'string-dump', 'relocated-dump', 'dwarf-depth', 'dwarf-start', 'ctf', 'ctf-parent', 'ctf-symbols', 'ctf-strings', 'sframe', 'sym-base'] });
-binutils('objdump', { short: 'bjmMIP', long: ['target', 'section', 'architecture', 'disassembler-options', 'include', 'start-address', 'stop-address', 'adjust-vma', 'prefix', 'prefix-strip', 'insn-width', 'dwarf-depth', 'dwarf-start', 'ctf-parent', 'sframe', 'visualize-jumps', 'disassembler-color', 'private'] });
+binutils('readelf', {
+  short: 'xpR',
+  shortOpt: 'w',
+  long: [
+    'hex-dump',
+    'string-dump',
+    'relocated-dump',
+    'dwarf-depth',
+    'dwarf-start',
+    'ctf',
+    'ctf-parent',
+    'ctf-symbols',
+    'ctf-strings',
+    'sframe',
+    'sym-base',
+  ],
+});
+binutils('objdump', {
+  short: 'bjmMIP',
+  long: [
+    'target',
+    'section',
+    'architecture',
+    'disassembler-options',
+    'include',
+    'start-address',
+    'stop-address',
+    'adjust-vma',
+    'prefix',
+    'prefix-strip',
+    'insn-width',
+    'dwarf-depth',
+    'dwarf-start',
+    'ctf-parent',
+    'sframe',
+    'visualize-jumps',
+    'disassembler-color',
+    'private',
+  ],
+});
 
 // ------------------------------------------------------------------------------------------
 // ruff (a linter and formatter that loads no plugins and runs no project code): `check` and
@@ -820,14 +1316,65 @@ reg('ruff', (inv) => {
   const [sub, ...rest] = inv.args;
   if (!sub || sub.dynamic || !['check', 'format'].includes(sub.text)) {
     // `ruff --version`, `ruff rule X`, `ruff config`: nothing read; anything else is not modelled.
-    if (sub && !sub.dynamic && ['--version', '-V', 'version', '--help', '-h', 'help', 'rule', 'config', 'linter'].includes(sub.text)) return;
+    if (sub && !sub.dynamic && ['--version', '-V', 'version', '--help', '-h', 'help', 'rule', 'config', 'linter'].includes(sub.text))
+      return;
     an.opaque('this ruff command is not modelled');
     return;
   }
   const p = parseOpts(rest, {
     short: 'o',
-    long: ['config', 'select', 'ignore', 'extend-select', 'extend-ignore', 'per-file-ignores', 'extend-per-file-ignores', 'exclude', 'extend-exclude', 'fixable', 'unfixable', 'extend-fixable', 'target-version', 'line-length', 'dummy-variable-rgx', 'output-format', 'output-file', 'cache-dir', 'stdin-filename', 'add-noqa', 'range', 'extension'],
-    flags: ['fix', 'no-fix', 'unsafe-fixes', 'no-unsafe-fixes', 'show-fixes', 'diff', 'watch', 'fix-only', 'check', 'no-cache', 'preview', 'no-preview', 'isolated', 'respect-gitignore', 'no-respect-gitignore', 'force-exclude', 'no-force-exclude', 'exit-zero', 'exit-non-zero-on-fix', 'exit-non-zero-on-format', 'statistics', 'show-files', 'show-settings', 'quiet', 'verbose', 'silent'],
+    long: [
+      'config',
+      'select',
+      'ignore',
+      'extend-select',
+      'extend-ignore',
+      'per-file-ignores',
+      'extend-per-file-ignores',
+      'exclude',
+      'extend-exclude',
+      'fixable',
+      'unfixable',
+      'extend-fixable',
+      'target-version',
+      'line-length',
+      'dummy-variable-rgx',
+      'output-format',
+      'output-file',
+      'cache-dir',
+      'stdin-filename',
+      'add-noqa',
+      'range',
+      'extension',
+    ],
+    flags: [
+      'fix',
+      'no-fix',
+      'unsafe-fixes',
+      'no-unsafe-fixes',
+      'show-fixes',
+      'diff',
+      'watch',
+      'fix-only',
+      'check',
+      'no-cache',
+      'preview',
+      'no-preview',
+      'isolated',
+      'respect-gitignore',
+      'no-respect-gitignore',
+      'force-exclude',
+      'no-force-exclude',
+      'exit-zero',
+      'exit-non-zero-on-fix',
+      'exit-non-zero-on-format',
+      'statistics',
+      'show-files',
+      'show-settings',
+      'quiet',
+      'verbose',
+      'silent',
+    ],
   });
   const writes = sub.text === 'check' ? has(p, '--fix', '--fix-only', '--add-noqa') && !has(p, '--diff') : !has(p, '--check', '--diff');
   for (const o of values(p, '-o', '--output-file')) an.write(o, scope);
@@ -839,12 +1386,20 @@ reg('ruff', (inv) => {
   const cwd = an.resolveText('.', scope).filter((d) => d.startsWith('/'));
   // Its configuration files: in and above the working directory and the paths, and below the paths.
   const configs: string[] = [];
-  const above = (dir: string) => { for (let d = dir.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) { for (const n of RUFF_CONFIGS) configs.push(`${d}/${n}`); if (d === '') break; } };
+  const above = (dir: string) => {
+    for (let d = dir.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) {
+      for (const n of RUFF_CONFIGS) configs.push(`${d}/${n}`);
+      if (d === '') break;
+    }
+  };
   cwd.forEach(above);
   // The user's configuration, used where the project has none.
   if (scope.home !== null) for (const n of RUFF_CONFIGS) configs.push(`${scope.home.replace(/\/+$/, '')}/.config/ruff/${n}`);
   for (const r of roots) {
-    if (r.dynamic || r.glob) { widened = true; continue; }
+    if (r.dynamic || r.glob) {
+      widened = true;
+      continue;
+    }
     for (const path of an.resolveText(r.text, scope)) {
       above(path);
       const tree = fs?.listTree(path, 5000);
@@ -854,7 +1409,10 @@ reg('ruff', (inv) => {
   }
   const roots2 = new Set<string>();
   for (const c of configs) {
-    if (!fs?.statFile || !fs.readText) { widened = true; break; }
+    if (!fs?.statFile || !fs.readText) {
+      widened = true;
+      break;
+    }
     if (!fs.statFile(c)) continue;
     roots2.add(c.slice(0, c.lastIndexOf('/')));
     const text = fs.readText(c, 1 << 20);
@@ -897,10 +1455,17 @@ reg(['ack', 'ack-grep'], (inv) => {
     for (const cwd of an.resolveText('.', scope)) {
       // Without a file system (lexical analysis) or a working directory there is nothing to look at.
       if (!fs || (!cwd.startsWith('/') && an.platform !== 'win32')) break;
-      if (an.platform === 'win32') { an.opaque('ack may take options from a project _ackrc, which is not looked for on Windows'); break; }
-      if (!fs.statFile) { an.opaque('ack may take options from a project .ackrc, which cannot be checked'); break; }
+      if (an.platform === 'win32') {
+        an.opaque('ack may take options from a project _ackrc, which is not looked for on Windows');
+        break;
+      }
+      if (!fs.statFile) {
+        an.opaque('ack may take options from a project .ackrc, which cannot be checked');
+        break;
+      }
       for (let d = cwd.replace(/\/+$/, ''); ; d = d.slice(0, d.lastIndexOf('/'))) {
-        if (d !== home && (fs.statFile(`${d}/.ackrc`) || fs.statFile(`${d}/_ackrc`))) an.opaque(`ack takes options from the project's ${d}/.ackrc`);
+        if (d !== home && (fs.statFile(`${d}/.ackrc`) || fs.statFile(`${d}/_ackrc`)))
+          an.opaque(`ack takes options from the project's ${d}/.ackrc`);
         if (d === '') break;
       }
     }
@@ -918,7 +1483,10 @@ reg('gofmt', (inv) => {
   for (let i = 0; i < inv.args.length; i++) {
     const w = inv.args[i]!;
     const m = w.dynamic ? null : /^--?([a-z]+)(=.*)?$/.exec(w.text);
-    if (!m) { files.push(w); continue; }
+    if (!m) {
+      files.push(w);
+      continue;
+    }
     if (m[1] === 'w') write = m[2] === undefined || m[2] === '=true' || m[2] === '=1';
     else if (m[1] === 'cpuprofile') {
       const v = m[2] !== undefined ? sliceWord(w, w.text.indexOf('=') + 1) : inv.args[++i];

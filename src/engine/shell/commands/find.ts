@@ -2,7 +2,15 @@
 import { has, lastValue, parseOpts, values } from '../options';
 import { literalWord, type WordValue } from '../words';
 import { DOT, register, type Inv, type Registry } from '../helpers';
-import { MAX_FIND_SELECTED, evaluateFind, parseFindExpression, removesEachEntry, type FindEnv, type FindRun, type PrintedName } from '../find-expr';
+import {
+  MAX_FIND_SELECTED,
+  evaluateFind,
+  parseFindExpression,
+  removesEachEntry,
+  type FindEnv,
+  type FindRun,
+  type PrintedName,
+} from '../find-expr';
 import { isAbsolute } from '../../paths';
 
 export const FIND_COMMANDS: Registry = new Map();
@@ -50,9 +58,42 @@ const FIND_RUNS = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 const FIND_PRINTS = new Set(['-print', '-print0', '-printf', '-ls', '-fprint', '-fprint0', '-fprintf', '-fls']);
 
 const FIND_VALUED = new Set([
-  '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-lname', '-ilname', '-type', '-xtype',
-  '-size', '-perm', '-user', '-group', '-uid', '-gid', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-used',
-  '-samefile', '-inum', '-links', '-maxdepth', '-mindepth', '-printf', '-fstype', '-context', '-regextype', '-anewer', '-cnewer',
+  '-name',
+  '-iname',
+  '-path',
+  '-ipath',
+  '-wholename',
+  '-iwholename',
+  '-regex',
+  '-iregex',
+  '-lname',
+  '-ilname',
+  '-type',
+  '-xtype',
+  '-size',
+  '-perm',
+  '-user',
+  '-group',
+  '-uid',
+  '-gid',
+  '-mtime',
+  '-mmin',
+  '-atime',
+  '-amin',
+  '-ctime',
+  '-cmin',
+  '-used',
+  '-samefile',
+  '-inum',
+  '-links',
+  '-maxdepth',
+  '-mindepth',
+  '-printf',
+  '-fstype',
+  '-context',
+  '-regextype',
+  '-anewer',
+  '-cnewer',
 ]);
 
 reg('find', (inv) => {
@@ -84,7 +125,10 @@ reg('find', (inv) => {
   const runsAt = args.findIndex((w, j) => j >= i && FIND_RUNS.has(w.text) && !removesEachEntry(args, j + 1));
   const printsAt = args.findIndex((w, j) => j >= i && FIND_PRINTS.has(w.text));
   const anyAction = args.some((w, j) => j >= i && (FIND_PRINTS.has(w.text) || FIND_RUNS.has(w.text) || w.text === '-delete'));
-  const filter = (at: number) => { const n = nameAt(at); return n === undefined ? undefined : [n]; };
+  const filter = (at: number) => {
+    const n = nameAt(at);
+    return n === undefined ? undefined : [n];
+  };
   for (const r of roots) {
     if (runsAt >= 0) an.readBelow(r, scope, 'contents', filter(runsAt));
     if (printsAt >= 0 || !anyAction) {
@@ -100,7 +144,11 @@ reg('find', (inv) => {
   // the walk knows it, else only where they are.
   if (runsAt < 0 && (printsAt >= 0 || !anyAction)) {
     const text = walk?.printedText();
-    an.produce(text !== undefined ? { kind: 'text', text, by: 'find' } : { kind: 'below', roots, names: filter(printsAt >= 0 ? printsAt : args.length), scope, by: 'find' });
+    an.produce(
+      text !== undefined
+        ? { kind: 'text', text, by: 'find' }
+        : { kind: 'below', roots, names: filter(printsAt >= 0 ? printsAt : args.length), scope, by: 'find' },
+    );
   }
   // What -delete or `-exec rm {} +` removes: the entries the expression selects on disk (find-expr.ts);
   // with one -name test that decides alone, the entries with that name below each root, including
@@ -168,7 +216,11 @@ function findWalk(inv: Inv, roots: readonly WordValue[], exprStart: number) {
   const { an, scope } = inv;
   const fs = an.ctx.fs;
   if (!fs || an.platform === 'win32') return undefined;
-  const env: FindEnv = { fs, clock: an.ctx.clock, resolve: (text) => an.resolveText(text, scope).filter((p) => isAbsolute(p, an.platform)) };
+  const env: FindEnv = {
+    fs,
+    clock: an.ctx.clock,
+    resolve: (text) => an.resolveText(text, scope).filter((p) => isAbsolute(p, an.platform)),
+  };
   const expression = parseFindExpression(inv.args, exprStart, env);
   if (!expression) return undefined;
   const runs = new Map<WordValue, FindRun[] | undefined>();
@@ -181,7 +233,10 @@ function findWalk(inv: Inv, roots: readonly WordValue[], exprStart: number) {
           out = [];
           for (const p of paths) {
             const run = evaluateFind(expression, r.text, p, env);
-            if (!run) { out = undefined; break; }
+            if (!run) {
+              out = undefined;
+              break;
+            }
             out.push(run);
           }
         }
@@ -225,7 +280,11 @@ function findWalk(inv: Inv, roots: readonly WordValue[], exprStart: number) {
         printed.push(...names);
       }
       // A start directory printed as `.` would reach `xargs rm` as the whole directory (which rm refuses to remove).
-      if (printed.length > MAX_PRINTED_FEED || printed.some((p) => !p.certain || /(^|\/)\.\.?\/*$/.test(p.shown) || (p.terminator === '\n' && /[\s'"\\]/.test(p.shown)))) return undefined;
+      if (
+        printed.length > MAX_PRINTED_FEED ||
+        printed.some((p) => !p.certain || /(^|\/)\.\.?\/*$/.test(p.shown) || (p.terminator === '\n' && /[\s'"\\]/.test(p.shown)))
+      )
+        return undefined;
       return printed.map((p) => p.shown + p.terminator).join('');
     },
   };
@@ -240,8 +299,59 @@ reg(['fd', 'fdfind'], (inv) => {
   const { an } = inv;
   const p = parseOpts(inv.args, {
     short: 'edtESjcoxX',
-    long: ['extension', 'max-depth', 'min-depth', 'exact-depth', 'type', 'exclude', 'size', 'changed-within', 'changed-before', 'newer', 'older', 'owner', 'threads', 'color', 'max-results', 'base-directory', 'path-separator', 'search-path', 'ignore-file', 'format', 'batch-size', 'max-buffer-time', 'and', 'exec', 'exec-batch', 'hyperlink', 'strip-cwd-prefix'],
-    flags: ['hidden', 'no-hidden', 'no-ignore', 'no-ignore-vcs', 'no-ignore-parent', 'unrestricted', 'case-sensitive', 'ignore-case', 'glob', 'regex', 'fixed-strings', 'absolute-path', 'list-details', 'follow', 'full-path', 'print0', 'prune', 'one-file-system', 'quiet', 'show-errors', 'help', 'version'],
+    long: [
+      'extension',
+      'max-depth',
+      'min-depth',
+      'exact-depth',
+      'type',
+      'exclude',
+      'size',
+      'changed-within',
+      'changed-before',
+      'newer',
+      'older',
+      'owner',
+      'threads',
+      'color',
+      'max-results',
+      'base-directory',
+      'path-separator',
+      'search-path',
+      'ignore-file',
+      'format',
+      'batch-size',
+      'max-buffer-time',
+      'and',
+      'exec',
+      'exec-batch',
+      'hyperlink',
+      'strip-cwd-prefix',
+    ],
+    flags: [
+      'hidden',
+      'no-hidden',
+      'no-ignore',
+      'no-ignore-vcs',
+      'no-ignore-parent',
+      'unrestricted',
+      'case-sensitive',
+      'ignore-case',
+      'glob',
+      'regex',
+      'fixed-strings',
+      'absolute-path',
+      'list-details',
+      'follow',
+      'full-path',
+      'print0',
+      'prune',
+      'one-file-system',
+      'quiet',
+      'show-errors',
+      'help',
+      'version',
+    ],
   });
   if (has(p, '-x', '--exec', '-X', '--exec-batch')) an.opaque(`${inv.cmd} -x/-X runs a command on what it finds`);
   let scope = inv.scope;

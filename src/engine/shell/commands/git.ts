@@ -18,7 +18,8 @@ const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => regis
  * helpers): setting one is judged as execution configuration. An alias runs a command only when
  * its value starts with `!` (GIT_ALIAS below).
  */
-const GIT_COMMAND_KEYS = /^(core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|worktree)|pager\..*|interactive\.difffilter|(man|browser|difftool|mergetool)\..*\.path|.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|external|uploadpack|receivepack|proxycommand)|sequence\.editor|gpg\.program|credential\.helper|uploadpack\..*|protocol\..*\.allow|include\.path|includeif\..*|url\..*\.insteadof|url\..*\.pushinsteadof)$/i;
+const GIT_COMMAND_KEYS =
+  /^(core\.(sshcommand|pager|editor|fsmonitor|hookspath|askpass|gitproxy|worktree)|pager\..*|interactive\.difffilter|(man|browser|difftool|mergetool)\..*\.path|.*\.(command|cmd|helper|program|textconv|clean|smudge|process|driver|external|uploadpack|receivepack|proxycommand)|sequence\.editor|gpg\.program|credential\.helper|uploadpack\..*|protocol\..*\.allow|include\.path|includeif\..*|url\..*\.insteadof|url\..*\.pushinsteadof)$/i;
 const GIT_ALIAS = /^alias\./i;
 /** Settings whose value is where git connects: a remote's URL, a proxy. */
 const GIT_ADDRESS_KEYS = /^(remote\..*\.(url|pushurl)|(https?)(\..*)?\.proxy)$/i;
@@ -34,7 +35,8 @@ function gitConfigCheck(inv: Inv, setting: WordValue, value?: WordValue): string
   const val = value ?? (eq < 0 ? undefined : sliceWord(setting, eq + 1));
   if (GIT_COMMAND_KEYS.test(key)) inv.an.opaque(`git setting \`${clip(key, 40)}\` can run commands`);
   // `alias.x '!sh …'` runs a shell command; `alias.lg 'log --oneline'` only names a git command.
-  else if (GIT_ALIAS.test(key) && (val === undefined || val.dynamic || val.text.trimStart().startsWith('!'))) inv.an.opaque(`git alias \`${clip(key, 40)}\` runs a shell command`);
+  else if (GIT_ALIAS.test(key) && (val === undefined || val.dynamic || val.text.trimStart().startsWith('!')))
+    inv.an.opaque(`git alias \`${clip(key, 40)}\` runs a shell command`);
   else if (GIT_ADDRESS_KEYS.test(key) && val && (val.dynamic || val.text !== '')) {
     if (/proxy$/i.test(key)) inv.an.netWord(val, `git ${key}`);
     else gitRemote(inv, val);
@@ -108,8 +110,38 @@ interface GitCtx {
 }
 
 /** Subcommands that leave the set of tracked paths as it is (status may refresh the index's stat data only). */
-const GIT_KEEPS_INDEX = new Set(['status', 'log', 'diff', 'show', 'blame', 'shortlog', 'describe', 'rev-parse', 'ls-files', 'ls-tree', 'cat-file', 'grep', 'reflog', 'whatchanged',
-  'rev-list', 'for-each-ref', 'show-ref', 'name-rev', 'merge-base', 'cherry', 'range-diff', 'check-ignore', 'count-objects', 'version', 'help', 'var', 'config', 'remote', 'fetch', 'ls-remote']);
+const GIT_KEEPS_INDEX = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'blame',
+  'shortlog',
+  'describe',
+  'rev-parse',
+  'ls-files',
+  'ls-tree',
+  'cat-file',
+  'grep',
+  'reflog',
+  'whatchanged',
+  'rev-list',
+  'for-each-ref',
+  'show-ref',
+  'name-rev',
+  'merge-base',
+  'cherry',
+  'range-diff',
+  'check-ignore',
+  'count-objects',
+  'version',
+  'help',
+  'var',
+  'config',
+  'remote',
+  'fetch',
+  'ls-remote',
+]);
 
 /** Per analysis: a git command that may change the index was seen, and the conservative reads to add if one comes later. */
 const indexStates = new WeakMap<object, { changed: boolean; relied: (() => void)[] }>();
@@ -129,7 +161,10 @@ const MAX_TRACKED_READS = 4096;
  * repository or index (--git-dir, GIT_* variables), something earlier on the line that changed files
  * or the index, no readable well-formed index, a pathspec outside the work tree, too many files.
  */
-function trackedPaths(g: GitCtx, pathspecs: readonly WordValue[]): { top: string; cwdRel: string; files: string[]; gitlinks: string[]; sparseDirs: string[] } | undefined {
+function trackedPaths(
+  g: GitCtx,
+  pathspecs: readonly WordValue[],
+): { top: string; cwdRel: string; files: string[]; gitlinks: string[]; sparseDirs: string[] } | undefined {
   const { an } = g.inv;
   const fs = an.ctx.fs;
   const base = g.scope.bases.length === 1 ? g.scope.bases[0] : null;
@@ -174,13 +209,19 @@ function trackedPaths(g: GitCtx, pathspecs: readonly WordValue[]): { top: string
   const prefixes: string[] = [];
   for (const w of pathspecs.length ? pathspecs : [DOT]) {
     if (w.dynamic) return undefined;
-    if (w.text.startsWith(':')) { prefixes.push(''); continue; } // magic (`:/`, `:!x`): anything in the repository
+    if (w.text.startsWith(':')) {
+      prefixes.push('');
+      continue;
+    } // magic (`:/`, `:!x`): anything in the repository
     const glob = w.text.search(/[*?[\\]/);
     let lit = glob < 0 ? w.text : w.text.slice(0, w.text.slice(0, glob).lastIndexOf('/') + 1);
     const parts: string[] = cwdRel ? cwdRel.split('/') : [];
     for (const part of lit.split('/')) {
       if (part === '' || part === '.') continue;
-      if (part === '..') { if (!parts.length) return undefined; parts.pop(); } else parts.push(part);
+      if (part === '..') {
+        if (!parts.length) return undefined;
+        parts.pop();
+      } else parts.push(part);
     }
     lit = parts.join('/');
     prefixes.push(lit);
@@ -195,7 +236,29 @@ const writeBase = (g: GitCtx) => g.inv.an.write(DOT, g.scope);
 
 const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
   clone(g) {
-    const p = parseOpts(g.rest, { short: 'bocju', long: ['branch', 'origin', 'config', 'depth', 'reference', 'reference-if-able', 'template', 'upload-pack', 'separate-git-dir', 'jobs', 'filter', 'shallow-since', 'shallow-exclude', 'server-option', 'bundle-uri', 'ref-format', 'revision'], flags: ['recurse-submodules', 'recursive', 'bare', 'mirror', 'single-branch', 'no-checkout', 'quiet', 'verbose'] });
+    const p = parseOpts(g.rest, {
+      short: 'bocju',
+      long: [
+        'branch',
+        'origin',
+        'config',
+        'depth',
+        'reference',
+        'reference-if-able',
+        'template',
+        'upload-pack',
+        'separate-git-dir',
+        'jobs',
+        'filter',
+        'shallow-since',
+        'shallow-exclude',
+        'server-option',
+        'bundle-uri',
+        'ref-format',
+        'revision',
+      ],
+      flags: ['recurse-submodules', 'recursive', 'bare', 'mirror', 'single-branch', 'no-checkout', 'quiet', 'verbose'],
+    });
     for (const c of values(p, '-c', '--config')) gitConfigCheck(g.inv, c);
     if (has(p, '-u', '--upload-pack')) g.inv.an.opaque('git clone --upload-pack runs a command');
     for (const t of values(p, '--template', '--reference', '--reference-if-able')) g.inv.an.read(t, g.scope);
@@ -205,11 +268,32 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     if (dir) return void g.inv.an.write(dir, g.scope);
     if (repo.dynamic) return void g.inv.an.opaque('git clone destination comes from a non-literal URL');
     // The "humanish" part of the repository: last path component without `.git`.
-    const human = repo.text.replace(/[\\/]+$/, '').replace(/\.git$/, '').replace(/[\\/]+$/, '').split(/[\\/:]/).pop() ?? '';
+    const human =
+      repo.text
+        .replace(/[\\/]+$/, '')
+        .replace(/\.git$/, '')
+        .replace(/[\\/]+$/, '')
+        .split(/[\\/:]/)
+        .pop() ?? '';
     g.inv.an.write(human ? literalWord(human + (has(p, '--bare', '--mirror') ? '.git' : '')) : DOT, g.scope);
   },
   fetch(g) {
-    const p = parseOpts(g.rest, { long: ['upload-pack', 'depth', 'deepen', 'shallow-since', 'shallow-exclude', 'jobs', 'recurse-submodules-default', 'refmap', 'server-option', 'negotiation-tip', 'filter'], short: 'j' });
+    const p = parseOpts(g.rest, {
+      long: [
+        'upload-pack',
+        'depth',
+        'deepen',
+        'shallow-since',
+        'shallow-exclude',
+        'jobs',
+        'recurse-submodules-default',
+        'refmap',
+        'server-option',
+        'negotiation-tip',
+        'filter',
+      ],
+      short: 'j',
+    });
     if (has(p, '--upload-pack')) g.inv.an.opaque('git fetch --upload-pack runs a command');
     if (p.pos[0]) gitRemote(g.inv, p.pos[0]);
   },
@@ -231,7 +315,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     const remotes = configuredRemotes(g.inv, g.scope);
     if (remotes === undefined) {
       if (g.inv.an.ctx.fs) g.inv.an.opaque(`git push to \`${clip(dest.raw)}\`: the repository's configured remotes cannot be read`);
-    } else if (!remotes.has(dest.text)) g.inv.an.opaque(`git push to \`${clip(dest.raw)}\`, which is not a remote configured in this repository: where it sends the code cannot be known`);
+    } else if (!remotes.has(dest.text))
+      g.inv.an.opaque(
+        `git push to \`${clip(dest.raw)}\`, which is not a remote configured in this repository: where it sends the code cannot be known`,
+      );
   },
   'ls-remote'(g) {
     const p = parseOpts(g.rest, { long: ['upload-pack', 'sort', 'server-option'] });
@@ -247,7 +334,8 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
       const ops = p.pos;
       const url = ops[ops.length - 1];
       if (url && ops.length >= 3) {
-        if (url.dynamic || /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url.text) || isRemoteSpec(url.text, g.inv.an.platform)) gitRemote(g.inv, url);
+        if (url.dynamic || /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url.text) || isRemoteSpec(url.text, g.inv.an.platform))
+          gitRemote(g.inv, url);
         if (sub === 'add' && !ops[1]!.dynamic) g.inv.an.addedRemotes.add(ops[1]!.text);
       }
     }
@@ -256,7 +344,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     writeBase(g);
   },
   checkout(g) {
-    const p = parseOpts(g.rest, { short: 'bBU', long: ['orphan', 'track', 'conflict', 'pathspec-from-file', 'unified', 'inter-hunk-context'] });
+    const p = parseOpts(g.rest, {
+      short: 'bBU',
+      long: ['orphan', 'track', 'conflict', 'pathspec-from-file', 'unified', 'inter-hunk-context'],
+    });
     for (const f of values(p, '--pathspec-from-file')) g.inv.an.read(f, g.scope);
     const { an } = g.inv;
     if (p.afterDashDash.length) {
@@ -272,7 +363,7 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     }
     const only = ops[0]!;
     // One operand: a branch (whole work tree changes) or a path.
-    if (only.dynamic || /[\\/.]/.test(only.text) && !has(p, '-b', '-B', '--orphan')) an.write(only, g.scope);
+    if (only.dynamic || (/[\\/.]/.test(only.text) && !has(p, '-b', '-B', '--orphan'))) an.write(only, g.scope);
     else if (!has(p, '-b', '-B', '--orphan') || ops.length) writeBase(g);
   },
   switch(g) {
@@ -294,7 +385,9 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     // It removes only what git does not track; which files those are, the analysis cannot know. Not an
     // attack, but with -x it also removes ignored files such as .env and local settings: a review.
     const where = p.pos.length ? p.pos.map((w) => `\`${clip(w.raw, 40)}\``).join(', ') : 'the working tree';
-    g.inv.an.review(`git clean removes every untracked file below ${where}${has(p, '-x', '-X') ? ', ignored ones too (such as .env, build outputs and local settings)' : ''}; which files those are cannot be known before it runs`);
+    g.inv.an.review(
+      `git clean removes every untracked file below ${where}${has(p, '-x', '-X') ? ', ignored ones too (such as .env, build outputs and local settings)' : ''}; which files those are cannot be known before it runs`,
+    );
   },
   stash(g) {
     const sub = g.rest.find((w) => !w.text.startsWith('-'))?.text;
@@ -310,7 +403,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     applyPatch(g.inv, p.pos, g.scope, n, 'git apply', lastValue(p, '--directory'));
   },
   am(g) {
-    const p = parseOpts(g.rest, { short: 'pC', long: ['exclude', 'include', 'directory', 'whitespace', 'patch-format', 'resolvemsg', 'quoted-cr', 'empty'] });
+    const p = parseOpts(g.rest, {
+      short: 'pC',
+      long: ['exclude', 'include', 'directory', 'whitespace', 'patch-format', 'resolvemsg', 'quoted-cr', 'empty'],
+    });
     for (const f of p.pos) g.inv.an.read(f, g.scope);
     writeBase(g);
   },
@@ -341,24 +437,60 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
   config(g) {
     const { an } = g.inv;
     const p = parseOpts(g.rest, { short: 'f', long: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
-    const readOnly = has(p, '--get', '--get-all', '--get-regexp', '--get-urlmatch', '-l', '--list', '--get-color', '--get-colorbool', '--show-origin', '--show-scope', '-e', '--edit') && !has(p, '-e', '--edit');
+    const readOnly =
+      has(
+        p,
+        '--get',
+        '--get-all',
+        '--get-regexp',
+        '--get-urlmatch',
+        '-l',
+        '--list',
+        '--get-color',
+        '--get-colorbool',
+        '--show-origin',
+        '--show-scope',
+        '-e',
+        '--edit',
+      ) && !has(p, '-e', '--edit');
     let ops = p.pos;
     let sub = '';
     if (ops[0] && ['get', 'set', 'unset', 'list', 'edit', 'rename-section', 'remove-section'].includes(ops[0].text)) {
       sub = ops[0].text;
       ops = ops.slice(1);
     }
-    const writes = !readOnly && (sub === 'set' || sub === 'unset' || sub === 'edit' || sub === 'rename-section' || sub === 'remove-section' || has(p, '-e', '--edit', '--unset', '--unset-all', '--add', '--replace-all', '--rename-section', '--remove-section') || (sub === '' && ops.length >= 2));
+    const writes =
+      !readOnly &&
+      (sub === 'set' ||
+        sub === 'unset' ||
+        sub === 'edit' ||
+        sub === 'rename-section' ||
+        sub === 'remove-section' ||
+        has(p, '-e', '--edit', '--unset', '--unset-all', '--add', '--replace-all', '--rename-section', '--remove-section') ||
+        (sub === '' && ops.length >= 2));
     if (!writes) return;
     // Judged by the key and value it sets, and by the file it writes (the tables protect them).
-    const plain = ops[0] ? gitConfigCheck(g.inv, ops[0], sub === 'unset' || has(p, '--unset', '--unset-all') ? literalWord('') : ops[1] ?? lastValue(p, '--value')) : undefined;
+    const plain = ops[0]
+      ? gitConfigCheck(
+          g.inv,
+          ops[0],
+          sub === 'unset' || has(p, '--unset', '--unset-all') ? literalWord('') : (ops[1] ?? lastValue(p, '--value')),
+        )
+      : undefined;
     const file = lastValue(p, '-f', '--file');
     const home = g.scope.home;
     // One plain setting in the user's or the repository's git configuration: the file is protected because
     // other keys in it run commands; this one cannot, so it is a review, not a refusal.
-    const simple = plain !== undefined && !has(p, '-e', '--edit', '--rename-section', '--remove-section', '--add', '--replace-all') && sub !== 'edit' && sub !== 'rename-section' && sub !== 'remove-section';
+    const simple =
+      plain !== undefined &&
+      !has(p, '-e', '--edit', '--rename-section', '--remove-section', '--add', '--replace-all') &&
+      sub !== 'edit' &&
+      sub !== 'rename-section' &&
+      sub !== 'remove-section';
     if (simple && !file && !has(p, '--system', '--worktree')) {
-      an.review(`git config sets \`${clip(plain, 40)}\`, a setting that runs no command, in ${has(p, '--global') ? '~/.gitconfig' : '.git/config'}`);
+      an.review(
+        `git config sets \`${clip(plain, 40)}\`, a setting that runs no command, in ${has(p, '--global') ? '~/.gitconfig' : '.git/config'}`,
+      );
       return;
     }
     if (file) an.write(file, g.scope);
@@ -368,7 +500,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     else an.write(literalWord('.git/config'), g.scope);
   },
   init(g) {
-    const p = parseOpts(g.rest, { long: ['template', 'separate-git-dir', 'object-format', 'ref-format', 'initial-branch', 'shared'], short: 'b' });
+    const p = parseOpts(g.rest, {
+      long: ['template', 'separate-git-dir', 'object-format', 'ref-format', 'initial-branch', 'shared'],
+      short: 'b',
+    });
     for (const t of values(p, '--template')) g.inv.an.read(t, g.scope);
     if (p.pos[0]) g.inv.an.write(p.pos[0], g.scope);
     else g.inv.an.write(literalWord('.git'), g.scope);
@@ -385,7 +520,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     }
   },
   archive(g) {
-    const p = parseOpts(g.rest, { short: 'o', long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file', 'mtime'] });
+    const p = parseOpts(g.rest, {
+      short: 'o',
+      long: ['output', 'format', 'prefix', 'remote', 'exec', 'add-file', 'add-virtual-file', 'mtime'],
+    });
     for (const o of values(p, '-o', '--output')) g.inv.an.write(o, g.scope);
     const remote = values(p, '--remote');
     for (const r of remote) {
@@ -409,7 +547,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     else g.inv.an.read(file, g.scope);
   },
   'format-patch'(g) {
-    const p = parseOpts(g.rest, { short: 'ov', long: ['output-directory', 'subject-prefix', 'start-number', 'suffix', 'in-reply-to', 'to', 'cc', 'from', 'add-header'] });
+    const p = parseOpts(g.rest, {
+      short: 'ov',
+      long: ['output-directory', 'subject-prefix', 'start-number', 'suffix', 'in-reply-to', 'to', 'cc', 'from', 'add-header'],
+    });
     g.inv.an.write(lastValue(p, '-o', '--output-directory') ?? DOT, g.scope);
   },
   add(g) {
@@ -418,7 +559,24 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     for (const f of p.pos) g.inv.an.read(f, g.scope);
   },
   commit(g) {
-    const p = parseOpts(g.rest, { short: 'mFcCt', long: ['message', 'file', 'reedit-message', 'reuse-message', 'fixup', 'squash', 'author', 'date', 'template', 'cleanup', 'trailer', 'pathspec-from-file', 'gpg-sign'] });
+    const p = parseOpts(g.rest, {
+      short: 'mFcCt',
+      long: [
+        'message',
+        'file',
+        'reedit-message',
+        'reuse-message',
+        'fixup',
+        'squash',
+        'author',
+        'date',
+        'template',
+        'cleanup',
+        'trailer',
+        'pathspec-from-file',
+        'gpg-sign',
+      ],
+    });
     for (const f of values(p, '-F', '--file', '-t', '--template', '--pathspec-from-file')) if (f.text !== '-') g.inv.an.read(f, g.scope);
   },
   diff: gitShowsFiles('diff'),
@@ -450,7 +608,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     // git grep searches the tracked files below the working directory (or its pathspecs); with
     // --untracked or --no-index (or outside a repository) every file there, ignored ones too.
     const { an } = g.inv;
-    const p = parseOpts(g.rest, { short: 'efABCm', long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'max-count', 'threads', 'max-depth', 'open-files-in-pager'] });
+    const p = parseOpts(g.rest, {
+      short: 'efABCm',
+      long: ['regexp', 'file', 'after-context', 'before-context', 'context', 'max-count', 'threads', 'max-depth', 'open-files-in-pager'],
+    });
     if (has(p, '-O', '--open-files-in-pager')) an.opaque('git grep -O runs a pager');
     for (const f of values(p, '-f', '--file')) if (f.text !== '-') an.read(f, g.scope);
     const operands = p.pos.filter((w) => !p.afterDashDash.includes(w));
@@ -465,7 +626,9 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
       return;
     }
     const roots = paths.length ? paths : [DOT];
-    const conservative = () => { for (const r of roots) an.readBelow(r, g.scope, 'contents'); };
+    const conservative = () => {
+      for (const r of roots) an.readBelow(r, g.scope, 'contents');
+    };
     const tracked = worktree ? trackedPaths(g, paths) : undefined;
     if (!tracked) return conservative();
     for (const r of roots) an.read(r, g.scope);
@@ -474,7 +637,10 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     indexState(an).relied.push(conservative);
   },
   'ls-files'(g) {
-    const p = parseOpts(g.rest, { short: 'xX', long: ['exclude', 'exclude-from', 'exclude-per-directory', 'with-tree', 'abbrev', 'format'] });
+    const p = parseOpts(g.rest, {
+      short: 'xX',
+      long: ['exclude', 'exclude-from', 'exclude-per-directory', 'with-tree', 'abbrev', 'format'],
+    });
     for (const f of values(p, '-X', '--exclude-from')) g.inv.an.read(f, g.scope);
     const roots = p.pos.length ? p.pos : [DOT];
     for (const r of roots) g.inv.an.read(r, g.scope);
@@ -496,7 +662,9 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     const sep = has(p, '-z') ? '\0' : '\n';
     g.inv.an.produce({ kind: 'text', text: names.map((n) => n + sep).join(''), by: 'git ls-files' });
     // A later git command on the line may change the index first (a pipeline runs at once).
-    indexState(g.inv.an).relied.push(() => { for (const r of roots) g.inv.an.readBelow(r, g.scope, 'contents'); });
+    indexState(g.inv.an).relied.push(() => {
+      for (const r of roots) g.inv.an.readBelow(r, g.scope, 'contents');
+    });
   },
   hook(g) {
     g.inv.an.opaque('git hook runs repository hooks');
@@ -520,12 +688,38 @@ const REV_LIKE = /^(HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@)([~^@].*)?$|\.\.|[~^]
  */
 function gitShowsFiles(sub: 'diff' | 'show' | 'log'): (g: GitCtx) => void {
   return (g) => {
-    const p = parseOpts(g.rest, { long: ['output', 'src-prefix', 'dst-prefix', 'relative', 'diff-filter', 'stat', 'word-diff', 'color-moved', 'anchored', 'ignore-matching-lines', 'ext-diff', 'format', 'pretty', 'author', 'since', 'until', 'grep', 'max-count', 'skip', 'date'], short: 'UOSGn' });
+    const p = parseOpts(g.rest, {
+      long: [
+        'output',
+        'src-prefix',
+        'dst-prefix',
+        'relative',
+        'diff-filter',
+        'stat',
+        'word-diff',
+        'color-moved',
+        'anchored',
+        'ignore-matching-lines',
+        'ext-diff',
+        'format',
+        'pretty',
+        'author',
+        'since',
+        'until',
+        'grep',
+        'max-count',
+        'skip',
+        'date',
+      ],
+      short: 'UOSGn',
+    });
     const { an } = g.inv;
     for (const o of values(p, '--output')) an.write(o, g.scope);
     if (has(p, '--ext-diff')) an.opaque(`git ${sub} --ext-diff runs the configured diff program`);
     if (has(p, '--no-index')) return void p.pos.forEach((f) => an.read(f, g.scope));
-    const patch = sub !== 'log' || p.opts.some((o) => /^(-p|-u|-U|--patch|--patch-with-stat|--patch-with-raw|--unified|--word-diff|--cc|-c|--full-diff)$/.test(o.name));
+    const patch =
+      sub !== 'log' ||
+      p.opts.some((o) => /^(-p|-u|-U|--patch|--patch-with-stat|--patch-with-raw|--unified|--word-diff|--cc|-c|--full-diff)$/.test(o.name));
     if (!patch) return;
     for (const w of p.pos) {
       if (w.dynamic) continue;
@@ -565,7 +759,7 @@ function configuredRemotes(inv: Inv, scope: Scope): Set<string> | undefined {
   if (config === undefined) return undefined;
   const remotes = new Set<string>();
   const home = scope.home;
-  for (const text of [config, home ? an.readText(`${home}/.gitconfig`) ?? '' : '']) {
+  for (const text of [config, home ? (an.readText(`${home}/.gitconfig`) ?? '') : '']) {
     for (const m of text.matchAll(/^\s*\[\s*remote\s+"((?:[^"\\]|\\.)*)"\s*\]/gm)) remotes.add(m[1]!.replace(/\\(.)/g, '$1'));
   }
   return remotes;

@@ -2,7 +2,19 @@
 // DNS tools, package managers, containers and database clients (git: git.ts).
 import { has, lastValue, parseOpts, values } from '../options';
 import { literalWord, sliceWord, unknownWord, type WordValue } from '../words';
-import { DOT, childOf, clip, genericReads, isRemoteSpec, joinWord, proxyAddress, register, remoteHost, type Inv, type Registry } from '../helpers';
+import {
+  DOT,
+  childOf,
+  clip,
+  genericReads,
+  isRemoteSpec,
+  joinWord,
+  proxyAddress,
+  register,
+  remoteHost,
+  type Inv,
+  type Registry,
+} from '../helpers';
 import { LOOPBACK, serveFiles } from './shared';
 
 export const NET_COMMANDS: Registry = new Map();
@@ -35,17 +47,107 @@ function urlOperand(inv: Inv, w: WordValue, what: string): void {
 
 const CURL_VALUED_SHORT = 'dDeEFHKmoQrTuUwxXyYzbcCPt';
 const CURL_VALUED_LONG = [
-  'data', 'data-raw', 'data-binary', 'data-ascii', 'data-urlencode', 'json', 'form', 'form-string', 'header', 'proxy-header',
-  'output', 'upload-file', 'user', 'request', 'url', 'referer', 'user-agent', 'cookie', 'cookie-jar', 'config', 'max-time',
-  'connect-timeout', 'write-out', 'proxy', 'proxy-user', 'resolve', 'connect-to', 'range', 'continue-at', 'cert', 'key',
-  'cacert', 'capath', 'dump-header', 'trace', 'trace-ascii', 'stderr', 'output-dir', 'retry', 'retry-delay', 'retry-max-time',
-  'limit-rate', 'time-cond', 'interface', 'local-port', 'max-filesize', 'netrc-file', 'unix-socket', 'abstract-unix-socket',
-  'oauth2-bearer', 'aws-sigv4', 'proto', 'proto-redir', 'max-redirs', 'speed-limit', 'speed-time', 'expect100-timeout',
-  'keepalive-time', 'key-type', 'cert-type', 'pass', 'engine', 'ciphers', 'tls-max', 'dns-servers', 'doh-url', 'preproxy',
-  'socks4', 'socks4a', 'socks5', 'socks5-hostname', 'noproxy', 'hostpubmd5', 'hostpubsha256', 'pinnedpubkey', 'request-target',
-  'variable', 'url-query', 'quote', 'ftp-port', 'mail-from', 'mail-rcpt', 'mail-auth', 'login-options', 'sasl-authzid',
-  'service-name', 'telnet-option', 'tlsuser', 'tlspassword', 'proxy-cacert', 'proxy-cert', 'proxy-key', 'etag-save',
-  'etag-compare', 'hsts', 'alt-svc', 'ip-tos', 'vlan-priority', 'happy-eyeballs-timeout-ms', 'ech', 'trace-config',
+  'data',
+  'data-raw',
+  'data-binary',
+  'data-ascii',
+  'data-urlencode',
+  'json',
+  'form',
+  'form-string',
+  'header',
+  'proxy-header',
+  'output',
+  'upload-file',
+  'user',
+  'request',
+  'url',
+  'referer',
+  'user-agent',
+  'cookie',
+  'cookie-jar',
+  'config',
+  'max-time',
+  'connect-timeout',
+  'write-out',
+  'proxy',
+  'proxy-user',
+  'resolve',
+  'connect-to',
+  'range',
+  'continue-at',
+  'cert',
+  'key',
+  'cacert',
+  'capath',
+  'dump-header',
+  'trace',
+  'trace-ascii',
+  'stderr',
+  'output-dir',
+  'retry',
+  'retry-delay',
+  'retry-max-time',
+  'limit-rate',
+  'time-cond',
+  'interface',
+  'local-port',
+  'max-filesize',
+  'netrc-file',
+  'unix-socket',
+  'abstract-unix-socket',
+  'oauth2-bearer',
+  'aws-sigv4',
+  'proto',
+  'proto-redir',
+  'max-redirs',
+  'speed-limit',
+  'speed-time',
+  'expect100-timeout',
+  'keepalive-time',
+  'key-type',
+  'cert-type',
+  'pass',
+  'engine',
+  'ciphers',
+  'tls-max',
+  'dns-servers',
+  'doh-url',
+  'preproxy',
+  'socks4',
+  'socks4a',
+  'socks5',
+  'socks5-hostname',
+  'noproxy',
+  'hostpubmd5',
+  'hostpubsha256',
+  'pinnedpubkey',
+  'request-target',
+  'variable',
+  'url-query',
+  'quote',
+  'ftp-port',
+  'mail-from',
+  'mail-rcpt',
+  'mail-auth',
+  'login-options',
+  'sasl-authzid',
+  'service-name',
+  'telnet-option',
+  'tlsuser',
+  'tlspassword',
+  'proxy-cacert',
+  'proxy-cert',
+  'proxy-key',
+  'etag-save',
+  'etag-compare',
+  'hsts',
+  'alt-svc',
+  'ip-tos',
+  'vlan-priority',
+  'happy-eyeballs-timeout-ms',
+  'ech',
+  'trace-config',
 ];
 
 reg('curl', (inv) => {
@@ -60,7 +162,8 @@ reg('curl', (inv) => {
       an.netWord(u, 'curl');
     }
   }
-  for (const x of values(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname')) an.netWord(proxyAddress(x), 'curl proxy');
+  for (const x of values(p, '-x', '--proxy', '--preproxy', '--socks4', '--socks4a', '--socks5', '--socks5-hostname'))
+    an.netWord(proxyAddress(x), 'curl proxy');
   // `--resolve HOST:PORT:ADDR[,ADDR…]` and `--connect-to HOST:PORT:HOST2:PORT2` choose the address
   // actually connected to: it is checked like the URL's own.
   for (const r of values(p, '--resolve')) for (const t of resolveTargets(r)) an.netWord(t, 'curl --resolve');
@@ -70,10 +173,28 @@ reg('curl', (inv) => {
   for (const f of cfg) {
     // A config file holds more options (URLs, proxies, uploads): what the command does is not known here.
     if (f.text !== '-') an.read(f, scope);
-    an.opaque(f.text === '-' && !f.dynamic ? 'curl -K - reads its options from stdin' : `curl -K \`${clip(f.raw)}\` takes its options (addresses, uploads) from a file`);
+    an.opaque(
+      f.text === '-' && !f.dynamic
+        ? 'curl -K - reads its options from stdin'
+        : `curl -K \`${clip(f.raw)}\` takes its options (addresses, uploads) from a file`,
+    );
   }
   if (has(p, '-n', '--netrc', '--netrc-optional') && scope.home !== null) an.read(literalWord(scope.home + '/.netrc'), scope);
-  for (const f of values(p, '--netrc-file', '-E', '--cert', '--key', '--cacert', '--capath', '--proxy-cacert', '--proxy-cert', '--proxy-key', '--unix-socket', '--etag-compare')) an.read(f, scope);
+  for (const f of values(
+    p,
+    '--netrc-file',
+    '-E',
+    '--cert',
+    '--key',
+    '--cacert',
+    '--capath',
+    '--proxy-cacert',
+    '--proxy-cert',
+    '--proxy-key',
+    '--unix-socket',
+    '--etag-compare',
+  ))
+    an.read(f, scope);
   for (const f of values(p, '-T', '--upload-file')) if (f.text !== '-' && f.text !== '.') an.read(f, scope);
   // @file payloads: -d @f, --data-binary @f, --json @f, --data-urlencode name@f, -F name=@f / name=<f, -H @f.
   for (const d of values(p, '-d', '--data', '--data-binary', '--data-ascii', '--json', '-H', '--header', '--proxy-header')) {
@@ -95,9 +216,22 @@ reg('curl', (inv) => {
   }
   for (const c of values(p, '-b', '--cookie')) if (!c.text.includes('=') && c.text !== '-') an.read(c, scope);
   const outDir = lastValue(p, '--output-dir');
-  const underOutDir = (w: WordValue) => (outDir && !/^[\\/~]/.test(w.text) && !/^[A-Za-z]:/.test(w.text) ? joinWord(outDir, w.text, an.platform) : w);
+  const underOutDir = (w: WordValue) =>
+    outDir && !/^[\\/~]/.test(w.text) && !/^[A-Za-z]:/.test(w.text) ? joinWord(outDir, w.text, an.platform) : w;
   for (const o of values(p, '-o', '--output')) if (o.text !== '-' || o.dynamic) an.write(underOutDir(o), scope);
-  for (const o of values(p, '-c', '--cookie-jar', '-D', '--dump-header', '--trace', '--trace-ascii', '--stderr', '--etag-save', '--hsts', '--alt-svc')) {
+  for (const o of values(
+    p,
+    '-c',
+    '--cookie-jar',
+    '-D',
+    '--dump-header',
+    '--trace',
+    '--trace-ascii',
+    '--stderr',
+    '--etag-save',
+    '--hsts',
+    '--alt-svc',
+  )) {
     if (o.text !== '-' && o.text !== '%') an.write(o, scope);
   }
   if (has(p, '-J', '--remote-header-name') && has(p, '-O', '--remote-name', '--remote-name-all')) {
@@ -122,7 +256,10 @@ function resolveTargets(w: WordValue): WordValue[] {
   if (w.dynamic) return [w];
   const m = /^\+?([^:]*|\[[^\]]*\]):(\d+|\*):(.+)$/.exec(w.text);
   if (!m) return [w];
-  return m[3]!.split(',').filter(Boolean).map((a) => literalWord(`${/^[\d.]+$|^\[/.test(a) || !a.includes(':') ? a : `[${a}]`}:${m[2] === '*' ? '80' : m[2]}`));
+  return m[3]!
+    .split(',')
+    .filter(Boolean)
+    .map((a) => literalWord(`${/^[\d.]+$|^\[/.test(a) || !a.includes(':') ? a : `[${a}]`}:${m[2] === '*' ? '80' : m[2]}`));
 }
 
 /** The target of `--connect-to HOST1:PORT1:HOST2:PORT2`, as `HOST2:PORT2` (empty parts keep the URL's). */
@@ -137,20 +274,134 @@ reg('wget', (inv) => {
   const { an, scope } = inv;
   const p = parseOpts(inv.args, {
     short: 'OoaiPtTUeDARlQwBIXY',
-    long: ['output-document', 'output-file', 'append-output', 'input-file', 'directory-prefix', 'tries', 'timeout', 'user-agent', 'execute', 'domains', 'accept', 'reject', 'level', 'quota', 'wait', 'base', 'include-directories', 'exclude-directories', 'header', 'post-data', 'post-file', 'body-data', 'body-file', 'method', 'load-cookies', 'save-cookies', 'ca-certificate', 'certificate', 'private-key', 'user', 'password', 'http-user', 'http-password', 'ftp-user', 'ftp-password', 'proxy-user', 'proxy-password', 'limit-rate', 'bind-address', 'dns-timeout', 'connect-timeout', 'read-timeout', 'referer', 'restrict-file-names', 'cut-dirs', 'default-page', 'adjust-extension', 'config', 'rejected-log', 'warc-file', 'accept-regex', 'reject-regex', 'regex-type', 'ca-directory', 'crl-file', 'random-file', 'egd-file', 'hsts-file', 'secure-protocol', 'e'],
-    flags: ['recursive', 'mirror', 'page-requisites', 'no-directories', 'force-directories', 'continue', 'timestamping', 'quiet', 'verbose', 'no-verbose', 'no-clobber', 'no-parent', 'spider', 'server-response', 'no-check-certificate', 'content-disposition', 'trust-server-names', 'background'],
+    long: [
+      'output-document',
+      'output-file',
+      'append-output',
+      'input-file',
+      'directory-prefix',
+      'tries',
+      'timeout',
+      'user-agent',
+      'execute',
+      'domains',
+      'accept',
+      'reject',
+      'level',
+      'quota',
+      'wait',
+      'base',
+      'include-directories',
+      'exclude-directories',
+      'header',
+      'post-data',
+      'post-file',
+      'body-data',
+      'body-file',
+      'method',
+      'load-cookies',
+      'save-cookies',
+      'ca-certificate',
+      'certificate',
+      'private-key',
+      'user',
+      'password',
+      'http-user',
+      'http-password',
+      'ftp-user',
+      'ftp-password',
+      'proxy-user',
+      'proxy-password',
+      'limit-rate',
+      'bind-address',
+      'dns-timeout',
+      'connect-timeout',
+      'read-timeout',
+      'referer',
+      'restrict-file-names',
+      'cut-dirs',
+      'default-page',
+      'adjust-extension',
+      'config',
+      'rejected-log',
+      'warc-file',
+      'accept-regex',
+      'reject-regex',
+      'regex-type',
+      'ca-directory',
+      'crl-file',
+      'random-file',
+      'egd-file',
+      'hsts-file',
+      'secure-protocol',
+      'e',
+    ],
+    flags: [
+      'recursive',
+      'mirror',
+      'page-requisites',
+      'no-directories',
+      'force-directories',
+      'continue',
+      'timestamping',
+      'quiet',
+      'verbose',
+      'no-verbose',
+      'no-clobber',
+      'no-parent',
+      'spider',
+      'server-response',
+      'no-check-certificate',
+      'content-disposition',
+      'trust-server-names',
+      'background',
+    ],
   });
   const urls = p.pos;
   const inputs = values(p, '-i', '--input-file');
   if (urls.length || inputs.length) an.net();
   for (const u of urls) urlOperand(inv, u, 'wget');
-  for (const f of [...inputs, ...values(p, '--post-file', '--body-file', '--load-cookies', '--ca-certificate', '--certificate', '--private-key', '--config', '--crl-file')]) if (f.text !== '-') an.read(f, scope);
-  for (const f of values(p, '-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--hsts-file')) an.write(f, scope);
+  for (const f of [
+    ...inputs,
+    ...values(
+      p,
+      '--post-file',
+      '--body-file',
+      '--load-cookies',
+      '--ca-certificate',
+      '--certificate',
+      '--private-key',
+      '--config',
+      '--crl-file',
+    ),
+  ])
+    if (f.text !== '-') an.read(f, scope);
+  for (const f of values(p, '-o', '--output-file', '-a', '--append-output', '--save-cookies', '--rejected-log', '--hsts-file'))
+    an.write(f, scope);
   for (const e of values(p, '-e', '--execute')) {
     const key = e.text.split('=')[0]!.trim().toLowerCase().replace(/[-_]/g, '');
     // `-e https_proxy=http://…`: where the connection goes, checked like a URL.
     if (!e.dynamic && /^(https?|ftp)proxy$/.test(key)) an.netWord(literalWord(e.text.slice(e.text.indexOf('=') + 1).trim()), 'wget proxy');
-    if (e.dynamic || !['robots', 'httpproxy', 'httpsproxy', 'ftpproxy', 'noproxy', 'useproxy', 'checkcertificate', 'tries', 'timeout', 'wait', 'useragent', 'verbose', 'quiet', 'retryconnrefused', 'waitretry'].includes(key)) {
+    if (
+      e.dynamic ||
+      ![
+        'robots',
+        'httpproxy',
+        'httpsproxy',
+        'ftpproxy',
+        'noproxy',
+        'useproxy',
+        'checkcertificate',
+        'tries',
+        'timeout',
+        'wait',
+        'useragent',
+        'verbose',
+        'quiet',
+        'retryconnrefused',
+        'waitretry',
+      ].includes(key)
+    ) {
       an.opaque('wget -e sets a startup command that may change what it writes');
     }
   }
@@ -178,7 +429,30 @@ reg('wget', (inv) => {
 });
 
 reg(['http', 'https', 'xh', 'xhs', 'httpie'], (inv) => {
-  const p = parseOpts(inv.args, { short: 'aAo', long: ['auth', 'auth-type', 'output', 'session', 'session-read-only', 'verify', 'cert', 'cert-key', 'proxy', 'timeout', 'print', 'pretty', 'style', 'format-options', 'max-redirects', 'ssl', 'ciphers', 'default-scheme', 'unix-socket'] });
+  const p = parseOpts(inv.args, {
+    short: 'aAo',
+    long: [
+      'auth',
+      'auth-type',
+      'output',
+      'session',
+      'session-read-only',
+      'verify',
+      'cert',
+      'cert-key',
+      'proxy',
+      'timeout',
+      'print',
+      'pretty',
+      'style',
+      'format-options',
+      'max-redirects',
+      'ssl',
+      'ciphers',
+      'default-scheme',
+      'unix-socket',
+    ],
+  });
   let pos = p.pos;
   if (pos[0] && /^[A-Z]+$/.test(pos[0].text)) pos = pos.slice(1);
   const [url, ...items] = pos;
@@ -197,7 +471,23 @@ reg(['http', 'https', 'xh', 'xhs', 'httpie'], (inv) => {
 });
 
 reg('aria2c', (inv) => {
-  const p = parseOpts(inv.args, { short: 'dioxsjUN', long: ['dir', 'input-file', 'out', 'max-connection-per-server', 'split', 'max-concurrent-downloads', 'user-agent', 'header', 'load-cookies', 'save-cookies', 'conf-path', 'log'] });
+  const p = parseOpts(inv.args, {
+    short: 'dioxsjUN',
+    long: [
+      'dir',
+      'input-file',
+      'out',
+      'max-connection-per-server',
+      'split',
+      'max-concurrent-downloads',
+      'user-agent',
+      'header',
+      'load-cookies',
+      'save-cookies',
+      'conf-path',
+      'log',
+    ],
+  });
   inv.an.net();
   for (const u of p.pos) urlOperand(inv, u, 'aria2c');
   for (const f of values(p, '-i', '--input-file', '--load-cookies', '--conf-path')) inv.an.read(f, inv.scope);
@@ -219,8 +509,51 @@ reg(['lynx', 'w3m', 'links', 'elinks', 'links2'], (inv) => {
 reg(['nc', 'ncat', 'netcat', 'nc.openbsd', 'nc.traditional'], (inv) => {
   const p = parseOpts(inv.args, {
     short: 'pswiqxXTIOPgGecmo',
-    long: ['source', 'source-port', 'wait', 'idle-timeout', 'exec', 'sh-exec', 'lua-exec', 'proxy', 'proxy-type', 'proxy-auth', 'output', 'hex-dump', 'append-output', 'allow', 'allowfile', 'deny', 'denyfile', 'max-conns', 'delay', 'ssl-cert', 'ssl-key', 'ssl-trustfile', 'ssl-ciphers', 'ssl-servername', 'ssl-alpn'],
-    flags: ['listen', 'keep-open', 'udp', 'sctp', 'verbose', 'nodns', 'zero', 'send-only', 'recv-only', 'crlf', 'ssl', 'telnet', 'broker', 'chat', 'version', 'help'],
+    long: [
+      'source',
+      'source-port',
+      'wait',
+      'idle-timeout',
+      'exec',
+      'sh-exec',
+      'lua-exec',
+      'proxy',
+      'proxy-type',
+      'proxy-auth',
+      'output',
+      'hex-dump',
+      'append-output',
+      'allow',
+      'allowfile',
+      'deny',
+      'denyfile',
+      'max-conns',
+      'delay',
+      'ssl-cert',
+      'ssl-key',
+      'ssl-trustfile',
+      'ssl-ciphers',
+      'ssl-servername',
+      'ssl-alpn',
+    ],
+    flags: [
+      'listen',
+      'keep-open',
+      'udp',
+      'sctp',
+      'verbose',
+      'nodns',
+      'zero',
+      'send-only',
+      'recv-only',
+      'crlf',
+      'ssl',
+      'telnet',
+      'broker',
+      'chat',
+      'version',
+      'help',
+    ],
   });
   inv.an.net();
   if (has(p, '-e', '-c', '--exec', '--sh-exec', '--lua-exec')) inv.an.opaque(`${inv.cmd} -e runs a program for the connection`);
@@ -233,11 +566,25 @@ reg(['nc', 'ncat', 'netcat', 'nc.openbsd', 'nc.traditional'], (inv) => {
   // is bound to a loopback address.
   const bound = values(p, '-s', '--source')[0] ?? (port ? host : undefined);
   if (listen && !(bound && !bound.dynamic && LOOPBACK.test(bound.text))) {
-    inv.an.sink(`${inv.cmd} -l listens on ${[...values(p, '-s', '--source'), host, port, ...values(p, '-p', '--source-port')].filter((w): w is WordValue => !!w).map((w) => w.raw).join(' ') || 'a port'}`);
+    inv.an.sink(
+      `${inv.cmd} -l listens on ${
+        [...values(p, '-s', '--source'), host, port, ...values(p, '-p', '--source-port')]
+          .filter((w): w is WordValue => !!w)
+          .map((w) => w.raw)
+          .join(' ') || 'a port'
+      }`,
+    );
   }
   if (!host) return;
   if (host.dynamic || (port && port.dynamic)) {
-    inv.an.opaque(`${inv.cmd} target \`${clip([host, port].filter(Boolean).map((w) => w!.raw).join(' '))}\` is not literal`);
+    inv.an.opaque(
+      `${inv.cmd} target \`${clip(
+        [host, port]
+          .filter(Boolean)
+          .map((w) => w!.raw)
+          .join(' '),
+      )}\` is not literal`,
+    );
     return;
   }
   if (listen && !port && /^\d+$/.test(host.text)) return; // ncat -l 4444
@@ -284,7 +631,6 @@ reg('socat', (inv) => {
     } else if (t.startsWith('/')) an.write(literalWord(t.split(',')[0]!), scope);
   }
 });
-
 
 const SSH_VALUED = 'BbcDEeFIiJLlmOoPpQRSWw';
 
@@ -386,10 +732,79 @@ reg('rsync', (inv) => {
   const { an, scope } = inv;
   const p = parseOpts(inv.args, {
     short: 'eTBfM',
-    long: ['rsh', 'exclude', 'include', 'exclude-from', 'include-from', 'files-from', 'filter', 'log-file', 'log-file-format', 'password-file', 'temp-dir', 'partial-dir', 'backup-dir', 'compare-dest', 'link-dest', 'copy-dest', 'chmod', 'chown', 'block-size', 'bwlimit', 'timeout', 'port', 'max-size', 'min-size', 'max-delete', 'remote-option', 'suffix', 'out-format', 'info', 'debug', 'iconv', 'usermap', 'groupmap', 'outbuf', 'contimeout', 'sockopts', 'protocol', 'checksum-choice', 'compress-choice', 'skip-compress', 'rsync-path', 'address', 'write-batch', 'only-write-batch', 'read-batch', 'stop-after', 'stop-at', 'modify-window', 'compress-level', 'checksum-seed', 'config', 'dparam'],
-    flags: ['delete', 'delete-before', 'delete-during', 'delete-delay', 'delete-after', 'delete-excluded', 'remove-source-files', 'archive', 'recursive', 'verbose', 'quiet', 'dry-run', 'list-only', 'mkpath'],
+    long: [
+      'rsh',
+      'exclude',
+      'include',
+      'exclude-from',
+      'include-from',
+      'files-from',
+      'filter',
+      'log-file',
+      'log-file-format',
+      'password-file',
+      'temp-dir',
+      'partial-dir',
+      'backup-dir',
+      'compare-dest',
+      'link-dest',
+      'copy-dest',
+      'chmod',
+      'chown',
+      'block-size',
+      'bwlimit',
+      'timeout',
+      'port',
+      'max-size',
+      'min-size',
+      'max-delete',
+      'remote-option',
+      'suffix',
+      'out-format',
+      'info',
+      'debug',
+      'iconv',
+      'usermap',
+      'groupmap',
+      'outbuf',
+      'contimeout',
+      'sockopts',
+      'protocol',
+      'checksum-choice',
+      'compress-choice',
+      'skip-compress',
+      'rsync-path',
+      'address',
+      'write-batch',
+      'only-write-batch',
+      'read-batch',
+      'stop-after',
+      'stop-at',
+      'modify-window',
+      'compress-level',
+      'checksum-seed',
+      'config',
+      'dparam',
+    ],
+    flags: [
+      'delete',
+      'delete-before',
+      'delete-during',
+      'delete-delay',
+      'delete-after',
+      'delete-excluded',
+      'remove-source-files',
+      'archive',
+      'recursive',
+      'verbose',
+      'quiet',
+      'dry-run',
+      'list-only',
+      'mkpath',
+    ],
   });
-  for (const f of values(p, '--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '--config')) if (f.text !== '-') an.read(f, scope);
+  for (const f of values(p, '--exclude-from', '--include-from', '--files-from', '--password-file', '--read-batch', '--config'))
+    if (f.text !== '-') an.read(f, scope);
   for (const f of values(p, '--log-file', '--write-batch', '--only-write-batch')) an.write(f, scope);
   for (const e of values(p, '-e', '--rsh')) {
     // The remote shell runs locally with the host as its first argument.
@@ -473,35 +888,192 @@ hostTool(['nmap', 'masscan', 'hping3', 'zmap'], 'poiDeSgMsB');
 
 const ALL = 'all';
 const PACKAGE_NET: Record<string, readonly string[] | typeof ALL> = {
-  npm: ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal', 'add', 'ci', 'clean-install', 'install-test', 'it', 'install-ci-test', 'update', 'up', 'upgrade', 'udpate', 'publish', 'unpublish', 'outdated', 'audit', 'view', 'v', 'info', 'show', 'search', 's', 'se', 'find', 'dist-tag', 'deprecate', 'login', 'adduser', 'whoami', 'ping', 'doctor', 'exec', 'x', 'init', 'create', 'dlx', 'owner', 'access', 'token', 'team', 'star', 'stars', 'fund', 'repo', 'docs', 'bugs', 'pack'],
-  pnpm: ['install', 'i', 'add', 'update', 'up', 'upgrade', 'publish', 'dlx', 'fetch', 'outdated', 'audit', 'create', 'import', 'env', 'exec', 'info', 'view', 'install-test', 'it'],
-  yarn: ['', 'install', 'add', 'upgrade', 'up', 'upgrade-interactive', 'publish', 'dlx', 'create', 'info', 'outdated', 'audit', 'npm', 'set', 'global', 'import', 'plugin', 'why'],
+  npm: [
+    'install',
+    'i',
+    'in',
+    'ins',
+    'inst',
+    'insta',
+    'instal',
+    'isnt',
+    'isnta',
+    'isntal',
+    'add',
+    'ci',
+    'clean-install',
+    'install-test',
+    'it',
+    'install-ci-test',
+    'update',
+    'up',
+    'upgrade',
+    'udpate',
+    'publish',
+    'unpublish',
+    'outdated',
+    'audit',
+    'view',
+    'v',
+    'info',
+    'show',
+    'search',
+    's',
+    'se',
+    'find',
+    'dist-tag',
+    'deprecate',
+    'login',
+    'adduser',
+    'whoami',
+    'ping',
+    'doctor',
+    'exec',
+    'x',
+    'init',
+    'create',
+    'dlx',
+    'owner',
+    'access',
+    'token',
+    'team',
+    'star',
+    'stars',
+    'fund',
+    'repo',
+    'docs',
+    'bugs',
+    'pack',
+  ],
+  pnpm: [
+    'install',
+    'i',
+    'add',
+    'update',
+    'up',
+    'upgrade',
+    'publish',
+    'dlx',
+    'fetch',
+    'outdated',
+    'audit',
+    'create',
+    'import',
+    'env',
+    'exec',
+    'info',
+    'view',
+    'install-test',
+    'it',
+  ],
+  yarn: [
+    '',
+    'install',
+    'add',
+    'upgrade',
+    'up',
+    'upgrade-interactive',
+    'publish',
+    'dlx',
+    'create',
+    'info',
+    'outdated',
+    'audit',
+    'npm',
+    'set',
+    'global',
+    'import',
+    'plugin',
+    'why',
+  ],
   bun: ['install', 'i', 'add', 'a', 'update', 'publish', 'x', 'create', 'c', 'upgrade', 'outdated', 'pm', 'link'],
-  npx: ALL, pnpx: ALL, bunx: ALL, uvx: ALL, pipx: ['install', 'run', 'upgrade', 'upgrade-all', 'inject', 'reinstall', 'reinstall-all'],
+  npx: ALL,
+  pnpx: ALL,
+  bunx: ALL,
+  uvx: ALL,
+  pipx: ['install', 'run', 'upgrade', 'upgrade-all', 'inject', 'reinstall', 'reinstall-all'],
   pip: ['install', 'download', 'wheel', 'search', 'index', 'lock'],
   uv: ['add', 'sync', 'lock', 'pip', 'tool', 'python', 'run', 'venv', 'export', 'publish', 'init'],
   poetry: ['install', 'add', 'update', 'lock', 'publish', 'self', 'search', 'new', 'init'],
-  conda: ['install', 'create', 'update', 'upgrade', 'search', 'env'], mamba: ['install', 'create', 'update', 'upgrade', 'search', 'env'], micromamba: ['install', 'create', 'update', 'search', 'env'],
-  gem: ['install', 'update', 'push', 'fetch', 'search', 'sources', 'owner', 'yank'], bundle: ['install', 'update', 'add', 'outdated', 'package', 'lock', 'cache'], bundler: ['install', 'update', 'add', 'outdated'],
+  conda: ['install', 'create', 'update', 'upgrade', 'search', 'env'],
+  mamba: ['install', 'create', 'update', 'upgrade', 'search', 'env'],
+  micromamba: ['install', 'create', 'update', 'search', 'env'],
+  gem: ['install', 'update', 'push', 'fetch', 'search', 'sources', 'owner', 'yank'],
+  bundle: ['install', 'update', 'add', 'outdated', 'package', 'lock', 'cache'],
+  bundler: ['install', 'update', 'add', 'outdated'],
   cargo: ['install', 'fetch', 'update', 'publish', 'search', 'add', 'login', 'yank', 'owner', 'generate-lockfile'],
-  go: ['get', 'install', 'mod'], composer: ['install', 'require', 'update', 'create-project', 'global', 'self-update', 'outdated'],
+  go: ['get', 'install', 'mod'],
+  composer: ['install', 'require', 'update', 'create-project', 'global', 'self-update', 'outdated'],
   brew: ['install', 'upgrade', 'update', 'fetch', 'tap', 'reinstall', 'search', 'info', 'outdated', 'bundle'],
-  apt: ['install', 'update', 'upgrade', 'dist-upgrade', 'full-upgrade', 'download', 'source', 'build-dep', 'reinstall', 'search', 'changelog'],
+  apt: [
+    'install',
+    'update',
+    'upgrade',
+    'dist-upgrade',
+    'full-upgrade',
+    'download',
+    'source',
+    'build-dep',
+    'reinstall',
+    'search',
+    'changelog',
+  ],
   'apt-get': ['install', 'update', 'upgrade', 'dist-upgrade', 'full-upgrade', 'download', 'source', 'build-dep', 'reinstall', 'changelog'],
   aptitude: ['install', 'update', 'upgrade', 'safe-upgrade', 'full-upgrade', 'download', 'reinstall'],
   dnf: ['install', 'update', 'upgrade', 'downgrade', 'reinstall', 'makecache', 'download', 'search', 'check-update', 'distro-sync'],
-  yum: ['install', 'update', 'upgrade', 'downgrade', 'reinstall', 'makecache', 'search', 'check-update'], microdnf: ['install', 'update', 'upgrade', 'reinstall', 'makecache'],
-  zypper: ['in', 'install', 'up', 'update', 'dup', 'dist-upgrade', 'refresh', 'ref', 'source-install', 'si'], apk: ['add', 'update', 'upgrade', 'fetch', 'search'],
-  snap: ['install', 'refresh', 'download', 'find'], flatpak: ['install', 'update', 'remote-add', 'search'],
-  choco: ['install', 'upgrade', 'search', 'download'], winget: ['install', 'upgrade', 'download', 'source', 'search', 'show'], scoop: ['install', 'update', 'bucket', 'search'],
-  docker: ['pull', 'push', 'login', 'search'], podman: ['pull', 'push', 'login', 'search'], nerdctl: ['pull', 'push', 'login'],
+  yum: ['install', 'update', 'upgrade', 'downgrade', 'reinstall', 'makecache', 'search', 'check-update'],
+  microdnf: ['install', 'update', 'upgrade', 'reinstall', 'makecache'],
+  zypper: ['in', 'install', 'up', 'update', 'dup', 'dist-upgrade', 'refresh', 'ref', 'source-install', 'si'],
+  apk: ['add', 'update', 'upgrade', 'fetch', 'search'],
+  snap: ['install', 'refresh', 'download', 'find'],
+  flatpak: ['install', 'update', 'remote-add', 'search'],
+  choco: ['install', 'upgrade', 'search', 'download'],
+  winget: ['install', 'upgrade', 'download', 'source', 'search', 'show'],
+  scoop: ['install', 'update', 'bucket', 'search'],
+  docker: ['pull', 'push', 'login', 'search'],
+  podman: ['pull', 'push', 'login', 'search'],
+  nerdctl: ['pull', 'push', 'login'],
   helm: ['install', 'upgrade', 'pull', 'repo', 'dependency', 'dep', 'push', 'search'],
-  gh: ALL, glab: ALL, aws: ALL, gcloud: ALL, gsutil: ALL, az: ALL, kubectl: ALL, doctl: ALL, heroku: ALL, vercel: ALL, netlify: ALL,
-  fly: ALL, flyctl: ALL, wrangler: ALL, firebase: ALL, terraform: ['init', 'plan', 'apply', 'destroy', 'import', 'refresh', 'login', 'get'],
+  gh: ALL,
+  glab: ALL,
+  aws: ALL,
+  gcloud: ALL,
+  gsutil: ALL,
+  az: ALL,
+  kubectl: ALL,
+  doctl: ALL,
+  heroku: ALL,
+  vercel: ALL,
+  netlify: ALL,
+  fly: ALL,
+  flyctl: ALL,
+  wrangler: ALL,
+  firebase: ALL,
+  terraform: ['init', 'plan', 'apply', 'destroy', 'import', 'refresh', 'login', 'get'],
   tofu: ['init', 'plan', 'apply', 'destroy', 'import', 'refresh', 'get'],
 };
 /** Options of package managers whose value is not the subcommand. */
-const PACKAGE_VALUE_OPTS = new Set(['--prefix', '-C', '--cwd', '--dir', '--filter', '-F', '-w', '--workspace', '--registry', '--cache', '--userconfig', '--manifest-path', '--project', '-p', '--directory', '--config', '--profile', '--region', '-g']);
+const PACKAGE_VALUE_OPTS = new Set([
+  '--prefix',
+  '-C',
+  '--cwd',
+  '--dir',
+  '--filter',
+  '-F',
+  '-w',
+  '--workspace',
+  '--registry',
+  '--cache',
+  '--userconfig',
+  '--manifest-path',
+  '--project',
+  '-p',
+  '--directory',
+  '--config',
+  '--profile',
+  '--region',
+  '-g',
+]);
 
 reg(Object.keys(PACKAGE_NET), (inv) => {
   const key = inv.cmd.toLowerCase().replace(/\d+(\.\d+)*$/, '');
@@ -526,7 +1098,22 @@ reg(Object.keys(PACKAGE_NET), (inv) => {
   if (TOOL_CONFIG[key]?.(inv)) return;
   if ((key === 'npx' || key === 'pnpx' || key === 'bunx') && nodeServer(inv, inv.args)) return;
   if (key === 'pip' || key === 'uv') {
-    const p = parseOpts(inv.args, { short: 'rceit', long: ['requirement', 'constraint', 'editable', 'index-url', 'extra-index-url', 'target', 'find-links', 'prefix', 'root', 'src', 'python'] });
+    const p = parseOpts(inv.args, {
+      short: 'rceit',
+      long: [
+        'requirement',
+        'constraint',
+        'editable',
+        'index-url',
+        'extra-index-url',
+        'target',
+        'find-links',
+        'prefix',
+        'root',
+        'src',
+        'python',
+      ],
+    });
     for (const r of values(p, '-r', '--requirement', '-c', '--constraint')) inv.an.read(r, inv.scope);
     for (const e of values(p, '-e', '--editable')) if (!/^[a-z+]+:\/\//i.test(e.text)) inv.an.read(e, inv.scope);
     for (const u of values(p, '-i', '--index-url', '--extra-index-url')) inv.an.netWord(u, 'pip index');
@@ -573,7 +1160,14 @@ function operands(args: readonly WordValue[], valued: readonly string[]): WordVa
 }
 
 /** A bucket copy (`aws s3 cp`, `gsutil cp`, `gcloud storage cp`, `rclone copy`): remote operands are targets, local ones are read or written. */
-function bucketCopy(inv: Inv, ops: readonly WordValue[], isRemote: (w: WordValue) => boolean, toUrl: (w: WordValue) => string, recursive: boolean, what: string): void {
+function bucketCopy(
+  inv: Inv,
+  ops: readonly WordValue[],
+  isRemote: (w: WordValue) => boolean,
+  toUrl: (w: WordValue) => string,
+  recursive: boolean,
+  what: string,
+): void {
   const { an, scope } = inv;
   an.net();
   const dst = ops[ops.length - 1];
@@ -595,9 +1189,58 @@ function bucketCopy(inv: Inv, ops: readonly WordValue[], isRemote: (w: WordValue
 
 const GH_HOST = 'https://api.github.com';
 /** gh options that take a value (so their values are not taken for operands). */
-const GH_VALUED = ['-R', '--repo', '--hostname', '-f', '-F', '--field', '--raw-field', '--input', '-X', '--method', '-H', '--header', '-q', '--jq', '-t', '--template',
-  '-d', '--desc', '--filename', '-b', '--body', '--body-file', '-T', '--title', '-n', '--notes', '--notes-file', '-e', '--env', '--env-file', '-o', '--org',
-  '-r', '--repos', '-v', '--visibility', '-a', '--add', '--app', '--cache', '-p', '--preview', '--target', '-B', '--base', '-l', '--label', '--milestone', '--assignee', '--reviewer'];
+const GH_VALUED = [
+  '-R',
+  '--repo',
+  '--hostname',
+  '-f',
+  '-F',
+  '--field',
+  '--raw-field',
+  '--input',
+  '-X',
+  '--method',
+  '-H',
+  '--header',
+  '-q',
+  '--jq',
+  '-t',
+  '--template',
+  '-d',
+  '--desc',
+  '--filename',
+  '-b',
+  '--body',
+  '--body-file',
+  '-T',
+  '--title',
+  '-n',
+  '--notes',
+  '--notes-file',
+  '-e',
+  '--env',
+  '--env-file',
+  '-o',
+  '--org',
+  '-r',
+  '--repos',
+  '-v',
+  '--visibility',
+  '-a',
+  '--add',
+  '--app',
+  '--cache',
+  '-p',
+  '--preview',
+  '--target',
+  '-B',
+  '--base',
+  '-l',
+  '--label',
+  '--milestone',
+  '--assignee',
+  '--reviewer',
+];
 
 /** Per CLI: how it sends data out. Each handler reports the target(s) and the local files it reads. */
 const DATA_SINKS: Record<string, (inv: Inv) => void> = {
@@ -608,7 +1251,12 @@ const DATA_SINKS: Record<string, (inv: Inv) => void> = {
     if (!sub || sub.dynamic || !verb || verb.dynamic) return;
     const p = parseOpts(inv.args, { short: 'RfFXHqtdbTnepv', long: GH_VALUED.filter((o) => o.startsWith('--')).map((o) => o.slice(2)) });
     const host = lastValue(p, '--hostname');
-    const out = (path: string) => (host ? (host.dynamic ? an.netWord(host, 'gh --hostname') : an.net(`https://${host.text}/api/v3${path}`)) : an.net(`${GH_HOST}${path}`));
+    const out = (path: string) =>
+      host
+        ? host.dynamic
+          ? an.netWord(host, 'gh --hostname')
+          : an.net(`https://${host.text}/api/v3${path}`)
+        : an.net(`${GH_HOST}${path}`);
     const rest = ops.slice(2);
     if (sub.text === 'api') {
       // `-F key=@file` sends the file's content; `--input FILE` sends the file as the body.
@@ -617,7 +1265,9 @@ const DATA_SINKS: Record<string, (inv: Inv) => void> = {
         if (at > 0) an.read(sliceWord(f, at + 2), scope);
       }
       for (const f of values(p, '--input')) if (f.text !== '-') an.read(f, scope);
-      const sends = has(p, '-f', '-F', '--field', '--raw-field', '--input') || values(p, '-X', '--method').some((m) => m.dynamic || !/^(GET|HEAD)$/i.test(m.text));
+      const sends =
+        has(p, '-f', '-F', '--field', '--raw-field', '--input') ||
+        values(p, '-X', '--method').some((m) => m.dynamic || !/^(GET|HEAD)$/i.test(m.text));
       if (/^https?:\/\//.test(verb.text)) an.net(verb.text);
       else if (sends) out(`/${verb.text.replace(/^\//, '')}`);
     } else if (sub.text === 'gist' && ['create', 'new', 'edit'].includes(verb.text)) {
@@ -638,7 +1288,21 @@ const DATA_SINKS: Record<string, (inv: Inv) => void> = {
   },
   aws(inv) {
     const { an, scope } = inv;
-    const p = parseOpts(inv.args, { long: ['endpoint-url', 'profile', 'region', 'output', 'query', 'body', 'bucket', 'key', 'cli-input-json', 'cli-input-yaml', 'ca-bundle'] });
+    const p = parseOpts(inv.args, {
+      long: [
+        'endpoint-url',
+        'profile',
+        'region',
+        'output',
+        'query',
+        'body',
+        'bucket',
+        'key',
+        'cli-input-json',
+        'cli-input-yaml',
+        'ca-bundle',
+      ],
+    });
     for (const e of values(p, '--endpoint-url')) an.netWord(e, 'aws --endpoint-url');
     // `file://x` and `fileb://x` parameter values are read from local files.
     for (const w of inv.args) {
@@ -648,31 +1312,92 @@ const DATA_SINKS: Record<string, (inv: Inv) => void> = {
     for (const b of values(p, '--body')) an.read(b, scope);
     const bucket = lastValue(p, '--bucket');
     if (bucket) an.netWord(bucket.dynamic ? bucket : literalWord(`s3://${bucket.text}`), 'aws s3api');
-    const [svc, verb, ...rest] = operands(inv.args, ['--profile', '--region', '--output', '--query', '--endpoint-url', '--exclude', '--include', '--acl', '--storage-class', '--sse', '--body', '--bucket', '--key', '--content-type', '--expires', '--cache-control', '--metadata', '--grants', '--ca-bundle']);
+    const [svc, verb, ...rest] = operands(inv.args, [
+      '--profile',
+      '--region',
+      '--output',
+      '--query',
+      '--endpoint-url',
+      '--exclude',
+      '--include',
+      '--acl',
+      '--storage-class',
+      '--sse',
+      '--body',
+      '--bucket',
+      '--key',
+      '--content-type',
+      '--expires',
+      '--cache-control',
+      '--metadata',
+      '--grants',
+      '--ca-bundle',
+    ]);
     if (svc?.text !== 's3' || !verb || !['cp', 'mv', 'sync'].includes(verb.text)) return;
-    bucketCopy(inv, rest, (w) => /^s3:\/\//i.test(w.text), (w) => w.text, verb.text === 'sync' || has(p, '--recursive'), 'aws s3');
+    bucketCopy(
+      inv,
+      rest,
+      (w) => /^s3:\/\//i.test(w.text),
+      (w) => w.text,
+      verb.text === 'sync' || has(p, '--recursive'),
+      'aws s3',
+    );
   },
   gsutil(inv) {
     const args = inv.args.filter((w) => !/^-[mq]$/.test(w.text));
     const [verb, ...rest] = args;
     if (!verb || !['cp', 'mv', 'rsync'].includes(verb.text)) return;
     const p = parseOpts(rest, { short: 'hpsxzaAL', long: [] });
-    bucketCopy(inv, p.pos, (w) => /^gs:\/\//i.test(w.text), (w) => w.text, has(p, '-r', '-R') || verb.text === 'rsync', 'gsutil');
+    bucketCopy(
+      inv,
+      p.pos,
+      (w) => /^gs:\/\//i.test(w.text),
+      (w) => w.text,
+      has(p, '-r', '-R') || verb.text === 'rsync',
+      'gsutil',
+    );
   },
   gcloud(inv) {
     const [svc, verb, ...rest] = operands(inv.args, ['--project', '--account', '--configuration', '--format']);
     if (svc?.text !== 'storage' || !verb || !['cp', 'mv', 'rsync'].includes(verb.text)) return;
-    bucketCopy(inv, rest, (w) => /^gs:\/\//i.test(w.text), (w) => w.text, has(parseOpts(inv.args, {}), '-r', '-R', '--recursive') || verb.text === 'rsync', 'gcloud storage');
+    bucketCopy(
+      inv,
+      rest,
+      (w) => /^gs:\/\//i.test(w.text),
+      (w) => w.text,
+      has(parseOpts(inv.args, {}), '-r', '-R', '--recursive') || verb.text === 'rsync',
+      'gcloud storage',
+    );
   },
   az(inv) {
     const { an, scope } = inv;
     const [svc, kind, verb] = operands(inv.args, []);
     if (svc?.text !== 'storage' || !verb || !/^upload(-batch)?$/.test(verb.text)) return;
-    const p = parseOpts(inv.args, { short: 'cfns', long: ['file', 'source', 'container-name', 'account-name', 'name', 'destination', 'share-name', 'path', 'connection-string', 'sas-token', 'account-key', 'blob-endpoint'] });
+    const p = parseOpts(inv.args, {
+      short: 'cfns',
+      long: [
+        'file',
+        'source',
+        'container-name',
+        'account-name',
+        'name',
+        'destination',
+        'share-name',
+        'path',
+        'connection-string',
+        'sas-token',
+        'account-key',
+        'blob-endpoint',
+      ],
+    });
     const account = lastValue(p, '--account-name');
     const endpoint = lastValue(p, '--blob-endpoint');
     if (endpoint) an.netWord(endpoint, 'az storage');
-    else if (account) an.netWord(account.dynamic ? account : literalWord(`https://${account.text}.${kind?.text === 'file' ? 'file' : 'blob'}.core.windows.net`), 'az storage');
+    else if (account)
+      an.netWord(
+        account.dynamic ? account : literalWord(`https://${account.text}.${kind?.text === 'file' ? 'file' : 'blob'}.core.windows.net`),
+        'az storage',
+      );
     else an.net(`azure-storage://${kind?.text ?? 'blob'}`);
     for (const f of values(p, '-f', '--file')) an.read(f, scope);
     for (const d of values(p, '-s', '--source')) {
@@ -683,7 +1408,20 @@ const DATA_SINKS: Record<string, (inv: Inv) => void> = {
 };
 
 reg('rclone', (inv) => {
-  const [verb, ...rest] = operands(inv.args, ['--config', '--include', '--exclude', '--filter', '--transfers', '--checkers', '--log-file', '--bwlimit', '--max-age', '--min-age', '--backup-dir', '--suffix']);
+  const [verb, ...rest] = operands(inv.args, [
+    '--config',
+    '--include',
+    '--exclude',
+    '--filter',
+    '--transfers',
+    '--checkers',
+    '--log-file',
+    '--bwlimit',
+    '--max-age',
+    '--min-age',
+    '--backup-dir',
+    '--suffix',
+  ]);
   inv.an.net();
   const p = parseOpts(inv.args, { long: ['config', 'log-file'] });
   for (const c of values(p, '--config')) inv.an.read(c, inv.scope);
@@ -712,7 +1450,12 @@ const TOOL_CONFIG: Record<string, (inv: Inv) => boolean> = {
     // Yarn 1 writes ~/.yarnrc; Yarn 2+ the project's .yarnrc.yml (-H: the home one).
     const targets = has(parseOpts(inv.args, {}), '-H', '--home') ? [`${home}/.yarnrc.yml`] : [`${home}/.yarnrc`, '.yarnrc.yml'];
     for (const t of targets) inv.an.write(literalWord(t), inv.scope);
-    execKey(inv, 'yarn', ops[2], /^(yarnPath|yarn-path|plugins|npmRegistryServer|registry|npmScopes|injectEnvironmentFiles|enableScripts|script-shell|shell)$/i);
+    execKey(
+      inv,
+      'yarn',
+      ops[2],
+      /^(yarnPath|yarn-path|plugins|npmRegistryServer|registry|npmScopes|injectEnvironmentFiles|enableScripts|script-shell|shell)$/i,
+    );
     return true;
   },
   pip(inv) {
@@ -723,14 +1466,30 @@ const TOOL_CONFIG: Record<string, (inv: Inv) => boolean> = {
     const home = inv.scope.home ?? '~';
     const platform = inv.an.platform;
     let targets: string[];
-    if (has(p, '--global')) targets = platform === 'win32' ? ['C:/ProgramData/pip/pip.ini'] : platform === 'darwin' ? ['/Library/Application Support/pip/pip.conf'] : ['/etc/pip.conf', '/etc/xdg/pip/pip.conf'];
+    if (has(p, '--global'))
+      targets =
+        platform === 'win32'
+          ? ['C:/ProgramData/pip/pip.ini']
+          : platform === 'darwin'
+            ? ['/Library/Application Support/pip/pip.conf']
+            : ['/etc/pip.conf', '/etc/xdg/pip/pip.conf'];
     else if (has(p, '--site')) {
       inv.an.opaque('pip config --site writes the configuration of the active environment, which is not known here');
       return true;
-    }
-    else targets = platform === 'win32' ? [`${home}/AppData/Roaming/pip/pip.ini`] : platform === 'darwin' ? [`${home}/Library/Application Support/pip/pip.conf`, `${home}/.config/pip/pip.conf`] : [`${home}/.config/pip/pip.conf`];
+    } else
+      targets =
+        platform === 'win32'
+          ? [`${home}/AppData/Roaming/pip/pip.ini`]
+          : platform === 'darwin'
+            ? [`${home}/Library/Application Support/pip/pip.conf`, `${home}/.config/pip/pip.conf`]
+            : [`${home}/.config/pip/pip.conf`];
     for (const t of targets) inv.an.write(literalWord(t), inv.scope);
-    execKey(inv, 'pip', ops[2], /(^|\.)(index-url|extra-index-url|find-links|trusted-host|target|prefix|root|src|editable|require-virtualenv|no-binary)$/i);
+    execKey(
+      inv,
+      'pip',
+      ops[2],
+      /(^|\.)(index-url|extra-index-url|find-links|trusted-host|target|prefix|root|src|editable|require-virtualenv|no-binary)$/i,
+    );
     return true;
   },
   conda(inv) {
@@ -738,7 +1497,12 @@ const TOOL_CONFIG: Record<string, (inv: Inv) => boolean> = {
     if (inv.args[0]?.text !== 'config' || !has(p, '--set', '--add', '--append', '--prepend', '--remove', '--remove-key')) return false;
     const file = lastValue(p, '--file');
     inv.an.write(file ?? literalWord(`${inv.scope.home ?? '~'}/.condarc`), inv.scope);
-    execKey(inv, 'conda', values(p, '--set', '--add', '--append', '--prepend')[0], /^(channels|default_channels|custom_channels|channel_alias|pip_interop_enabled|ssl_verify|proxy_servers)$/i);
+    execKey(
+      inv,
+      'conda',
+      values(p, '--set', '--add', '--append', '--prepend')[0],
+      /^(channels|default_channels|custom_channels|channel_alias|pip_interop_enabled|ssl_verify|proxy_servers)$/i,
+    );
     return true;
   },
 };
@@ -746,11 +1510,13 @@ TOOL_CONFIG['pip3'] = TOOL_CONFIG['pip']!;
 
 /** A setting that runs code or changes where packages come from is execution configuration: a review. */
 function execKey(inv: Inv, tool: string, key: WordValue | undefined, keys: RegExp): void {
-  if (key && (key.dynamic || keys.test(key.text.split('=')[0]!))) inv.an.opaque(`${tool} setting \`${clip(key.raw, 40)}\` can run code or change where packages come from`);
+  if (key && (key.dynamic || keys.test(key.text.split('=')[0]!)))
+    inv.an.opaque(`${tool} setting \`${clip(key.raw, 40)}\` can run code or change where packages come from`);
 }
 
 /** npm settings that run code or change where packages come from: writing one is execution configuration. */
-const NPM_EXEC_KEYS = /^(script-shell|shell|editor|browser|viewer|git|node-options|onload-script|init-module|ignore-scripts|prefix|globalconfig|userconfig|registry|@[^:]+:registry|.*:_authToken|strict-ssl|cafile|proxy|https-proxy|node-gyp)$/i;
+const NPM_EXEC_KEYS =
+  /^(script-shell|shell|editor|browser|viewer|git|node-options|onload-script|init-module|ignore-scripts|prefix|globalconfig|userconfig|registry|@[^:]+:registry|.*:_authToken|strict-ssl|cafile|proxy|https-proxy|node-gyp)$/i;
 
 /** `npm config set K V`, `npm set K V`, `npm config delete K`, `npm config edit`, `npm pkg set …`; false for other npm commands. */
 function npmLikeConfig(inv: Inv, tool: 'npm' | 'pnpm'): boolean {
@@ -760,11 +1526,17 @@ function npmLikeConfig(inv: Inv, tool: 'npm' | 'pnpm'): boolean {
   if (!sub || sub.dynamic) return false;
   if (sub.text === 'pkg' && action && ['set', 'delete', 'fix'].includes(action.text)) {
     // `npm pkg set scripts.postinstall=…` writes package.json (its scripts run on install).
-    if (ops.slice(2).some((w) => w.dynamic || /^scripts\./.test(w.text))) an.opaque(`${tool} pkg ${action.text} changes the scripts in package.json`);
+    if (ops.slice(2).some((w) => w.dynamic || /^scripts\./.test(w.text)))
+      an.opaque(`${tool} pkg ${action.text} changes the scripts in package.json`);
     an.write(literalWord('package.json'), scope);
     return true;
   }
-  const setting = sub.text === 'set' ? { action: 'set', key: action, value: key } : ['config', 'c'].includes(sub.text) && action && ['set', 'delete', 'rm', 'edit', 'fix'].includes(action.text) ? { action: action.text, key, value } : undefined;
+  const setting =
+    sub.text === 'set'
+      ? { action: 'set', key: action, value: key }
+      : ['config', 'c'].includes(sub.text) && action && ['set', 'delete', 'rm', 'edit', 'fix'].includes(action.text)
+        ? { action: action.text, key, value }
+        : undefined;
   if (!setting) return false;
   const p = parseOpts(inv.args, { short: 'L', long: ['location', 'userconfig', 'globalconfig'] });
   const location = lastValue(p, '-L', '--location');
@@ -781,7 +1553,16 @@ function npmLikeConfig(inv: Inv, tool: 'npm' | 'pnpm'): boolean {
   } else if (user) an.write(user, scope);
   else if (tool === 'pnpm') {
     const platform = an.platform;
-    an.write(literalWord(platform === 'win32' ? `${home}/AppData/Local/pnpm/config/rc` : platform === 'darwin' ? `${home}/Library/Preferences/pnpm/rc` : `${home}/.config/pnpm/rc`), scope);
+    an.write(
+      literalWord(
+        platform === 'win32'
+          ? `${home}/AppData/Local/pnpm/config/rc`
+          : platform === 'darwin'
+            ? `${home}/Library/Preferences/pnpm/rc`
+            : `${home}/.config/pnpm/rc`,
+      ),
+      scope,
+    );
     an.write(literalWord(`${home}/.npmrc`), scope);
   } else an.write(literalWord(`${home}/.npmrc`), scope);
   return true;
@@ -877,7 +1658,10 @@ reg(['docker', 'podman', 'nerdctl'], (inv) => {
     // The rest (image, container command and its paths) runs inside the container.
     return;
   }
-  genericReads(inv, args.filter((w) => !/^[^-].*:/.test(w.text) || /^[A-Za-z]:[\\/]/.test(w.text)));
+  genericReads(
+    inv,
+    args.filter((w) => !/^[^-].*:/.test(w.text) || /^[A-Za-z]:[\\/]/.test(w.text)),
+  );
 });
 
 // ------------------------------------------------------------------------------------------
@@ -885,9 +1669,14 @@ reg(['docker', 'podman', 'nerdctl'], (inv) => {
 
 /** Each client's port option and default port: the target is host:port, so a loopback port the user allowed (a local database) is not refused as "loopback". */
 const DB_PORTS: Record<string, { readonly options: readonly string[]; readonly port: number }> = {
-  psql: { options: ['-p', '--port'], port: 5432 }, pg_dump: { options: ['-p', '--port'], port: 5432 },
-  mysql: { options: ['-P', '--port'], port: 3306 }, mariadb: { options: ['-P', '--port'], port: 3306 }, mysqldump: { options: ['-P', '--port'], port: 3306 },
-  'redis-cli': { options: ['-p'], port: 6379 }, mongosh: { options: ['--port'], port: 27017 }, mongo: { options: ['--port'], port: 27017 },
+  psql: { options: ['-p', '--port'], port: 5432 },
+  pg_dump: { options: ['-p', '--port'], port: 5432 },
+  mysql: { options: ['-P', '--port'], port: 3306 },
+  mariadb: { options: ['-P', '--port'], port: 3306 },
+  mysqldump: { options: ['-P', '--port'], port: 3306 },
+  'redis-cli': { options: ['-p'], port: 6379 },
+  mongosh: { options: ['--port'], port: 27017 },
+  mongo: { options: ['--port'], port: 27017 },
   'clickhouse-client': { options: ['--port'], port: 9000 },
 };
 
@@ -905,7 +1694,11 @@ reg(['psql', 'mysql', 'mariadb', 'redis-cli', 'mongosh', 'mongo', 'pg_dump', 'my
     } else if (t.startsWith('--host=')) host = sliceWord(w, 7);
     else if (ports.options.includes(t)) port = args[++i];
     else if (ports.options.some((o) => o.startsWith('--') && t.startsWith(`${o}=`))) port = sliceWord(w, t.indexOf('=') + 1);
-    else if (/^(postgres(ql)?|mysql|mongodb(\+srv)?|rediss?):\/\//.test(t) || w.dynamic && /^(postgres|mysql|mongodb|redis)/.test(w.prefix)) inv.an.netWord(w, inv.cmd);
+    else if (
+      /^(postgres(ql)?|mysql|mongodb(\+srv)?|rediss?):\/\//.test(t) ||
+      (w.dynamic && /^(postgres|mysql|mongodb|redis)/.test(w.prefix))
+    )
+      inv.an.netWord(w, inv.cmd);
     else if (t === '-f' || t === '--file') {
       const f = args[++i];
       if (f) inv.an.read(f, inv.scope);
@@ -915,13 +1708,27 @@ reg(['psql', 'mysql', 'mariadb', 'redis-cli', 'mongosh', 'mongo', 'pg_dump', 'my
     }
   }
   if (!host) return;
-  if (host.dynamic || port?.dynamic || (port && !/^\d{1,5}$/.test(port.text))) return void inv.an.netWord(host.dynamic ? host : unknownWord(`${host.raw}:${port?.raw ?? ''}`), inv.cmd);
+  if (host.dynamic || port?.dynamic || (port && !/^\d{1,5}$/.test(port.text)))
+    return void inv.an.netWord(host.dynamic ? host : unknownWord(`${host.raw}:${port?.raw ?? ''}`), inv.cmd);
   // An IPv6 literal gets brackets, so its port cannot be read as part of the address.
   const h = host.text.includes(':') && !host.text.startsWith('[') ? `[${host.text}]` : host.text;
   inv.an.netWord(literalWord(`${h}:${port?.text ?? ports.port}`), inv.cmd);
 });
 
-const SQLITE_VALUED = new Set(['cmd', 'init', 'separator', 'newline', 'nullvalue', 'vfs', 'maxsize', 'mmap', 'pagecache', 'lookaside', 'heap', 'escape']);
+const SQLITE_VALUED = new Set([
+  'cmd',
+  'init',
+  'separator',
+  'newline',
+  'nullvalue',
+  'vfs',
+  'maxsize',
+  'mmap',
+  'pagecache',
+  'lookaside',
+  'heap',
+  'escape',
+]);
 
 reg(['sqlite3', 'sqlite'], (inv) => {
   // sqlite3 options are single-dash words (`-cmd X`, `-init FILE`, `-csv`).
@@ -943,5 +1750,6 @@ reg(['sqlite3', 'sqlite'], (inv) => {
   const [db, ...sql] = ops;
   if (db && db.text !== ':memory:') inv.an.write(db, inv.scope);
   // Dot-commands can run shell commands (.shell/.system) and read or write any file.
-  if ([...sql, ...cmds].some((w) => w.dynamic || /(^|\n|;)\s*\.[a-z]/.test(w.text))) inv.an.opaque(`${inv.cmd} dot-commands can run commands and touch other files`);
+  if ([...sql, ...cmds].some((w) => w.dynamic || /(^|\n|;)\s*\.[a-z]/.test(w.text)))
+    inv.an.opaque(`${inv.cmd} dot-commands can run commands and touch other files`);
 });

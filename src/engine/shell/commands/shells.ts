@@ -17,7 +17,6 @@ const SHELLS = ['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'rbash', 'yas
 /** Script paths that are really standard input. */
 const STDIN_FILES = new Set(['-', '/dev/stdin', '/dev/fd/0', '/proc/self/fd/0']);
 
-
 register(SHELL_COMMANDS, SHELLS, (inv) => {
   const args = inv.args;
   let commandString = false;
@@ -136,13 +135,39 @@ function pythonModule(inv: Inv, mod: string, rest: WordValue[]): Outcome | void 
 
 register(SHELL_COMMANDS, ['node', 'nodejs'], (inv) => {
   const args = inv.args;
-  const valued = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--input-type', '--title', '--stack-size', '--max-old-space-size', '--inspect-port', '--env-file', '--env-file-if-exists', '--redirect-warnings', '--watch-path']);
+  const valued = new Set([
+    '-r',
+    '--require',
+    '--import',
+    '--loader',
+    '--experimental-loader',
+    '-C',
+    '--conditions',
+    '--input-type',
+    '--title',
+    '--stack-size',
+    '--max-old-space-size',
+    '--inspect-port',
+    '--env-file',
+    '--env-file-if-exists',
+    '--redirect-warnings',
+    '--watch-path',
+  ]);
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const t = w.text;
     if (w.dynamic && !t.startsWith('-')) return scriptFile(inv, w, args.slice(i + 1));
     if (t === '-') return programFromStdin(inv);
-    if (t === '-e' || t === '--eval' || t === '-p' || t === '--print' || t === '-pe' || t === '-ep' || t.startsWith('--eval=') || t.startsWith('--print=')) {
+    if (
+      t === '-e' ||
+      t === '--eval' ||
+      t === '-p' ||
+      t === '--print' ||
+      t === '-pe' ||
+      t === '-ep' ||
+      t.startsWith('--eval=') ||
+      t.startsWith('--print=')
+    ) {
       return inline(inv, t.split('=')[0]!);
     }
     if (t.startsWith('-')) {
@@ -217,16 +242,36 @@ register(SHELL_COMMANDS, ['perl', 'ruby'], (inv) => {
   }
 });
 
-
 register(SHELL_COMMANDS, 'php', (inv) => {
-  const p = parseOpts(inv.args, { short: 'rBRFEfcdSzt', long: ['run', 'process-begin', 'process-code', 'process-file', 'process-end', 'file', 'php-ini', 'define', 'server', 'zend-extension', 'docroot'] });
+  const p = parseOpts(inv.args, {
+    short: 'rBRFEfcdSzt',
+    long: [
+      'run',
+      'process-begin',
+      'process-code',
+      'process-file',
+      'process-end',
+      'file',
+      'php-ini',
+      'define',
+      'server',
+      'zend-extension',
+      'docroot',
+    ],
+  });
   if (has(p, '-r', '--run', '-B', '-R', '-E', '--process-begin', '--process-code', '--process-end')) return inline(inv, '-r');
   const server = lastValue(p, '-S', '--server');
   if (server) {
     // `php -S HOST:PORT [-t DOCROOT]`: serves (and runs) the files below the document root.
     if (server.dynamic) inv.an.opaque('php -S address is not literal');
     const m = /^(.*):(\d+)$/.exec(server.text);
-    serveFiles(inv, 'php -S', lastValue(p, '-t', '--docroot') ?? DOT, server.dynamic ? server : literalWord(m ? m[1]! : server.text), m ? m[2]! : '');
+    serveFiles(
+      inv,
+      'php -S',
+      lastValue(p, '-t', '--docroot') ?? DOT,
+      server.dynamic ? server : literalWord(m ? m[1]! : server.text),
+      m ? m[2]! : '',
+    );
   }
   for (const f of values(p, '-f', '--file', '-F', '--process-file')) inv.an.read(f, inv.scope);
   if (p.pos[0]) scriptFile(inv, p.pos[0], p.pos.slice(1));
@@ -252,8 +297,15 @@ register(SHELL_COMMANDS, 'deno', (inv) => {
   if (!sub) return;
   if (sub.text === 'eval' || sub.text === 'repl') return inline(inv, sub.text);
   if (['install', 'add', 'cache', 'upgrade', 'outdated', 'publish'].includes(sub.text)) inv.an.net();
-  const p = parseOpts(rest, { posix: true, long: ['config', 'import-map', 'lock', 'cert', 'location', 'env-file', 'allow-read', 'allow-write'] });
-  const target = p.rest[0] ?? (sub.text.startsWith('-') || ['run', 'test', 'bench', 'compile', 'check', 'fmt', 'lint', 'install'].includes(sub.text) ? undefined : sub);
+  const p = parseOpts(rest, {
+    posix: true,
+    long: ['config', 'import-map', 'lock', 'cert', 'location', 'env-file', 'allow-read', 'allow-write'],
+  });
+  const target =
+    p.rest[0] ??
+    (sub.text.startsWith('-') || ['run', 'test', 'bench', 'compile', 'check', 'fmt', 'lint', 'install'].includes(sub.text)
+      ? undefined
+      : sub);
   if (target) {
     if (/^https?:\/\//.test(target.text)) inv.an.netWord(target, 'deno');
     else inv.an.read(target, inv.scope);
@@ -288,7 +340,29 @@ function awkReachesBeyond(program: string): string | undefined {
 
 function awk(inv: Inv): void {
   const { an, scope } = inv;
-  const p = parseOpts(inv.args, { short: 'fvFiElLeW', shortOpt: 'odp', long: ['file', 'assign', 'field-separator', 'include', 'load', 'source', 'exec'], flags: ['pretty-print', 'dump-variables', 'profile', 'sandbox', 'posix', 'traditional', 'lint', 'characters-as-bytes', 'bignum', 'optimize', 'no-optimize', 're-interval', 'copyright', 'version', 'help', 'usage'] });
+  const p = parseOpts(inv.args, {
+    short: 'fvFiElLeW',
+    shortOpt: 'odp',
+    long: ['file', 'assign', 'field-separator', 'include', 'load', 'source', 'exec'],
+    flags: [
+      'pretty-print',
+      'dump-variables',
+      'profile',
+      'sandbox',
+      'posix',
+      'traditional',
+      'lint',
+      'characters-as-bytes',
+      'bignum',
+      'optimize',
+      'no-optimize',
+      're-interval',
+      'copyright',
+      'version',
+      'help',
+      'usage',
+    ],
+  });
   const progFiles = values(p, '-f', '--file', '-E', '--exec');
   const sources = values(p, '-e', '--source');
   // A program file is read like any script file (the command table leaves `-f` unjudged: what
@@ -297,7 +371,8 @@ function awk(inv: Inv): void {
   for (const f of progFiles) an.read(f, scope);
   const includes = values(p, '-i', '--include');
   const inPlace = includes.some((w) => w.text === 'inplace' || w.text === 'inplace.awk');
-  if (includes.some((w) => w.text !== 'inplace' && w.text !== 'inplace.awk') || has(p, '-l', '--load')) an.opaque(`${inv.cmd} loads an awk library or extension`);
+  if (includes.some((w) => w.text !== 'inplace' && w.text !== 'inplace.awk') || has(p, '-l', '--load'))
+    an.opaque(`${inv.cmd} loads an awk library or extension`);
   let files = p.pos;
   let programs = sources;
   if (progFiles.length === 0 && sources.length === 0) {
@@ -305,7 +380,10 @@ function awk(inv: Inv): void {
     files = p.pos.slice(1);
   }
   for (const prog of programs) {
-    if (prog.dynamic) { an.opaque(`${inv.cmd} program is not literal`); continue; }
+    if (prog.dynamic) {
+      an.opaque(`${inv.cmd} program is not literal`);
+      continue;
+    }
     const beyond = awkReachesBeyond(prog.text);
     if (beyond) an.opaque(`${inv.cmd} program ${beyond}`);
     // ENVIRON is the environment: `awk 'BEGIN{for (k in ENVIRON) print k, ENVIRON[k]}'` prints it.
@@ -313,7 +391,12 @@ function awk(inv: Inv): void {
   }
   // gawk's profile, pretty-print and variable dump go to a file (awkprof.out, awkvars.out by default).
   for (const o of p.opts) {
-    const dflt = o.name === '-d' || o.name === '--dump-variables' ? 'awkvars.out' : ['-o', '-p', '--pretty-print', '--profile'].includes(o.name) ? 'awkprof.out' : undefined;
+    const dflt =
+      o.name === '-d' || o.name === '--dump-variables'
+        ? 'awkvars.out'
+        : ['-o', '-p', '--pretty-print', '--profile'].includes(o.name)
+          ? 'awkprof.out'
+          : undefined;
     if (dflt) an.write(o.value && o.value.text ? o.value : literalWord(dflt), scope);
   }
   for (const f of files) {

@@ -19,9 +19,37 @@ interface PsSpec {
   readonly positional: readonly string[];
 }
 
-const COMMON_VALUES = ['erroraction', 'warningaction', 'informationaction', 'errorvariable', 'warningvariable', 'informationvariable', 'outvariable', 'outbuffer', 'pipelinevariable', 'progressaction'];
+const COMMON_VALUES = [
+  'erroraction',
+  'warningaction',
+  'informationaction',
+  'errorvariable',
+  'warningvariable',
+  'informationvariable',
+  'outvariable',
+  'outbuffer',
+  'pipelinevariable',
+  'progressaction',
+];
 const COMMON_SWITCHES = ['verbose', 'debug', 'whatif', 'confirm'];
-const COMMON_ALIASES: Record<string, string> = { ea: 'erroraction', wa: 'warningaction', infa: 'informationaction', ev: 'errorvariable', wv: 'warningvariable', iv: 'informationvariable', ov: 'outvariable', ob: 'outbuffer', pv: 'pipelinevariable', proga: 'progressaction', vb: 'verbose', db: 'debug', wi: 'whatif', cf: 'confirm', lp: 'literalpath', pspath: 'literalpath' };
+const COMMON_ALIASES: Record<string, string> = {
+  ea: 'erroraction',
+  wa: 'warningaction',
+  infa: 'informationaction',
+  ev: 'errorvariable',
+  wv: 'warningvariable',
+  iv: 'informationvariable',
+  ov: 'outvariable',
+  ob: 'outbuffer',
+  pv: 'pipelinevariable',
+  proga: 'progressaction',
+  vb: 'verbose',
+  db: 'debug',
+  wi: 'whatif',
+  cf: 'confirm',
+  lp: 'literalpath',
+  pspath: 'literalpath',
+};
 const PATH_PARAMS = new Set(['path', 'literalpath', 'destination', 'filepath', 'outfile', 'infile', 'destinationpath', 'target', 'source']);
 
 interface PsArgs {
@@ -40,7 +68,15 @@ function resolveParam(given: string, spec: PsSpec): string {
 /** `a,b` is an array in PowerShell: split unquoted commas in path parameters. */
 function splitArray(w: WordValue): WordValue[] {
   if (w.dynamic || !w.text.includes(',') || /^['"]/.test(w.raw)) return [w];
-  return w.text.split(',').filter(Boolean).map((t) => ({ ...literalWord(t), glob: /[*?[]/.test(t), prefix: t.split(/[*?[]/)[0]!, stop: /[*?[]/.test(t) ? 'glob' as const : null }));
+  return w.text
+    .split(',')
+    .filter(Boolean)
+    .map((t) => ({
+      ...literalWord(t),
+      glob: /[*?[]/.test(t),
+      prefix: t.split(/[*?[]/)[0]!,
+      stop: /[*?[]/.test(t) ? ('glob' as const) : null,
+    }));
 }
 
 function psParse(args: readonly WordValue[], spec: PsSpec): PsArgs {
@@ -80,27 +116,263 @@ const PATHS = ['path', 'literalpath'];
 const FILTERS = ['filter', 'include', 'exclude', 'credential', 'stream'];
 
 const SPECS: Record<string, PsSpec> = {
-  'remove-item': { params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'recurse', 'force', 'credential', 'stream'], values: [...PATHS, ...FILTERS], positional: ['path'] },
-  'copy-item': { params: ['path', 'destination', 'literalpath', 'container', 'force', 'filter', 'include', 'exclude', 'recurse', 'passthru', 'credential', 'tosession', 'fromsession'], values: [...PATHS, 'destination', ...FILTERS, 'tosession', 'fromsession'], positional: ['path', 'destination'] },
-  'move-item': { params: ['path', 'destination', 'literalpath', 'force', 'filter', 'include', 'exclude', 'passthru', 'credential'], values: [...PATHS, 'destination', ...FILTERS], positional: ['path', 'destination'] },
-  'rename-item': { params: ['path', 'newname', 'literalpath', 'force', 'passthru', 'credential'], values: [...PATHS, 'newname', 'credential'], positional: ['path', 'newname'] },
-  'set-content': { params: ['path', 'value', 'literalpath', 'passthru', 'filter', 'include', 'exclude', 'force', 'credential', 'nonewline', 'encoding', 'asbytestream', 'stream'], values: [...PATHS, 'value', ...FILTERS, 'encoding'], positional: ['path', 'value'] },
-  'clear-content': { params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'force', 'credential', 'stream'], values: [...PATHS, ...FILTERS], positional: ['path'] },
-  'out-file': { params: ['filepath', 'literalpath', 'encoding', 'append', 'force', 'noclobber', 'width', 'nonewline', 'inputobject'], values: ['filepath', 'literalpath', 'encoding', 'width', 'inputobject'], positional: ['filepath', 'encoding'] },
-  'tee-object': { params: ['filepath', 'literalpath', 'append', 'encoding', 'variable', 'inputobject'], values: ['filepath', 'literalpath', 'encoding', 'variable', 'inputobject'], positional: ['filepath'] },
-  'new-item': { params: ['path', 'itemtype', 'name', 'value', 'force', 'credential', 'target'], values: ['path', 'itemtype', 'name', 'value', 'credential', 'target'], positional: ['path'] },
-  'get-content': { params: ['path', 'literalpath', 'readcount', 'totalcount', 'tail', 'filter', 'include', 'exclude', 'force', 'credential', 'delimiter', 'wait', 'raw', 'encoding', 'asbytestream', 'stream', 'first', 'head', 'last'], values: [...PATHS, 'readcount', 'totalcount', 'tail', ...FILTERS, 'delimiter', 'encoding', 'first', 'head', 'last'], positional: ['path'] },
-  'get-childitem': { params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'recurse', 'depth', 'force', 'name', 'attributes', 'directory', 'file', 'hidden', 'readonly', 'system', 'followsymlink'], values: [...PATHS, 'filter', 'include', 'exclude', 'depth', 'attributes'], positional: ['path', 'filter'] },
-  'invoke-webrequest': { params: ['uri', 'outfile', 'infile', 'method', 'body', 'headers', 'contenttype', 'useragent', 'timeoutsec', 'proxy', 'proxycredential', 'credential', 'websession', 'sessionvariable', 'maximumredirection', 'form', 'certificate', 'certificatethumbprint', 'transferencoding', 'usebasicparsing', 'usedefaultcredentials', 'passthru', 'skipcertificatecheck', 'resume', 'disablekeepalive', 'customMethod', 'authentication', 'token'], values: ['uri', 'outfile', 'infile', 'method', 'body', 'headers', 'contenttype', 'useragent', 'timeoutsec', 'proxy', 'proxycredential', 'credential', 'websession', 'sessionvariable', 'maximumredirection', 'form', 'certificate', 'certificatethumbprint', 'transferencoding', 'custommethod', 'authentication', 'token'], positional: ['uri'] },
-  'start-bitstransfer': { params: ['source', 'destination', 'asynchronous', 'displayname', 'priority', 'transfertype', 'credential'], values: ['source', 'destination', 'displayname', 'priority', 'transfertype', 'credential'], positional: ['source', 'destination'] },
-  'expand-archive': { params: ['path', 'destinationpath', 'literalpath', 'force', 'passthru'], values: [...PATHS, 'destinationpath'], positional: ['path', 'destinationpath'] },
-  'compress-archive': { params: ['path', 'destinationpath', 'literalpath', 'compressionlevel', 'update', 'force', 'passthru'], values: [...PATHS, 'destinationpath', 'compressionlevel'], positional: ['path', 'destinationpath'] },
-  'select-string': { params: ['pattern', 'path', 'literalpath', 'inputobject', 'simplematch', 'casesensitive', 'context', 'include', 'exclude', 'encoding', 'allmatches', 'list', 'notmatch', 'quiet', 'raw'], values: ['pattern', ...PATHS, 'inputobject', 'context', 'include', 'exclude', 'encoding'], positional: ['pattern', 'path'] },
+  'remove-item': {
+    params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'recurse', 'force', 'credential', 'stream'],
+    values: [...PATHS, ...FILTERS],
+    positional: ['path'],
+  },
+  'copy-item': {
+    params: [
+      'path',
+      'destination',
+      'literalpath',
+      'container',
+      'force',
+      'filter',
+      'include',
+      'exclude',
+      'recurse',
+      'passthru',
+      'credential',
+      'tosession',
+      'fromsession',
+    ],
+    values: [...PATHS, 'destination', ...FILTERS, 'tosession', 'fromsession'],
+    positional: ['path', 'destination'],
+  },
+  'move-item': {
+    params: ['path', 'destination', 'literalpath', 'force', 'filter', 'include', 'exclude', 'passthru', 'credential'],
+    values: [...PATHS, 'destination', ...FILTERS],
+    positional: ['path', 'destination'],
+  },
+  'rename-item': {
+    params: ['path', 'newname', 'literalpath', 'force', 'passthru', 'credential'],
+    values: [...PATHS, 'newname', 'credential'],
+    positional: ['path', 'newname'],
+  },
+  'set-content': {
+    params: [
+      'path',
+      'value',
+      'literalpath',
+      'passthru',
+      'filter',
+      'include',
+      'exclude',
+      'force',
+      'credential',
+      'nonewline',
+      'encoding',
+      'asbytestream',
+      'stream',
+    ],
+    values: [...PATHS, 'value', ...FILTERS, 'encoding'],
+    positional: ['path', 'value'],
+  },
+  'clear-content': {
+    params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'force', 'credential', 'stream'],
+    values: [...PATHS, ...FILTERS],
+    positional: ['path'],
+  },
+  'out-file': {
+    params: ['filepath', 'literalpath', 'encoding', 'append', 'force', 'noclobber', 'width', 'nonewline', 'inputobject'],
+    values: ['filepath', 'literalpath', 'encoding', 'width', 'inputobject'],
+    positional: ['filepath', 'encoding'],
+  },
+  'tee-object': {
+    params: ['filepath', 'literalpath', 'append', 'encoding', 'variable', 'inputobject'],
+    values: ['filepath', 'literalpath', 'encoding', 'variable', 'inputobject'],
+    positional: ['filepath'],
+  },
+  'new-item': {
+    params: ['path', 'itemtype', 'name', 'value', 'force', 'credential', 'target'],
+    values: ['path', 'itemtype', 'name', 'value', 'credential', 'target'],
+    positional: ['path'],
+  },
+  'get-content': {
+    params: [
+      'path',
+      'literalpath',
+      'readcount',
+      'totalcount',
+      'tail',
+      'filter',
+      'include',
+      'exclude',
+      'force',
+      'credential',
+      'delimiter',
+      'wait',
+      'raw',
+      'encoding',
+      'asbytestream',
+      'stream',
+      'first',
+      'head',
+      'last',
+    ],
+    values: [...PATHS, 'readcount', 'totalcount', 'tail', ...FILTERS, 'delimiter', 'encoding', 'first', 'head', 'last'],
+    positional: ['path'],
+  },
+  'get-childitem': {
+    params: [
+      'path',
+      'literalpath',
+      'filter',
+      'include',
+      'exclude',
+      'recurse',
+      'depth',
+      'force',
+      'name',
+      'attributes',
+      'directory',
+      'file',
+      'hidden',
+      'readonly',
+      'system',
+      'followsymlink',
+    ],
+    values: [...PATHS, 'filter', 'include', 'exclude', 'depth', 'attributes'],
+    positional: ['path', 'filter'],
+  },
+  'invoke-webrequest': {
+    params: [
+      'uri',
+      'outfile',
+      'infile',
+      'method',
+      'body',
+      'headers',
+      'contenttype',
+      'useragent',
+      'timeoutsec',
+      'proxy',
+      'proxycredential',
+      'credential',
+      'websession',
+      'sessionvariable',
+      'maximumredirection',
+      'form',
+      'certificate',
+      'certificatethumbprint',
+      'transferencoding',
+      'usebasicparsing',
+      'usedefaultcredentials',
+      'passthru',
+      'skipcertificatecheck',
+      'resume',
+      'disablekeepalive',
+      'customMethod',
+      'authentication',
+      'token',
+    ],
+    values: [
+      'uri',
+      'outfile',
+      'infile',
+      'method',
+      'body',
+      'headers',
+      'contenttype',
+      'useragent',
+      'timeoutsec',
+      'proxy',
+      'proxycredential',
+      'credential',
+      'websession',
+      'sessionvariable',
+      'maximumredirection',
+      'form',
+      'certificate',
+      'certificatethumbprint',
+      'transferencoding',
+      'custommethod',
+      'authentication',
+      'token',
+    ],
+    positional: ['uri'],
+  },
+  'start-bitstransfer': {
+    params: ['source', 'destination', 'asynchronous', 'displayname', 'priority', 'transfertype', 'credential'],
+    values: ['source', 'destination', 'displayname', 'priority', 'transfertype', 'credential'],
+    positional: ['source', 'destination'],
+  },
+  'expand-archive': {
+    params: ['path', 'destinationpath', 'literalpath', 'force', 'passthru'],
+    values: [...PATHS, 'destinationpath'],
+    positional: ['path', 'destinationpath'],
+  },
+  'compress-archive': {
+    params: ['path', 'destinationpath', 'literalpath', 'compressionlevel', 'update', 'force', 'passthru'],
+    values: [...PATHS, 'destinationpath', 'compressionlevel'],
+    positional: ['path', 'destinationpath'],
+  },
+  'select-string': {
+    params: [
+      'pattern',
+      'path',
+      'literalpath',
+      'inputobject',
+      'simplematch',
+      'casesensitive',
+      'context',
+      'include',
+      'exclude',
+      'encoding',
+      'allmatches',
+      'list',
+      'notmatch',
+      'quiet',
+      'raw',
+    ],
+    values: ['pattern', ...PATHS, 'inputobject', 'context', 'include', 'exclude', 'encoding'],
+    positional: ['pattern', 'path'],
+  },
   'invoke-expression': { params: ['command'], values: ['command'], positional: ['command'] },
-  'start-process': { params: ['filepath', 'argumentlist', 'workingdirectory', 'verb', 'windowstyle', 'wait', 'passthru', 'nonewwindow', 'credential', 'redirectstandardinput', 'redirectstandardoutput', 'redirectstandarderror'], values: ['filepath', 'argumentlist', 'workingdirectory', 'verb', 'windowstyle', 'credential', 'redirectstandardinput', 'redirectstandardoutput', 'redirectstandarderror'], positional: ['filepath', 'argumentlist'] },
-  'test-netconnection': { params: ['computername', 'port', 'commontcpport', 'traceroute', 'informationlevel'], values: ['computername', 'port', 'commontcpport', 'informationlevel'], positional: ['computername'] },
-  'set-itemproperty': { params: ['path', 'literalpath', 'name', 'value', 'type', 'force', 'passthru'], values: [...PATHS, 'name', 'value', 'type'], positional: ['path', 'name', 'value'] },
-  'export-csv': { params: ['path', 'literalpath', 'inputobject', 'delimiter', 'encoding', 'append', 'force', 'noclobber', 'notypeinformation'], values: [...PATHS, 'inputobject', 'delimiter', 'encoding'], positional: ['path'] },
+  'start-process': {
+    params: [
+      'filepath',
+      'argumentlist',
+      'workingdirectory',
+      'verb',
+      'windowstyle',
+      'wait',
+      'passthru',
+      'nonewwindow',
+      'credential',
+      'redirectstandardinput',
+      'redirectstandardoutput',
+      'redirectstandarderror',
+    ],
+    values: [
+      'filepath',
+      'argumentlist',
+      'workingdirectory',
+      'verb',
+      'windowstyle',
+      'credential',
+      'redirectstandardinput',
+      'redirectstandardoutput',
+      'redirectstandarderror',
+    ],
+    positional: ['filepath', 'argumentlist'],
+  },
+  'test-netconnection': {
+    params: ['computername', 'port', 'commontcpport', 'traceroute', 'informationlevel'],
+    values: ['computername', 'port', 'commontcpport', 'informationlevel'],
+    positional: ['computername'],
+  },
+  'set-itemproperty': {
+    params: ['path', 'literalpath', 'name', 'value', 'type', 'force', 'passthru'],
+    values: [...PATHS, 'name', 'value', 'type'],
+    positional: ['path', 'name', 'value'],
+  },
+  'export-csv': {
+    params: ['path', 'literalpath', 'inputobject', 'delimiter', 'encoding', 'append', 'force', 'noclobber', 'notypeinformation'],
+    values: [...PATHS, 'inputobject', 'delimiter', 'encoding'],
+    positional: ['path'],
+  },
 };
 SPECS['add-content'] = SPECS['set-content']!;
 SPECS['invoke-restmethod'] = SPECS['invoke-webrequest']!;
@@ -247,16 +519,76 @@ ps(['foreach-object', 'where-object'], (inv) => {
 
 /** PowerShell aliases; ambiguous ones (rm, cp, cat…) only when the arguments look like PowerShell. */
 const PS_ALIASES: Record<string, string> = {
-  rm: 'remove-item', ri: 'remove-item', del: 'remove-item', erase: 'remove-item', rd: 'remove-item', rmdir: 'remove-item',
-  cp: 'copy-item', copy: 'copy-item', cpi: 'copy-item', mv: 'move-item', move: 'move-item', mi: 'move-item',
-  ren: 'rename-item', rni: 'rename-item', sc: 'set-content', ac: 'add-content', clc: 'clear-content',
-  gc: 'get-content', cat: 'get-content', type: 'get-content', ls: 'get-childitem', dir: 'get-childitem', gci: 'get-childitem',
-  iwr: 'invoke-webrequest', curl: 'invoke-webrequest', wget: 'invoke-webrequest', irm: 'invoke-restmethod',
-  ni: 'new-item', iex: 'invoke-expression', saps: 'start-process', start: 'start-process', tee: 'tee-object',
-  sls: 'select-string', '%': 'foreach-object', foreach: 'foreach-object', '?': 'where-object', icm: 'invoke-command',
-  epcsv: 'export-csv', ipcsv: 'import-csv', gi: 'get-item', sp: 'set-itemproperty', ii: 'invoke-item',
+  rm: 'remove-item',
+  ri: 'remove-item',
+  del: 'remove-item',
+  erase: 'remove-item',
+  rd: 'remove-item',
+  rmdir: 'remove-item',
+  cp: 'copy-item',
+  copy: 'copy-item',
+  cpi: 'copy-item',
+  mv: 'move-item',
+  move: 'move-item',
+  mi: 'move-item',
+  ren: 'rename-item',
+  rni: 'rename-item',
+  sc: 'set-content',
+  ac: 'add-content',
+  clc: 'clear-content',
+  gc: 'get-content',
+  cat: 'get-content',
+  type: 'get-content',
+  ls: 'get-childitem',
+  dir: 'get-childitem',
+  gci: 'get-childitem',
+  iwr: 'invoke-webrequest',
+  curl: 'invoke-webrequest',
+  wget: 'invoke-webrequest',
+  irm: 'invoke-restmethod',
+  ni: 'new-item',
+  iex: 'invoke-expression',
+  saps: 'start-process',
+  start: 'start-process',
+  tee: 'tee-object',
+  sls: 'select-string',
+  '%': 'foreach-object',
+  foreach: 'foreach-object',
+  '?': 'where-object',
+  icm: 'invoke-command',
+  epcsv: 'export-csv',
+  ipcsv: 'import-csv',
+  gi: 'get-item',
+  sp: 'set-itemproperty',
+  ii: 'invoke-item',
 };
-const PS_ONLY_ALIASES = new Set(['ri', 'cpi', 'mi', 'rni', 'sc', 'ac', 'clc', 'gc', 'gci', 'iwr', 'irm', 'ni', 'iex', 'saps', 'sls', '%', 'foreach', '?', 'icm', 'epcsv', 'ipcsv', 'gi', 'sp', 'ii', 'start']);
+const PS_ONLY_ALIASES = new Set([
+  'ri',
+  'cpi',
+  'mi',
+  'rni',
+  'sc',
+  'ac',
+  'clc',
+  'gc',
+  'gci',
+  'iwr',
+  'irm',
+  'ni',
+  'iex',
+  'saps',
+  'sls',
+  '%',
+  'foreach',
+  '?',
+  'icm',
+  'epcsv',
+  'ipcsv',
+  'gi',
+  'sp',
+  'ii',
+  'start',
+]);
 
 export function psAliasFor(key: string, args: readonly WordValue[], piped: boolean): string | undefined {
   const target = PS_ALIASES[key];
@@ -277,8 +609,10 @@ export function psAliasFor(key: string, args: readonly WordValue[], piped: boole
 // ------------------------------------------------------------------------------------------
 // PowerShell and cmd.exe launchers: their command strings are analysed recursively.
 
-const ENCODED = /^(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/;
-const PS_VALUED = /^(ex|ep|exe|exec|execu|execut|executi|executio|execution|executionp|executionpo|executionpol|executionpoli|executionpolic|executionpolicy|w|wi|win|wind|windo|window|windows|windowst|windowsty|windowstyl|windowstyle|inputformat|inp|if|outputformat|of|o|configurationname|config|workingdirectory|wd|version|v|psconsolefile|settingsfile|custompipename|encodedarguments|ea)$/;
+const ENCODED =
+  /^(e|ec|en|enc|enco|encod|encode|encoded|encodedc|encodedco|encodedcom|encodedcomm|encodedcomma|encodedcomman|encodedcommand)$/;
+const PS_VALUED =
+  /^(ex|ep|exe|exec|execu|execut|executi|executio|execution|executionp|executionpo|executionpol|executionpoli|executionpolic|executionpolicy|w|wi|win|wind|windo|window|windows|windowst|windowsty|windowstyl|windowstyle|inputformat|inp|if|outputformat|of|o|configurationname|config|workingdirectory|wd|version|v|psconsolefile|settingsfile|custompipename|encodedarguments|ea)$/;
 
 register(WIN_COMMANDS, ['powershell', 'pwsh', 'powershell_ise'], powershell);
 register(PS_CMDLETS, ['powershell', 'pwsh'], powershell);
@@ -355,7 +689,14 @@ function operands(inv: Inv): WordValue[] {
 
 register(WIN_COMMANDS, ['copy', 'xcopy'], (inv) => {
   // `copy a+b dest` concatenates sources.
-  const ops = operands(inv).flatMap((w) => (w.dynamic || !w.text.includes('+') ? [w] : w.text.split('+').filter(Boolean).map((t) => literalWord(t))));
+  const ops = operands(inv).flatMap((w) =>
+    w.dynamic || !w.text.includes('+')
+      ? [w]
+      : w.text
+          .split('+')
+          .filter(Boolean)
+          .map((t) => literalWord(t)),
+  );
   if (ops.length === 0) return;
   const dst = ops.length >= 2 ? ops[ops.length - 1]! : DOT;
   const srcs = ops.length >= 2 ? ops.slice(0, -1) : ops;
@@ -464,7 +805,10 @@ register(WIN_COMMANDS, 'takeown', (inv) => {
 
 register(WIN_COMMANDS, 'certutil', (inv) => {
   const args = inv.args;
-  const verb = args.find((w) => /^[-/](urlcache|decode|encode|decodehex|encodehex|verifyctl)$/i.test(w.text))?.text.slice(1).toLowerCase();
+  const verb = args
+    .find((w) => /^[-/](urlcache|decode|encode|decodehex|encodehex|verifyctl)$/i.test(w.text))
+    ?.text.slice(1)
+    .toLowerCase();
   const ops = args.filter((w) => !/^[-/]/.test(w.text));
   if (verb === 'urlcache' || verb === 'verifyctl') {
     inv.an.net();
@@ -500,4 +844,29 @@ register(WIN_COMMANDS, 'set', (inv) => {
   if (!first || (!first.dynamic && !first.text.includes('=') && !/^\/[ap]$/i.test(first.text))) inv.an.readEnvironment('set');
 });
 
-register(WIN_COMMANDS, ['echo', 'cls', 'ver', 'vol', 'title', 'color', 'pause', 'ipconfig', 'systeminfo', 'tasklist', 'where', 'whoami', 'hostname', 'setlocal', 'endlocal', 'rem', 'exit', 'path', 'prompt', 'chcp'], () => undefined);
+register(
+  WIN_COMMANDS,
+  [
+    'echo',
+    'cls',
+    'ver',
+    'vol',
+    'title',
+    'color',
+    'pause',
+    'ipconfig',
+    'systeminfo',
+    'tasklist',
+    'where',
+    'whoami',
+    'hostname',
+    'setlocal',
+    'endlocal',
+    'rem',
+    'exit',
+    'path',
+    'prompt',
+    'chcp',
+  ],
+  () => undefined,
+);

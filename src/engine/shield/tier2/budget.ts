@@ -17,7 +17,10 @@ export function localDateKey(nowMs: number, offsetMinutes: number): string {
 }
 
 export class DailyBudget {
-  constructor(private readonly store: StateStore, readonly limit: number) {}
+  constructor(
+    private readonly store: StateStore,
+    readonly limit: number,
+  ) {}
 
   /** Calls made on `day`. A stored value that is not a count is reported as store corruption. */
   used(day: string): number {

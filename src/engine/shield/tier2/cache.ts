@@ -54,25 +54,44 @@ export class VerdictCache {
     const raw = this.store.get(CACHE_NAMESPACE, CACHE_INDEX_KEY);
     if (raw === undefined) return [];
     let o: unknown;
-    try { o = JSON.parse(raw); } catch { return []; }
+    try {
+      o = JSON.parse(raw);
+    } catch {
+      return [];
+    }
     if (!Array.isArray(o)) return [];
-    return o.filter((e): e is [string, number] => Array.isArray(e) && typeof e[0] === 'string' && /^[0-9a-f]{64}$/.test(e[0]) && Number.isFinite(e[1]));
+    return o.filter(
+      (e): e is [string, number] => Array.isArray(e) && typeof e[0] === 'string' && /^[0-9a-f]{64}$/.test(e[0]) && Number.isFinite(e[1]),
+    );
   }
 }
 
 function decode(raw: string): CachedVerdict | undefined {
   let o: unknown;
-  try { o = JSON.parse(raw); } catch { return undefined; }
+  try {
+    o = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
   if (o === null || typeof o !== 'object') return undefined;
   const e = o as Record<string, unknown>;
-  const ok = e['v'] === 1
-    && (e['decision'] === 'allow' || e['decision'] === 'block' || e['decision'] === 'escalate')
-    && typeof e['confidence'] === 'number' && e['confidence'] >= 0 && e['confidence'] <= 1
-    && typeof e['reasoning'] === 'string' && typeof e['backend'] === 'string'
-    && Number.isFinite(e['storedAt']) && Number.isFinite(e['expiresAt']);
+  const ok =
+    e['v'] === 1 &&
+    (e['decision'] === 'allow' || e['decision'] === 'block' || e['decision'] === 'escalate') &&
+    typeof e['confidence'] === 'number' &&
+    e['confidence'] >= 0 &&
+    e['confidence'] <= 1 &&
+    typeof e['reasoning'] === 'string' &&
+    typeof e['backend'] === 'string' &&
+    Number.isFinite(e['storedAt']) &&
+    Number.isFinite(e['expiresAt']);
   if (!ok) return undefined;
   return {
-    decision: e['decision'] as EvaluatorDecision, confidence: e['confidence'] as number, reasoning: e['reasoning'] as string,
-    backend: e['backend'] as string, storedAt: e['storedAt'] as number, expiresAt: e['expiresAt'] as number,
+    decision: e['decision'] as EvaluatorDecision,
+    confidence: e['confidence'] as number,
+    reasoning: e['reasoning'] as string,
+    backend: e['backend'] as string,
+    storedAt: e['storedAt'] as number,
+    expiresAt: e['expiresAt'] as number,
   };
 }

@@ -46,11 +46,19 @@ export type Tier2Result = TierVerdict & {
 export const TIER2_DEFAULTS = { dailyBudget: 100, cacheTtlMs: 60_000, timeoutMs: 30_000 } as const;
 
 export const TIER2_RULES = {
-  allow: 'tier2.allow', block: 'tier2.block', escalate: 'tier2.escalate',
-  canaryMissing: 'tier2.canary_missing', canaryInPayload: 'tier2.canary_in_payload',
-  budgetExhausted: 'tier2.budget_exhausted', unreachable: 'tier2.unreachable', notConfigured: 'tier2.not_configured',
-  malformed: 'tier2.malformed', unknownDecision: 'tier2.unknown_decision',
-  storeError: 'tier2.store_error', actionInvalid: 'tier2.action_invalid', misconfigured: 'tier2.misconfigured',
+  allow: 'tier2.allow',
+  block: 'tier2.block',
+  escalate: 'tier2.escalate',
+  canaryMissing: 'tier2.canary_missing',
+  canaryInPayload: 'tier2.canary_in_payload',
+  budgetExhausted: 'tier2.budget_exhausted',
+  unreachable: 'tier2.unreachable',
+  notConfigured: 'tier2.not_configured',
+  malformed: 'tier2.malformed',
+  unknownDecision: 'tier2.unknown_decision',
+  storeError: 'tier2.store_error',
+  actionInvalid: 'tier2.action_invalid',
+  misconfigured: 'tier2.misconfigured',
   internalError: 'tier2.internal_error',
 } as const;
 
@@ -86,8 +94,10 @@ export class Tier2Evaluator {
     if (!isValidCanary(o.canary)) problems.push('the workspace canary is not 64 hex characters, so answers cannot be verified');
     if (!Number.isSafeInteger(budget) || budget < 0) problems.push(`dailyBudget must be a whole number ≥ 0 (got ${String(budget)})`);
     if (!Number.isFinite(this.ttl) || this.ttl < 0) problems.push(`cacheTtlMs must be a number ≥ 0 (got ${String(this.ttl)})`);
-    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0) problems.push(`timeoutMs must be a number > 0 (got ${String(this.timeoutMs)})`);
-    if (this.onUnavailable !== 'block' && this.onUnavailable !== 'escalate') problems.push(`onUnavailable must be 'block' or 'escalate' (got ${String(this.onUnavailable)})`);
+    if (!Number.isFinite(this.timeoutMs) || this.timeoutMs <= 0)
+      problems.push(`timeoutMs must be a number > 0 (got ${String(this.timeoutMs)})`);
+    if (this.onUnavailable !== 'block' && this.onUnavailable !== 'escalate')
+      problems.push(`onUnavailable must be 'block' or 'escalate' (got ${String(this.onUnavailable)})`);
     this.configError = problems.length ? problems.join('; ') : undefined;
   }
 
@@ -107,7 +117,13 @@ export class Tier2Evaluator {
     let compact: string;
     let display: string;
     try {
-      if (action === null || typeof action !== 'object' || typeof action.type !== 'string' || action.payload === null || typeof action.payload !== 'object') {
+      if (
+        action === null ||
+        typeof action !== 'object' ||
+        typeof action.type !== 'string' ||
+        action.payload === null ||
+        typeof action.payload !== 'object'
+      ) {
         throw new TypeError('expected { type: string, payload: object }');
       }
       compact = canonicalJson({ type: action.type, payload: action.payload });
@@ -118,7 +134,10 @@ export class Tier2Evaluator {
     // The canary lives with Bulwark's FullBlock state; an action that carries it has read it
     // somewhere it must not, or is trying to forge an evaluator answer.
     if (compact.toLowerCase().includes(this.canary.toLowerCase())) {
-      return this.fail(TIER2_RULES.canaryInPayload, 'The action contains the Tier 2 workspace canary, which only Bulwark and its evaluator should know (canary leaked or an attempt to forge the evaluator\'s answer); blocked without asking the evaluator');
+      return this.fail(
+        TIER2_RULES.canaryInPayload,
+        "The action contains the Tier 2 workspace canary, which only Bulwark and its evaluator should know (canary leaked or an attempt to forge the evaluator's answer); blocked without asking the evaluator",
+      );
     }
     const key = sha256Hex(compact);
 
@@ -138,7 +157,11 @@ export class Tier2Evaluator {
     // 3. A back end at all.
     const backend = this.backend;
     if (!backend) {
-      return this.unavailable(TIER2_RULES.notConfigured, 'evaluator_unreachable', 'Tier 2 is not configured: no LLM evaluator back end is set up (configure an OpenAI-compatible endpoint or a VS Code language model)');
+      return this.unavailable(
+        TIER2_RULES.notConfigured,
+        'evaluator_unreachable',
+        'Tier 2 is not configured: no LLM evaluator back end is set up (configure an OpenAI-compatible endpoint or a VS Code language model)',
+      );
     }
 
     // 4. Budget: one unit per real backend call, taken before the call.
@@ -155,7 +178,11 @@ export class Tier2Evaluator {
       return this.storeFailed('updating the daily budget', e);
     }
     if (!ok) {
-      return this.unavailable(TIER2_RULES.budgetExhausted, 'budget_exhausted', `The Tier 2 daily budget is exhausted: all ${this.budget.limit} evaluations for ${day} are used (it resets at local midnight)`);
+      return this.unavailable(
+        TIER2_RULES.budgetExhausted,
+        'budget_exhausted',
+        `The Tier 2 daily budget is exhausted: all ${this.budget.limit} evaluations for ${day} are used (it resets at local midnight)`,
+      );
     }
 
     // 5. The call, aborted after timeoutMs.
@@ -167,32 +194,65 @@ export class Tier2Evaluator {
     try {
       answer = await withTimeout(this.timeoutMs, (signal) => backend.complete(buildEvaluatorPrompt(this.canary), userMessage, signal));
     } catch (e) {
-      return this.unavailable(TIER2_RULES.unreachable, 'evaluator_unreachable', `The Tier 2 evaluator (${backend.id}) is unreachable: ${errorText(e)}`);
+      return this.unavailable(
+        TIER2_RULES.unreachable,
+        'evaluator_unreachable',
+        `The Tier 2 evaluator (${backend.id}) is unreachable: ${errorText(e)}`,
+      );
     }
 
     // 6. Strict parse and canary check.
     const parsed = parseEvaluatorAnswerDetailed(answer, this.canary);
     const r = parsed.result;
     if ('error' in r) {
-      const rule = r.event === 'canary_missing' ? TIER2_RULES.canaryMissing : r.event === 'unknown_decision' ? TIER2_RULES.unknownDecision : TIER2_RULES.malformed;
+      const rule =
+        r.event === 'canary_missing'
+          ? TIER2_RULES.canaryMissing
+          : r.event === 'unknown_decision'
+            ? TIER2_RULES.unknownDecision
+            : TIER2_RULES.malformed;
       const what = r.event === 'canary_missing' ? 'failed the canary check' : 'gave an unusable answer';
-      return { ...this.fail(rule, `The Tier 2 evaluator (${backend.id}) ${what}: ${clean(r.error)}; blocked`), canary: parsed.canary, event: r.event };
+      return {
+        ...this.fail(rule, `The Tier 2 evaluator (${backend.id}) ${what}: ${clean(r.error)}; blocked`),
+        canary: parsed.canary,
+        event: r.event,
+      };
     }
 
     // 7. Cache the verified verdict, then return it.
     const storedAt = this.clock.now();
     try {
-      if (this.ttl > 0) this.cache.set(key, { decision: r.decision, confidence: r.confidence, reasoning: r.reasoning, backend: backend.id, storedAt, expiresAt: storedAt + this.ttl });
+      if (this.ttl > 0)
+        this.cache.set(key, {
+          decision: r.decision,
+          confidence: r.confidence,
+          reasoning: r.reasoning,
+          backend: backend.id,
+          storedAt,
+          expiresAt: storedAt + this.ttl,
+        });
     } catch (e) {
       return this.storeFailed('writing the verdict cache', e);
     }
     return this.verdict(r.decision, r.confidence, r.reasoning, backend.id, false, '');
   }
 
-  private verdict(decision: EvaluatorDecision, confidence: number, reasoning: string, backendId: string, cached: boolean, suffix: string): Tier2Result {
+  private verdict(
+    decision: EvaluatorDecision,
+    confidence: number,
+    reasoning: string,
+    backendId: string,
+    cached: boolean,
+    suffix: string,
+  ): Tier2Result {
     const said = clean(reasoning) || '(no reasoning given)';
     return {
-      decision, tier: 2, confidence, rules: [TIER2_RULES[decision]], cached, canary: 'verified',
+      decision,
+      tier: 2,
+      confidence,
+      rules: [TIER2_RULES[decision]],
+      cached,
+      canary: 'verified',
       reason: `Tier 2 evaluator (${clean(backendId)}) answered ${decision.toUpperCase()} with confidence ${confidence}${suffix}: ${said}`,
     };
   }
@@ -210,7 +270,13 @@ export class Tier2Evaluator {
   private unavailable(rule: string, event: Tier2Event, why: string): Tier2Result {
     const escalate = this.onUnavailable === 'escalate';
     return {
-      decision: escalate ? 'escalate' : 'block', tier: 2, confidence: 1, rules: [rule], cached: false, canary: 'n/a', event,
+      decision: escalate ? 'escalate' : 'block',
+      tier: 2,
+      confidence: 1,
+      rules: [rule],
+      cached: false,
+      canary: 'n/a',
+      event,
       reason: escalate ? `${why}; escalated to Tier 3 (a human) because Tier 2 is set to escalate when unavailable` : `${why}; blocked`,
     };
   }
@@ -235,7 +301,7 @@ async function withTimeout<T>(ms: number, task: (signal: AbortSignal) => Promise
 }
 
 function errorText(e: unknown): string {
-  const msg = e instanceof Error ? (e.message || e.name) : String(e);
+  const msg = e instanceof Error ? e.message || e.name : String(e);
   return clean(msg) || 'unknown error';
 }
 

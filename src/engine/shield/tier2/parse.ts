@@ -6,8 +6,15 @@ import { constantTimeEqual } from './canary';
 export type Tier2Event = 'budget_exhausted' | 'evaluator_unreachable' | 'canary_missing' | 'malformed_answer' | 'unknown_decision';
 export type EvaluatorDecision = 'allow' | 'block' | 'escalate';
 
-export interface ParsedAnswer { decision: EvaluatorDecision; confidence: number; reasoning: string }
-export interface ParseError { error: string; event: 'canary_missing' | 'malformed_answer' | 'unknown_decision' }
+export interface ParsedAnswer {
+  decision: EvaluatorDecision;
+  confidence: number;
+  reasoning: string;
+}
+export interface ParseError {
+  error: string;
+  event: 'canary_missing' | 'malformed_answer' | 'unknown_decision';
+}
 
 /** Longest answer read at all; the prompt asks for one or two sentences. */
 export const MAX_ANSWER_CHARS = 64 * 1024;
@@ -22,7 +29,10 @@ export function parseEvaluatorAnswer(text: string, canary: string): ParsedAnswer
 
 /** @internal As parseEvaluatorAnswer, plus whether the canary was checked and matched. */
 export function parseEvaluatorAnswerDetailed(text: string, canary: string): { result: ParsedAnswer | ParseError; canary: CanaryStatus } {
-  const malformed = (error: string, status: CanaryStatus = 'n/a') => ({ result: { error, event: 'malformed_answer' as const }, canary: status });
+  const malformed = (error: string, status: CanaryStatus = 'n/a') => ({
+    result: { error, event: 'malformed_answer' as const },
+    canary: status,
+  });
   if (typeof text !== 'string') return malformed('the evaluator returned no text');
   if (text.length > MAX_ANSWER_CHARS) return malformed(`the answer is ${text.length} characters long (limit ${MAX_ANSWER_CHARS})`);
   if (text.trim() === '') return malformed('the answer is empty');
@@ -34,8 +44,19 @@ export function parseEvaluatorAnswerDetailed(text: string, canary: string): { re
 
   const echoed = obj['canary'];
   if (typeof echoed !== 'string' || !constantTimeEqual(echoed, canary)) {
-    const what = echoed === undefined ? 'has no "canary" field' : typeof echoed !== 'string' ? 'has a "canary" field that is not a string' : 'echoes a canary that is not the workspace canary';
-    return { result: { error: `the answer ${what}; it was not written under Bulwark's evaluator instructions (possible prompt injection)`, event: 'canary_missing' }, canary: 'missing' };
+    const what =
+      echoed === undefined
+        ? 'has no "canary" field'
+        : typeof echoed !== 'string'
+          ? 'has a "canary" field that is not a string'
+          : 'echoes a canary that is not the workspace canary';
+    return {
+      result: {
+        error: `the answer ${what}; it was not written under Bulwark's evaluator instructions (possible prompt injection)`,
+        event: 'canary_missing',
+      },
+      canary: 'missing',
+    };
   }
 
   const d = obj['decision'];
@@ -43,7 +64,13 @@ export function parseEvaluatorAnswerDetailed(text: string, canary: string): { re
   if (typeof d !== 'string') return malformed('the "decision" field is not a string', 'verified');
   const decision = d.toLowerCase();
   if (decision !== 'allow' && decision !== 'block' && decision !== 'escalate') {
-    return { result: { error: `unknown decision ${JSON.stringify(d.slice(0, 40))} (expected ALLOW, BLOCK or ESCALATE)`, event: 'unknown_decision' }, canary: 'verified' };
+    return {
+      result: {
+        error: `unknown decision ${JSON.stringify(d.slice(0, 40))} (expected ALLOW, BLOCK or ESCALATE)`,
+        event: 'unknown_decision',
+      },
+      canary: 'verified',
+    };
   }
   const c = obj['confidence'];
   if (c === undefined) return malformed('the answer has no "confidence" field', 'verified');
@@ -71,7 +98,11 @@ function jsonObjectsIn(text: string): Record<string, unknown>[] {
     if (end < 0) break; // never closes: the rest is not an object (stopping keeps this linear)
     let value: unknown;
     let ok = true;
-    try { value = JSON.parse(text.slice(start, end + 1)); } catch { ok = false; }
+    try {
+      value = JSON.parse(text.slice(start, end + 1));
+    } catch {
+      ok = false;
+    }
     if (ok && value !== null && typeof value === 'object' && !Array.isArray(value)) found.push(value as Record<string, unknown>);
     i = end + 1;
   }
@@ -89,7 +120,10 @@ function balancedEnd(text: string, start: number): number {
       else if (ch === '"') inString = false;
     } else if (ch === '"') inString = true;
     else if (ch === '{') depth++;
-    else if (ch === '}') { depth--; if (depth === 0) return i; }
+    else if (ch === '}') {
+      depth--;
+      if (depth === 0) return i;
+    }
   }
   return -1;
 }
