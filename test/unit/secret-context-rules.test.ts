@@ -92,7 +92,9 @@ describe('secret context rules: contexts', () => {
   const v = join('Zq8LmX2vT9', 'rB4nW7kC1p');
   const cases: [string, string][] = [
     ['generic-log-secret', `2024-05-02T10:01:22Z INFO client Key=${v} loaded`],
-    ['generic-log-secret', `[worker] loaded key: ${v}`],
+    ['generic-log-secret', `[worker] loaded key ${v}`],
+    // `key: value` is an assignment to a name ending in key as well; that rule is listed first.
+    ['generic-json-key-secret', `[worker] loaded key: ${v}`],
     ['generic-log-secret', `export API_KEY ${v}`],
     ['generic-log-secret', `DEBUG using api key ${v}`],
     ['generic-json-key-secret', `{"stripeKey": "${v}"}`],
@@ -131,6 +133,26 @@ describe('secret context rules: contexts', () => {
     ['generic-properties-key-token', `policy.webhook-key: ${v}`, v],
     ['generic-token-quoted', '{"mailgun.auth.token":"copper.juniper.velvet.lantern42"}', 'copper.juniper.velvet.lantern42'],
     ['generic-log-secret', `AUTHTOKEN /${v}`, `/${v}`],
+    // Issue 16: secret-named contexts with lower floors (short, low-entropy, digit-free or symbol-holding values).
+    [
+      'generic-log-secret',
+      `level=info msg="calling upload" KEY=${join('Jao6Ha^M', '%LFnOCE')} duration=612ms`,
+      join('Jao6Ha^M', '%LFnOCE'),
+    ],
+    ['generic-line-start-secret-name', `TOKEN ${v}`, v],
+    [
+      'generic-line-start-secret-name',
+      `ok\nCLIENT_SECRET ${join('YstMzPdF-CbJ', '-X-JyQLVpp_DIJYA')}`,
+      join('YstMzPdF-CbJ', '-X-JyQLVpp_DIJYA'),
+    ],
+    ['generic-json-key-secret', `{'KEY': '${join('cb6f972c2822e7', '2bda72b8831b5')}'}`, join('cb6f972c2822e7', '2bda72b8831b5')],
+    [
+      'generic-json-key-secret',
+      `[mailgun]\nMailgunKey = ${join('661e26ea63897de8', '34f49374fde769e7')}`,
+      join('661e26ea63897de8', '34f49374fde769e7'),
+    ],
+    ['generic-env-key', `export SMTP_KEY=${join('Mwz5tIlqF', 'nw7sS#6')}`, join('Mwz5tIlqF', 'nw7sS#6')],
+    ['generic-token-unquoted', `  WEBHOOK_ACCESS_TOKEN: ${join('Maple=9967', 'Maple%')}`, join('Maple=9967', 'Maple%')],
   ];
   for (const [id, text, value] of forms) {
     it(`${id}: ${text.replace(value, '…')}`, () => {
@@ -174,6 +196,27 @@ describe('secret context rules: placeholders stay in clear', () => {
     join('SLACK_WEBHOOK_URL=https://hooks.slack.com/services/', 'T00000000/B00000000/', rep('X', 24)),
     '  storageKey: "<storage-account-key>"',
     'gpr.key=your_github_token_here',
+    // Issue 16: the secret-named contexts with lower floors keep placeholders, references and code in clear.
+    'TOKEN your_api_key_here',
+    'CLIENT_SECRET <CLIENT_SECRET>',
+    'PASSWORD changeme',
+    'KEY $(cat /run/secrets/key)',
+    'SMTP_KEY=xxxxxxxxxxxxxxxx',
+    'SMTP_KEY=${SMTP_KEY}',
+    '[mail]\nMailgunKey = your_mailgun_key_here',
+    '[mail]\nMailgunKey = {{ mailgun_key }}',
+    '  WEBHOOK_ACCESS_TOKEN: ${WEBHOOK_TOKEN}',
+    '  - name: DB_PASSWORD\n    value: "changeme"',
+    'key = "id"',
+    'const apiKey = process.env.MAILGUN_API_KEY;',
+    'password: string;',
+    'const k = getKey();',
+    'token: Token;',
+    'type K = keyof T;',
+    'primaryKey: true,',
+    "foreignKey = 'user_id'",
+    'mailgun_key = mailgunKeyFromVault2',
+    'signingKey: Uint8Array',
   ];
   for (const text of texts) {
     it(text, () =>
