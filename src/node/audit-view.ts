@@ -33,8 +33,33 @@ function decisionIn(e: AuditEntry): DecisionDetails | undefined {
     ...(typeof d.tier === 'number' ? { tier: d.tier } : {}),
     ...(Array.isArray(d.rules) ? { rules: d.rules.filter((r): r is string => typeof r === 'string') } : {}),
     ...(typeof d.reason === 'string' ? { reason: d.reason } : {}),
+    ...(Array.isArray(d.reasons) ? { reasons: reasonsIn(d.reasons) } : {}),
+    ...(aliasesIn(e) ?? {}),
     ...(typeof d.confidence === 'number' ? { confidence: d.confidence } : {}),
   };
+}
+
+/** The structured reasons an entry records, read defensively (a log is data: any shape may be on disk). */
+function reasonsIn(list: readonly unknown[]): NonNullable<DecisionDetails['reasons']> {
+  return list.flatMap((v) => {
+    const r = obj(v);
+    if (!r || typeof r.rule !== 'string' || typeof r.message !== 'string') return [];
+    return [
+      {
+        rule: r.rule,
+        ...(typeof r.tier === 'number' ? { tier: r.tier } : {}),
+        ...(typeof r.kind === 'string' ? { kind: r.kind } : {}),
+        message: r.message,
+      },
+    ];
+  });
+}
+
+function aliasesIn(e: AuditEntry): { ruleAliases: Record<string, string> } | undefined {
+  const a = obj(e.details?.rule_aliases);
+  if (!a) return undefined;
+  const out = Object.fromEntries(Object.entries(a).filter((kv): kv is [string, string] => typeof kv[1] === 'string'));
+  return Object.keys(out).length ? { ruleAliases: out } : undefined;
 }
 
 /** Every rule name an entry records: its decision's and each tier's `rules`, and a derived event's `rules` and `rule`. */
@@ -105,7 +130,12 @@ export function detailOf(e: AuditEntry, link?: ActionLink): AuditDetail {
   const { decision: _d, args, ...other } = e.details ?? {};
   void _d;
   const found = decisionIn(e) ?? (link?.evaluated ? decisionIn(link.evaluated) : undefined);
-  const decision = found?.reason === undefined ? found : { ...found, reason: redactTextOrWithhold(found.reason) };
+  // What a log holds was redacted when written; it is shown redacted again (a log from an older version, a hand edit).
+  const decision = found && {
+    ...found,
+    ...(found.reason === undefined ? {} : { reason: redactTextOrWithhold(found.reason) }),
+    ...(found.reasons ? { reasons: found.reasons.map((r) => ({ ...r, message: redactTextOrWithhold(r.message) })) } : {}),
+  };
   const shownArgs = args !== undefined ? args : link?.args?.details?.args;
   return {
     seq: e.seq,

@@ -279,6 +279,20 @@ function renderDetail(seq: number, d: AuditDetail | undefined): void {
     field(dd, 'Tier', d.decision.tier !== undefined ? String(d.decision.tier) : undefined);
     field(dd, 'Rules', d.decision.rules?.length ? d.decision.rules.join(', ') : '(none)');
     field(dd, 'Reason', d.decision.reason);
+    if (d.decision.reasons?.length) {
+      // Each rule behind the decision on its own line: which tier, and whether it is a protection rule, a policy or an error.
+      const aliases = d.decision.ruleAliases ?? {};
+      const why = el('ul', 'reasons');
+      for (const r of d.decision.reasons) {
+        const alias = aliases[r.rule] ? ` (formerly ${aliases[r.rule]})` : '';
+        const where = [r.tier !== undefined ? `Tier ${r.tier}` : '', r.kind ?? ''].filter(Boolean).join(', ');
+        why.append(el('li', undefined, `${r.rule}${alias}${where ? ` [${where}]` : ''}: ${r.message}`));
+      }
+      const dt = el('dt', undefined, 'Why');
+      const ddWhy = el('dd');
+      ddWhy.append(why);
+      dd.append(dt, ddWhy);
+    }
     field(dd, 'Confidence', d.decision.confidence !== undefined ? String(d.decision.confidence) : undefined);
     detailPane.append(dd);
   }

@@ -44,6 +44,10 @@ export interface AuditDetail {
     readonly tier?: number;
     readonly rules?: readonly string[];
     readonly reason?: string;
+    /** The structured reasons (entries written since they exist): each rule with its tier, kind and message. */
+    readonly reasons?: readonly { readonly rule: string; readonly tier?: number; readonly kind?: string; readonly message: string }[];
+    /** Former codes of the rules it names (`prompt-injection.ignore-previous` → `PI-001`). */
+    readonly ruleAliases?: Readonly<Record<string, string>>;
     readonly confidence?: number;
   };
   /** The (already redacted) arguments as indented JSON. */

@@ -79,6 +79,49 @@ describe('audit view model', () => {
     assert.match(d?.args ?? '', /etc\/passwd/);
   });
 
+  it('shows the structured reasons and former rule codes of a decision, redacted, and skips malformed ones', () => {
+    const v = new AuditView();
+    const secret = 'ghp_' + 'a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8';
+    v.add(<AuditEntry>{
+      ts: '2026-01-01T00:00:00.000Z',
+      session: 's',
+      action_type: 'write_file',
+      prev_hash: 'p',
+      hash: 'h',
+      seq: 1,
+      id: 'e1',
+      event: 'ACTION_EVALUATED',
+      details: {
+        action_id: 'x',
+        rule_aliases: { 'heuristic.prompt-injection.ignore-previous': 'heuristic.PI-001', bad: 7 },
+        decision: {
+          decision: 'block',
+          tier: 1,
+          rules: ['heuristic.prompt-injection.ignore-previous'],
+          reason: `Blocked at Tier 1: told to ignore instructions near ${secret}.`,
+          reasons: [
+            {
+              rule: 'heuristic.prompt-injection.ignore-previous',
+              tier: 1,
+              kind: 'policy',
+              message: `told to ignore instructions near ${secret}`,
+            },
+            { rule: 42, message: 'not a rule' },
+            'not an object',
+          ],
+        },
+      },
+    });
+    const d = v.detail(1)?.decision;
+    assert.deepEqual(
+      d?.reasons?.map((r) => [r.rule, r.tier, r.kind]),
+      [['heuristic.prompt-injection.ignore-previous', 1, 'policy']],
+    );
+    assert.ok(!d?.reasons?.[0]?.message.includes(secret) && d?.reasons?.[0]?.message.includes('[REDACTED:'), d?.reasons?.[0]?.message);
+    assert.ok(!d?.reason?.includes(secret));
+    assert.deepEqual(d?.ruleAliases, { 'heuristic.prompt-injection.ignore-previous': 'heuristic.PI-001' });
+  });
+
   // How long the filtering takes (< 1000 ms) is measured in `npm run bench` (bench/limits.ts), not asserted here (issue 15).
   it('filters 100k entries', () => {
     const v = new AuditView();
