@@ -334,7 +334,8 @@ async function realCodeFigures(rules: SecretRuleSet, lint: Lint, version: string
         findings: slRanges.reduce((n, r) => n + r.length, 0),
       },
     ],
-    ratio: +(bMBps / slMBps).toFixed(1),
+    // Unrounded: the targets compare this, and a rounded 1.45 would pass a 1.5 floor.
+    ratio: bMBps / slMBps,
     bulwarkFindingsByRule: Object.fromEntries(Object.entries(byRule).sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))),
   };
 }
@@ -489,7 +490,8 @@ export async function redactionFigures(): Promise<RedactionFigures> {
         findings: NaN,
       },
     ],
-    ratio: +(bMBps / slMBps).toFixed(1),
+    // Unrounded: the targets compare this, and a rounded 1.45 would pass a 1.5 floor.
+    ratio: bMBps / slMBps,
     recall: recallRows,
     bulwarkRecall: bAll.found / bAll.total,
     secretlintRecall: slAll.found / slAll.total,
@@ -541,9 +543,9 @@ export function printRedactionFigures(r: RedactionFigures): void {
       `  ${m.mode}: write() p50 ${m.writeP50us} µs, p99 ${m.writeP99us} µs; ${m.releasedByOwnWritePct}% of chunks fully out after their own write; held after a chunk p99 ${m.heldBytesP99} B (max ${m.heldBytesMax}); paced latency p50 ${m.pacedLatencyP50ms} ms, p99 ${m.pacedLatencyP99ms} ms (chunks without secret text: p99 ${m.secretFreePacedP99ms} ms); flush timer released ${m.releasedByTimerBytes} B`,
     );
   }
-  console.log(`target: redaction ≥ 10× secretlint: ${r.ratio >= 10 ? 'met' : 'MISSED'} (${r.ratio}×)`);
+  console.log(`target: redaction ≥ 10× secretlint: ${r.ratio >= 10 ? 'met' : 'MISSED'} (${r.ratio.toFixed(2)}×)`);
   console.log(
-    `target (issue 16): batch redaction not below 1.5× secretlint in the same run: ${r.ratio >= 1.5 ? 'met' : 'MISSED'} (${r.ratio}× on the planted corpus, ${r.realCode.ratio}× on real code)`,
+    `target (issue 16): batch redaction not below 1.5× secretlint in the same run: ${r.ratio >= 1.5 ? 'met' : 'MISSED'} (${r.ratio.toFixed(2)}× on the planted corpus, ${r.realCode.ratio.toFixed(2)}× on real code)`,
   );
   const fmt = r.recall.find((x) => x.planted === 'provider-format')!;
   console.log(
@@ -560,7 +562,7 @@ export function printRedactionFigures(r: RedactionFigures): void {
   );
   console.table(rc.throughput);
   console.log(
-    `real code (node_modules, no planted secrets): Bulwark ${rc.ratio}× secretlint's throughput; findings (most likely false positives or fixtures): Bulwark ${rc.throughput[0]!.findings}, secretlint ${rc.throughput[1]!.findings}`,
+    `real code (node_modules, no planted secrets): Bulwark ${rc.ratio.toFixed(2)}× secretlint's throughput; findings (most likely false positives or fixtures): Bulwark ${rc.throughput[0]!.findings}, secretlint ${rc.throughput[1]!.findings}`,
   );
   const rules = Object.entries(rc.bulwarkFindingsByRule);
   console.log(
