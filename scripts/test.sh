@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # THE test command (`npm test`, also what CI runs through .ci/run). Works on a fresh clone: the bootstrap installs
 # the toolchain (Node 24, apt packages, node_modules, code-server) first.
-# Stages: check (scripts/check.sh = `npm run check`: build, type check, lint, unit tests, stopping at its first
+# Stages: check (scripts/check.sh = `npm run check`: build, type check, lint, formatting, unit tests, stopping at its first
 #   failure) | agents (test/agents/run.sh: the real agent CLIs with Bulwark's hooks) | e2e (test/e2e/test-e2e.sh).
 #   The slow stages run only when the check passed (fail fast); agents and e2e both run even if one of them fails.
 # The last line is the summary `tests: N passed, M failed` (mocha unit + agents + e2e counts; a stage that fails without
@@ -43,7 +43,7 @@ stage_result() {
 }
 
 # --- check: build, type check, lint, unit tests (scripts/check.sh, `npm run check`; stops at its first failure) ---------
-say "check: bash scripts/check.sh (build, type check, lint, unit tests)"
+say "check: bash scripts/check.sh (build, type check, lint, formatting, unit tests)"
 t=$SECONDS
 BULWARK_CHECK_BOOTSTRAPPED=1 bash scripts/check.sh 2>&1 | tee "$LOGS/unit.txt"
 check_rc=${PIPESTATUS[0]}
