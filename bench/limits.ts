@@ -14,12 +14,13 @@ import { loadShellParser } from '../src/node/shell-grammar';
 import { evaluateHeuristics, loadHeuristicRules } from '../src/engine/heuristics';
 import { loadOnnxClassifier } from '../src/node/classifier/onnx-classifier';
 import { findSecrets, loadSecretRules, redactSecrets } from '../src/engine/secrets';
-import { AuditView, type AuditEntry } from '../src/node/audit-view';
+import { AuditView } from '../src/node/audit-view';
 import { parseEvaluatorAnswer, generateCanary } from '../src/engine/shield/tier2';
 import { inspect } from '../src/engine/content';
 import { writeTinyClassifier } from '../test/unit/helpers/tiny-classifier';
 import { repoRoot } from '../test/unit/helpers/repo';
 import { contentAdversarialInputs, heuristicsAdversarialInputs } from '../test/unit/helpers/adversarial';
+import { auditViewEntry, plantedLogCorpus } from '../test/unit/helpers/workloads';
 
 export interface LimitFigure {
   /** The unit test the limit came from (file: test name). */
@@ -192,15 +193,7 @@ function secretsLimits(out: LimitFigure[]): void {
   findSecrets(rules, source.slice(0, 20_000)); // warm up
   out.push(figure('secrets.test.ts: secret rules: scans 1 MB of source code', 'time', 1000, timed(() => findSecrets(rules, source))[1]));
   const mixed = ts.slice(2 << 20, 3 << 20);
-  const plants = rules.rules
-    .flatMap((r) => r.examples.match)
-    .filter((e) => !/-----BEGIN(?![\s\S]*-----END)|PuTTY-User-Key-File(?![\s\S]*Private-MAC)/.test(e));
-  let corpus = '';
-  for (let i = 0; corpus.length < 2 << 20; i++) {
-    corpus += `2024-05-01T12:${String(i % 60).padStart(2, '0')}:00Z INFO request id=${((i * 2654435761) >>> 0).toString(16)} path=/api/v1/items?page=${i % 7} status=200 duration_ms=${i % 300}\n`;
-    if (i % 40 === 0) corpus += mixed.slice((i * 997) % (mixed.length - 4000), ((i * 997) % (mixed.length - 4000)) + 4000) + '\n';
-    if (i % 25 === 0) corpus += `DEBUG config ${plants[i % plants.length]!}\n`;
-  }
+  const corpus = plantedLogCorpus(rules, mixed);
   findSecrets(rules, corpus.slice(0, 50_000));
   const ms = timed(() => redactSecrets(rules, corpus))[1];
   out.push(
@@ -217,27 +210,7 @@ function secretsLimits(out: LimitFigure[]): void {
 
 function auditViewLimits(out: LimitFigure[]): void {
   const v = new AuditView();
-  for (let seq = 1; seq <= 100_000; seq++) {
-    v.add(<AuditEntry>{
-      seq,
-      id: `id-${seq}`,
-      ts: '2026-01-01T00:00:00.000Z',
-      session: seq % 2 ? 's1' : 's2',
-      event: seq % 3 ? 'ACTION_APPROVED' : 'ACTION_BLOCKED',
-      action_type: 'read_file',
-      details: {
-        decision: {
-          decision: seq % 3 ? 'allow' : 'block',
-          tier: 0,
-          rules: seq % 3 ? [] : ['protection.full_block'],
-          reason: `reason ${seq}`,
-        },
-        args: { path: `/tmp/file-${seq}.txt` },
-      },
-      prev_hash: 'p',
-      hash: 'h',
-    });
-  }
+  for (let seq = 1; seq <= 100_000; seq++) v.add(auditViewEntry(seq));
   out.push(
     figure('audit-view.test.ts: audit view model: filters 100k entries', 'time', 1000, timed(() => v.setFilter({ text: 'file-4242' }))[1]),
   );

@@ -1,29 +1,7 @@
 // The audit webview's model (src/node/audit-view.ts): rows, filters, paging, details.
 import assert from 'node:assert/strict';
 import { AuditView, type AuditEntry } from '../../src/node/audit-view';
-
-function entry(seq: number, over: Partial<AuditEntry> = {}): AuditEntry {
-  return <AuditEntry>{
-    seq,
-    id: `id-${seq}`,
-    ts: '2026-01-01T00:00:00.000Z',
-    session: seq % 2 ? 's1' : 's2',
-    event: seq % 3 ? 'ACTION_APPROVED' : 'ACTION_BLOCKED',
-    action_type: 'read_file',
-    details: {
-      decision: {
-        decision: seq % 3 ? 'allow' : 'block',
-        tier: 0,
-        rules: seq % 3 ? [] : ['protection.full_block'],
-        reason: `reason ${seq}`,
-      },
-      args: { path: `/tmp/file-${seq}.txt` },
-    },
-    prev_hash: 'p',
-    hash: 'h',
-    ...over,
-  };
-}
+import { auditViewEntry as entry } from './helpers/workloads';
 
 describe('audit view model', () => {
   it('pages, filters by session, event, decision and text, and finds entries', () => {

@@ -16,6 +16,7 @@ import {
   shannonEntropy,
 } from '../../src/engine/secrets';
 import { repoRoot } from './helpers/repo';
+import { plantedLogCorpus } from './helpers/workloads';
 
 const root = repoRoot();
 const dir = path.join(root, 'security/secrets');
@@ -456,16 +457,7 @@ describe('secret rules: helpers and speed', () => {
   it('redacts a mixed corpus of source code and logs with planted secrets', function () {
     this.timeout(30_000);
     const source = fs.readFileSync(path.join(root, 'node_modules/typescript/lib/typescript.js'), 'utf8').slice(2 << 20, 3 << 20);
-    // Complete examples only: an unterminated private-key block redacts everything after it (fail closed).
-    const plants = rules.rules
-      .flatMap((r) => r.examples.match)
-      .filter((e) => !/-----BEGIN(?![\s\S]*-----END)|PuTTY-User-Key-File(?![\s\S]*Private-MAC)/.test(e));
-    let corpus = '';
-    for (let i = 0; corpus.length < 2 << 20; i++) {
-      corpus += `2024-05-01T12:${String(i % 60).padStart(2, '0')}:00Z INFO request id=${((i * 2654435761) >>> 0).toString(16)} path=/api/v1/items?page=${i % 7} status=200 duration_ms=${i % 300}\n`;
-      if (i % 40 === 0) corpus += source.slice((i * 997) % (source.length - 4000), ((i * 997) % (source.length - 4000)) + 4000) + '\n';
-      if (i % 25 === 0) corpus += `DEBUG config ${plants[i % plants.length]!}\n`;
-    }
+    const corpus = plantedLogCorpus(rules, source);
     const { findings } = redactSecrets(rules, corpus);
     assert.ok(findings.length > 100);
   });
