@@ -5,19 +5,13 @@
 // with a fixed seed and with one fresh seed per run (helpers/seeds.ts: BULWARK_PROPERTY_SEED reproduces).
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { StreamingRedactor, findSecrets, loadSecretRules, redactSecrets, type FlushScheduler } from '../../src/engine/secrets';
+import { StreamingRedactor, loadSecretRules, redactSecrets, type FlushScheduler } from '../../src/engine/secrets';
 import { runSeeds, withSeed } from './helpers/seeds';
+import { ruleMatchPlants } from './helpers/workloads';
 
 const rules = loadSecretRules();
 
-const PLANTS = rules.rules
-  .flatMap((r) =>
-    r.examples.match.map((text) => ({
-      text,
-      secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
-    })),
-  )
-  .filter((p) => p.secrets.length > 0);
+const PLANTS = ruleMatchPlants(rules);
 
 const FRAGMENTS = [
   'gh',

@@ -4,16 +4,10 @@
 // seed per run: helpers/seeds.ts); the fast-check version of the same property is in
 // streaming-redactor.property.test.ts.
 import assert from 'node:assert/strict';
-import {
-  StreamingRedactor,
-  findSecrets,
-  loadSecretRules,
-  redactSecrets,
-  type FlushScheduler,
-  type SecretRuleSet,
-} from '../../src/engine/secrets';
+import { StreamingRedactor, loadSecretRules, redactSecrets, type FlushScheduler, type SecretRuleSet } from '../../src/engine/secrets';
 import { prng } from './helpers/prng';
 import { runSeeds, withSeed } from './helpers/seeds';
+import { ruleMatchPlants } from './helpers/workloads';
 
 const rules: SecretRuleSet = loadSecretRules();
 
@@ -84,15 +78,7 @@ function stream(chunks: readonly string[], opts: { expected: string; secrets: re
 // ---------------------------------------------------------------- generators
 
 /** Every rule's match examples, with the secret values the full rule set finds in them. */
-const PLANTS = rules.rules
-  .flatMap((r) =>
-    r.examples.match.map((text) => ({
-      rule: r.id,
-      text,
-      secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
-    })),
-  )
-  .filter((p) => p.secrets.length > 0);
+const PLANTS = ruleMatchPlants(rules);
 
 const FILLERS = [
   'const total = items.reduce((sum, item) => sum + item.price, 0);',

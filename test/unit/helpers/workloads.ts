@@ -1,7 +1,7 @@
 // Workloads shared by the unit tests (which check what comes out) and `npm run bench` (bench/limits.ts, which
 // times them): one definition, so the bench measures exactly the input the tests check.
 import type { AuditEntry } from '../../../src/node/audit-view';
-import type { SecretRuleSet } from '../../../src/engine/secrets';
+import { findSecrets, type SecretRuleSet } from '../../../src/engine/secrets';
 
 /** An audit entry of the view-model tests: every second one in session s2, every third one blocked. */
 export function auditViewEntry(seq: number, over: Partial<AuditEntry> = {}): AuditEntry {
@@ -43,4 +43,17 @@ export function plantedLogCorpus(rules: SecretRuleSet, source: string): string {
     if (i % 25 === 0) corpus += `DEBUG config ${plants[i % plants.length]!}\n`;
   }
   return corpus;
+}
+
+/** Every rule's match examples that the full rule set finds something in, with the secret values found (the streaming tests' plants). */
+export function ruleMatchPlants(rules: SecretRuleSet): { rule: string; text: string; secrets: string[] }[] {
+  return rules.rules
+    .flatMap((r) =>
+      r.examples.match.map((text) => ({
+        rule: r.id,
+        text,
+        secrets: findSecrets(rules, text).map((f) => text.slice(f.start, f.end)),
+      })),
+    )
+    .filter((p) => p.secrets.length > 0);
 }
