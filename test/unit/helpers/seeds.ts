@@ -37,29 +37,30 @@ export function runSeeds(fixed: number): readonly RunSeed[] {
   ];
 }
 
-/**
- * Runs `body` with the seed; a failure is rethrown with the seed and the command line that reproduces
- * it in front of the original message (the original error is the cause).
- */
+/** The error a failure becomes: the seed and how to reproduce it in front of the original message (the original is the cause). */
+function seedFailure(s: RunSeed, e: unknown): Error {
+  const how = s.fresh ? `rerun with ${PROPERTY_SEED_ENV}=${s.seed} to reproduce` : 'it fails on every run';
+  // The message only: the test runner prints the cause with its stack below.
+  const original = e instanceof Error ? e.message : String(e);
+  return new Error(`failed with ${s.label} (${how}):\n${original}`, { cause: e });
+}
+
+/** Runs `body` with the seed; a failure is rethrown as seedFailure says. */
 export function withSeed<T>(s: RunSeed, body: (seed: number) => T): T {
   try {
     return body(s.seed);
   } catch (e) {
-    const how = s.fresh ? `rerun with ${PROPERTY_SEED_ENV}=${s.seed} to reproduce` : 'it fails on every run';
-    // The message only: the test runner prints the cause with its stack below.
-    const original = e instanceof Error ? e.message : String(e);
-    throw new Error(`failed with ${s.label} (${how}):\n${original}`, { cause: e });
+    throw seedFailure(s, e);
   }
 }
 
-/** withSeed for an async body: a rejection is rethrown the same way. */
+/** withSeed for an async body: a throw or a rejection is rethrown the same way. */
 export async function withSeedAsync<T>(s: RunSeed, body: (seed: number) => Promise<T>): Promise<T> {
-  return withSeed(s, body).catch((e: unknown) => {
-    // withSeed only sees the promise; the rejection gets the same seed message here.
-    if (e instanceof Error && e.message.startsWith(`failed with ${s.label}`)) throw e;
-    const how = s.fresh ? `rerun with ${PROPERTY_SEED_ENV}=${s.seed} to reproduce` : 'it fails on every run';
-    throw new Error(`failed with ${s.label} (${how}):\n${e instanceof Error ? e.message : String(e)}`, { cause: e });
-  });
+  try {
+    return await body(s.seed);
+  } catch (e) {
+    throw seedFailure(s, e);
+  }
 }
 
 /** One mocha test per seed of runSeeds(fixed); the title names the seed, a failure says how to reproduce it. */
