@@ -599,6 +599,42 @@ reg('xxd', (inv) => {
   if (input && input.text !== '-') inv.an.read(input, inv.scope);
   if (output && output.text !== '-') inv.an.write(output, inv.scope);
 });
+// look STRING [FILE…]: the first operand is the prefix it looks for, not a file. It opens `-` as a file name.
+reg('look', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 't',
+    long: ['terminate'],
+    flags: ['alternative', 'dictionary', 'ignore-case', 'help', 'version'],
+  });
+  for (const f of p.pos.slice(1)) inv.an.read(f, inv.scope);
+});
+// ptx [INPUT…]; with -G (traditional) ptx INPUT [OUTPUT]: the second operand is the file it writes.
+// -b, -i and -o name word lists it reads; -F, -M, -S, -W take strings and expressions, -g and -w numbers.
+reg('ptx', (inv) => {
+  const p = parseOpts(inv.args, {
+    short: 'FMSWbgiow',
+    long: [
+      'flag-truncation',
+      'macro-name',
+      'sentence-regexp',
+      'word-regexp',
+      'break-file',
+      'gap-size',
+      'ignore-file',
+      'only-file',
+      'width',
+      'format',
+    ],
+    flags: ['auto-reference', 'traditional', 'ignore-case', 'right-side-refs', 'references', 'typeset-mode', 'help', 'version'],
+  });
+  for (const f of values(p, '-b', '-i', '-o', '--break-file', '--ignore-file', '--only-file'))
+    if (f.dynamic || f.text !== '-') inv.an.read(f, inv.scope);
+  const traditional = has(p, '-G', '--traditional');
+  for (const [i, f] of p.pos.entries()) {
+    if (traditional && i === 1) inv.an.write(f, inv.scope);
+    else if (f.dynamic || f.text !== '-') inv.an.read(f, inv.scope);
+  }
+});
 reader(
   ['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'],
   {
