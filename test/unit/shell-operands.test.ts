@@ -84,6 +84,51 @@ describe('shell operand table (security/shell/operands)', () => {
       /for posix commands only/,
     ],
     [
+      'runs before another operand role',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'data', options: { posix: true }, operands: ['runs', 'read'] }],
+      },
+      /`runs` must be the last operand role/,
+    ],
+    [
+      'runs without options ending at the command',
+      { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'data', operands: 'runs' }] },
+      /needs options.posix/,
+    ],
+    [
+      'a runs role for an option value',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'data', options: { short: 'c' }, option_values: { '-c': 'runs' } }],
+      },
+      /option_values maps options to one of read, write, delete, read_write, none, contacted$/,
+    ],
+    [
+      'no-command options on a command that runs none',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'data', operands: 'read', no_command_options: ['-p'] }],
+      },
+      /are for commands that run one/,
+    ],
+    [
+      'an opaque reason that is not a sentence',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'data', operands: 'none', opaque: 'no' }],
+      },
+      /opaque is the reason/,
+    ],
+    [
       'unknown example key',
       {
         version: 1,

@@ -14,7 +14,7 @@ import { NET_COMMANDS } from './commands/network';
 import { SHELL_COMMANDS } from './commands/shells';
 import { PS_CMDLETS, WIN_COMMANDS, psAliasFor } from './commands/windows';
 import { WRAPPERS } from './commands/wrappers';
-import { dataHandler } from './data-handler';
+import { dataHandler, runsCommand } from './data-handler';
 import { OperandTableError, operandEntries } from './operands';
 
 /** The data entries' handlers (security/shell/operands/, `handler: data`). */
@@ -110,7 +110,7 @@ for (const entry of new Set(operandEntries().values())) {
   if (entry.handler !== 'data') continue;
   for (const n of entry.names)
     if (posixEntry(n)) throw new OperandTableError(`operand table: \`${n}\` has a data entry and a code handler`);
-  register(DATA_COMMANDS, entry.names, dataHandler(entry));
+  register(DATA_COMMANDS, entry.names, dataHandler(entry), runsCommand(entry));
 }
 
 // Two code modules registering one name would make the answer depend on the lookup order.

@@ -9,10 +9,13 @@ import windowsTable from '../../../security/shell/operands/windows.yaml';
 import wrappersTable from '../../../security/shell/operands/wrappers.yaml';
 
 export type OperandRegistry = 'posix' | 'cmd' | 'powershell';
-/** What an operand or option value is to the command (a host it contacts or a command it runs needs code today). */
-export type OperandRole = 'read' | 'write' | 'delete' | 'read_write';
+/**
+ * What an operand or option value is to the command: a file it reads, writes or deletes, `none` (not a file: a
+ * duration, a name), `contacted` (a host or URL it connects to), `runs` (the command line it runs, from here on).
+ */
+export type OperandRole = 'read' | 'write' | 'delete' | 'read_write' | 'none' | 'contacted' | 'runs';
 const REGISTRIES: readonly OperandRegistry[] = ['posix', 'cmd', 'powershell'];
-const ROLES: readonly OperandRole[] = ['read', 'write', 'delete', 'read_write'];
+const ROLES: readonly OperandRole[] = ['read', 'write', 'delete', 'read_write', 'none', 'contacted', 'runs'];
 
 export interface OperandOptions {
   readonly short?: string;
@@ -44,6 +47,14 @@ export interface OperandEntry {
   readonly dash_is_stdio?: boolean;
   /** An operand starting with `+` is an offset or a command (`tail +5`, `less +G`), not a file. */
   readonly plus_operands?: boolean;
+  /** The command uses the network whatever its operands (`ping`, `torsocks`). */
+  readonly network?: boolean;
+  /** The command's effects are unknown whatever its operands: the reason (one sentence). */
+  readonly opaque?: string;
+  /** Options with which a command that `runs` one acts on a running process instead (`cpulimit -p PID`). */
+  readonly no_command_options?: readonly string[];
+  /** Why a command that `runs` one is opaque when given none (it starts an interactive shell). */
+  readonly no_command_opaque?: string;
   /** Left out of the shipped bundles (esbuild.mjs); the tests read them from the files. */
   readonly examples?: readonly OperandExample[];
 }
@@ -68,9 +79,24 @@ const ENTRY_KEYS = [
   'opaque_options',
   'dash_is_stdio',
   'plus_operands',
+  'network',
+  'opaque',
+  'no_command_options',
+  'no_command_opaque',
   'examples',
 ];
-const DATA_KEYS = ['options', 'operands', 'option_values', 'opaque_options', 'dash_is_stdio', 'plus_operands'] as const;
+const DATA_KEYS = [
+  'options',
+  'operands',
+  'option_values',
+  'opaque_options',
+  'dash_is_stdio',
+  'plus_operands',
+  'network',
+  'opaque',
+  'no_command_options',
+  'no_command_opaque',
+] as const;
 const OPTION_KEYS = ['short', 'short_optional', 'long', 'flags', 'posix', 'negative_numbers'];
 const EXAMPLE_KEYS = [
   'run',
@@ -136,9 +162,22 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       const roles = Array.isArray(c.operands) ? c.operands : c.operands === undefined ? [] : [c.operands];
       if ((Array.isArray(c.operands) && c.operands.length === 0) || !roles.every((r) => ROLES.includes(r as OperandRole)))
         fail(`${label}: operands must be one of ${ROLES.join(', ')}, or a list of them by position`);
+      // The command line it runs is every word from its position on: the last role, and options must end there.
+      const runsAt = roles.indexOf('runs');
+      if (runsAt >= 0 && runsAt !== roles.length - 1) fail(`${label}: \`runs\` must be the last operand role`);
+      if (runsAt >= 0 && o.posix !== true) fail(`${label}: a command that runs one needs options.posix (its options end at the command)`);
+      if (runsAt < 0 && (c.no_command_options !== undefined || c.no_command_opaque !== undefined))
+        fail(`${label}: no_command_options and no_command_opaque are for commands that run one (a \`runs\` operand)`);
+      if (c.no_command_options !== undefined && (!strings(c.no_command_options) || !(c.no_command_options as string[]).every(isOption)))
+        fail(`${label}: no_command_options must be a list of options`);
+      for (const k of ['opaque', 'no_command_opaque'] as const)
+        if (c[k] !== undefined && (typeof c[k] !== 'string' || (c[k] as string).length < 10))
+          fail(`${label}: ${k} is the reason (one sentence)`);
+      if (c.network !== undefined && typeof c.network !== 'boolean') fail(`${label}: network must be true or false`);
       const ov = (c.option_values ?? {}) as Record<string, unknown>;
       for (const [k, v] of Object.entries(ov))
-        if (!isOption(k) || !ROLES.includes(v as OperandRole)) fail(`${label}: option_values maps options to one of ${ROLES.join(', ')}`);
+        if (!isOption(k) || !ROLES.includes(v as OperandRole) || v === 'runs')
+          fail(`${label}: option_values maps options to one of ${ROLES.filter((r) => r !== 'runs').join(', ')}`);
       const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
       for (const [k, v] of Object.entries(oo))
         if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);

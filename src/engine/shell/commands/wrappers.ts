@@ -346,57 +346,6 @@ register(
 
 register(
   WRAPPERS,
-  'timeout',
-  (inv) => {
-    const p = parseOpts(inv.args, {
-      short: 'sk',
-      long: ['signal', 'kill-after'],
-      flags: ['foreground', 'preserve-status', 'verbose'],
-      posix: true,
-    });
-    runChild(inv, p.rest.slice(1));
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
-  'nice',
-  (inv) => {
-    let args = inv.args;
-    if (args[0] && /^-\d+$/.test(args[0].text)) args = args.slice(1);
-    const p = parseOpts(args, { short: 'n', long: ['adjustment'], posix: true });
-    runChild(inv, p.rest);
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
-  'ionice',
-  (inv) => {
-    if (inv.args.some((w) => w.text === '-p' || w.text === '-P' || w.text === '-u' || w.text.startsWith('--pid'))) {
-      inv.an.pushCommand('ionice');
-      return;
-    }
-    const p = parseOpts(inv.args, { short: 'cn', long: ['class', 'classdata'], posix: true });
-    runChild(inv, p.rest);
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
-  'stdbuf',
-  (inv) => {
-    const p = parseOpts(inv.args, { short: 'ioe', long: ['input', 'output', 'error'], posix: true });
-    runChild(inv, p.rest);
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
   'time',
   (inv) => {
     const p = parseOpts(inv.args, {
@@ -496,95 +445,28 @@ register(
   true,
 );
 
+// `entr [-acdnprsz] UTILITY [ARG…] < LIST`: runs the utility each time a listed file changes; with `-s` the
+// utility is a shell command line.
 register(
   WRAPPERS,
-  ['setsid', 'unbuffer', 'catchsegv', 'pkexec', 'faketime'],
+  'entr',
   (inv) => {
-    let args = inv.args;
-    if (inv.cmd === 'faketime') args = args.filter((w) => !w.text.startsWith('-')).slice(1);
-    const p = parseOpts(args, { long: ['user'], posix: true });
+    const p = parseOpts(inv.args, { posix: true });
+    if (p.rest.length === 0) return void inv.an.pushCommand('entr');
+    if (has(p, '-s')) {
+      const line = p.rest[0]!;
+      if (line.dynamic) inv.an.opaque('entr -s command is not literal');
+      else inv.an.runScript(line.text, inv.scope, 'entr -s');
+      return;
+    }
     runChild(inv, p.rest);
   },
   true,
 );
 
-/**
- * Programs that run the command in their arguments after their own options (`valgrind CMD`,
- * `cpulimit -l 50 -- CMD`): `short`/`long` are their options that take a value. `opaque`: the
- * command runs with another root, namespace or sandbox mapping, so the paths the analysis finds
- * may name other files. `attach`: options that attach to a running process instead (no command).
- */
-const EXEC_WRAPPERS: Record<string, { short?: string; long?: string[]; opaque?: string; attach?: string[] }> = {
-  valgrind: {},
-  cpulimit: { short: 'lpe', long: ['limit', 'pid', 'exe', 'cpu'], attach: ['-p', '-e', '--pid', '--exe'] },
-  firejail: { opaque: 'firejail runs the command in a sandbox whose mounts may map paths elsewhere' },
-  unshare: {
-    short: 'RwSG',
-    long: ['root', 'wd', 'setuid', 'setgid', 'propagation', 'setgroups', 'map-user', 'map-group', 'map-users', 'map-groups', 'kill-child'],
-    opaque: 'unshare runs the command in new namespaces',
-  },
-  nsenter: {
-    short: 'tSGrw',
-    long: ['target', 'setuid', 'setgid', 'root', 'wd'],
-    opaque: "nsenter runs the command in another process's namespaces, where paths name that process's files",
-  },
-  proot: {
-    short: 'rbwkq',
-    long: ['rootfs', 'bind', 'cwd', 'kernel-release', 'qemu'],
-    opaque: 'proot runs the command under another root directory',
-  },
-  fakeroot: { short: 'lsib', long: ['lib', 'faked'] },
-  eatmydata: {},
-  'xvfb-run': { short: 'efnpsw', long: ['error-file', 'auth-file', 'server-num', 'xauth-protocol', 'server-args', 'wait'] },
-  'dbus-launch': { long: ['config-file', 'autolaunch'] },
-  'dbus-run-session': { long: ['config-file', 'dbus-daemon'] },
-  caffeinate: { short: 'tw', attach: ['-w'] },
-  arch: { short: 'ed', long: ['arch'] },
-  entr: {},
-};
-
-for (const [name, spec] of Object.entries(EXEC_WRAPPERS)) {
-  register(
-    WRAPPERS,
-    name,
-    (inv) => {
-      const p = parseOpts(inv.args, { short: spec.short, long: spec.long, posix: true });
-      if (spec.attach && p.opts.some((o) => spec.attach!.includes(o.name))) {
-        inv.an.pushCommand(inv.cmd);
-        return;
-      }
-      if (spec.opaque) inv.an.opaque(spec.opaque);
-      if (p.rest.length === 0) {
-        // unshare, nsenter, firejail with no command start a shell.
-        if (spec.opaque) inv.an.opaque(`${inv.cmd} with no command starts an interactive shell`);
-        else inv.an.pushCommand(inv.cmd);
-        return;
-      }
-      // `entr -s 'make test'`: the utility is a shell command line.
-      if (inv.cmd === 'entr' && p.opts.some((o) => o.name === '-s')) {
-        const line = p.rest[0]!;
-        if (line.dynamic) inv.an.opaque('entr -s command is not literal');
-        else inv.an.runScript(line.text, inv.scope, 'entr -s');
-        return;
-      }
-      runChild(inv, p.rest);
-    },
-    true,
-  );
-}
-
-register(WRAPPERS, ['bwrap', 'bubblewrap'], (inv) => {
-  // Its options take one to three values each; the command is what follows them.
-  inv.an.opaque(`${inv.cmd} runs a command in a sandbox whose mounts map paths elsewhere`);
-});
-
 register(WRAPPERS, 'run-parts', (inv) => {
   if (inv.args.some((w) => w.text === '--test' || w.text === '--list')) return;
   inv.an.opaque('run-parts runs every program in a directory');
-});
-
-register(WRAPPERS, 'parallel', (inv) => {
-  inv.an.opaque('parallel runs commands built from its arguments or input');
 });
 
 register(WRAPPERS, 'start-stop-daemon', (inv) => {
@@ -674,32 +556,6 @@ register(
 
 register(
   WRAPPERS,
-  ['torsocks', 'proxychains', 'proxychains4', 'tsocks'],
-  (inv) => {
-    inv.an.net();
-    const p = parseOpts(inv.args, { short: 'fuaP', posix: true });
-    for (const f of values(p, '-f')) inv.an.read(f, inv.scope);
-    runChild(inv, p.rest);
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
-  ['chrt', 'taskset'],
-  (inv) => {
-    if (inv.args.some((w) => w.text === '-p' || w.text === '--pid')) {
-      inv.an.pushCommand(inv.cmd);
-      return;
-    }
-    const p = parseOpts(inv.args, { posix: true });
-    runChild(inv, p.rest.slice(1));
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
   'flock',
   (inv) => {
     const p = parseOpts(inv.args, { short: 'wEc', long: ['timeout', 'conflict-exit-code', 'command'], posix: true });
@@ -756,19 +612,6 @@ register(WRAPPERS, 'httpd', (inv) => {
 
 register(
   WRAPPERS,
-  ['busybox', 'toybox'],
-  (inv) => {
-    if (inv.args.length === 0 || inv.args[0]!.text.startsWith('-')) {
-      inv.an.pushCommand(inv.cmd);
-      return;
-    }
-    runChild(inv, inv.args);
-  },
-  true,
-);
-
-register(
-  WRAPPERS,
   'chroot',
   (inv) => {
     const p = parseOpts(inv.args, { long: ['userspec', 'groups'], flags: ['skip-chdir'], posix: true });
@@ -784,7 +627,13 @@ register(
   ['strace', 'ltrace'],
   (inv) => {
     const p = parseOpts(inv.args, { short: 'abeEIoOpPsSuUX', long: ['output'], posix: true });
-    for (const o of values(p, '-o', '--output')) inv.an.write(o, inv.scope);
+    for (const o of values(p, '-o', '--output')) {
+      // strace: an output name starting with `|` or `!` is a shell command the trace is piped to.
+      if (inv.cmd === 'strace' && /^[|!]/.test(o.dynamic ? o.prefix : o.text)) {
+        if (o.dynamic) inv.an.opaque('strace -o pipes the trace to a command that is not literal');
+        else inv.an.runScript(o.text.slice(1), inv.scope, 'strace -o');
+      } else inv.an.write(o, inv.scope);
+    }
     if (p.rest.length === 0) {
       inv.an.pushCommand(inv.cmd);
       return;
@@ -818,18 +667,6 @@ register(WRAPPERS, ['at', 'batch'], (inv) => {
   if (inv.io.script !== undefined) inv.an.runScript(inv.io.script, inv.scope, `${inv.cmd} job`);
 });
 
-register(
-  WRAPPERS,
-  'screen',
-  (inv) => {
-    const p = parseOpts(inv.args, { short: 'cehpsStTX', posix: true });
-    if (has(p, '-X')) inv.an.opaque('screen -X sends commands to a session');
-    if (p.rest.length) runChild(inv, p.rest);
-    else inv.an.pushCommand('screen');
-  },
-  true,
-);
-
 register(WRAPPERS, 'tmux', (inv) => {
   const words = inv.args;
   const sub = words.find((w) => !w.text.startsWith('-'));
@@ -854,33 +691,3 @@ register(WRAPPERS, ['gdb', 'lldb'], (inv) => {
   }
   genericReads(inv, inv.args);
 });
-
-register(
-  WRAPPERS,
-  'systemd-run',
-  (inv) => {
-    inv.an.opaque('systemd-run starts the command as a separate service');
-    const p = parseOpts(inv.args, {
-      short: 'HMpEu',
-      long: [
-        'unit',
-        'property',
-        'setenv',
-        'description',
-        'slice',
-        'on-calendar',
-        'on-active',
-        'on-boot',
-        'uid',
-        'gid',
-        'nice',
-        'working-directory',
-        'machine',
-        'host',
-      ],
-      posix: true,
-    });
-    runChild(inv, p.rest);
-  },
-  true,
-);
