@@ -1,7 +1,8 @@
 // Archives and compression: what tar, zip, unzip, 7z and the compressors read, write and delete.
-import { has, lastValue, parseOpts } from '../options';
+import { has, lastValue, parseOpts, values, type OptSpec } from '../options';
 import { literalWord, sliceWord, type WordValue } from '../words';
 import { DOT, baseName, clip, isRemoteSpec, joinWord, register, type Inv, type Registry } from '../helpers';
+import type { Platform } from '../../types';
 
 export const ARCHIVE_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(ARCHIVE_COMMANDS, names, fn);
@@ -378,69 +379,166 @@ reg(['7z', '7za', '7zr'], (inv) => {
   } else if (archive) inv.an.read(archive, inv.scope);
 });
 
-const COMPRESSORS: Record<string, string> = {
-  gzip: '.gz',
-  gunzip: '.gz',
-  pigz: '.gz',
-  unpigz: '.gz',
-  bzip2: '.bz2',
-  bunzip2: '.bz2',
-  pbzip2: '.bz2',
-  xz: '.xz',
-  unxz: '.xz',
-  lzma: '.lzma',
-  unlzma: '.lzma',
-  zstd: '.zst',
-  unzstd: '.zst',
-  lz4: '.lz4',
-  unlz4: '.lz4',
-  compress: '.Z',
-  uncompress: '.Z',
-  lzip: '.lz',
+/** One compressed format: what its compressor adds to a name and what its decompressor takes off. */
+interface Codec {
+  readonly suffix: string;
+  /** The suffixes decompression recognises, each with what replaces it (`.tgz` becomes `.tar`), in the order tried. */
+  readonly strip: readonly (readonly [string, string])[];
+  /** gzip compares suffixes without case (`x.GZ`, `x.Z`). */
+  readonly anyCase?: boolean;
+  /**
+   * Decompressing a name without a known suffix: gzip and compress open NAME+suffix and write NAME; bzip2 and lzip
+   * write NAME.out; xz, zstd and lz4 skip it (counted here as writing and removing NAME, which fails closed).
+   */
+  readonly unknownSuffix: 'opens-with-suffix' | 'writes-out' | 'skips';
+  /** zstd and lz4 keep their input unless --rm. */
+  readonly keepsInput?: boolean;
+}
+
+const GZ: Codec = {
+  suffix: '.gz',
+  strip: [['.gz', ''], ['.z', ''], ['.taz', '.tar'], ['.tgz', '.tar'], ['-gz', ''], ['-z', ''], ['_z', '']],
+  anyCase: true,
+  unknownSuffix: 'opens-with-suffix',
 };
+const BZ2: Codec = { suffix: '.bz2', strip: [['.bz2', ''], ['.bz', ''], ['.tbz2', '.tar'], ['.tbz', '.tar']], unknownSuffix: 'writes-out' };
+const LZMA_STRIP = [['.lzma', ''], ['.tlz', '.tar']] as const;
+const XZ: Codec = { suffix: '.xz', strip: [['.xz', ''], ['.txz', '.tar'], ...LZMA_STRIP, ['.lz', '']], unknownSuffix: 'skips' };
+const LZMA: Codec = { suffix: '.lzma', strip: LZMA_STRIP, unknownSuffix: 'skips' };
+const ZSTD: Codec = {
+  suffix: '.zst',
+  strip: [['.zst', ''], ['.tzst', '.tar'], ['.gz', ''], ['.tgz', '.tar'], ['.xz', ''], ['.txz', '.tar'], ['.lzma', ''], ['.lz4', ''], ['.tlz4', '.tar']],
+  unknownSuffix: 'skips',
+  keepsInput: true,
+};
+const LZ4: Codec = { suffix: '.lz4', strip: [['.lz4', '']], unknownSuffix: 'skips', keepsInput: true };
+const Z: Codec = { suffix: '.Z', strip: [['.Z', '']], unknownSuffix: 'opens-with-suffix' };
+const LZIP: Codec = { suffix: '.lz', strip: [['.lz', ''], ['.tlz', '.tar']], unknownSuffix: 'writes-out' };
+
+/** Each compressor: its format, whether the name alone decompresses (gunzip, bunzip2, unxz…), and its options that take a value. */
+const COMPRESSORS: Record<string, { codec: Codec; decompresses?: true; spec: OptSpec }> = {};
+const GZIP_SPEC: OptSpec = { short: 'S', long: ['suffix'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose', 'recursive', 'best', 'fast', 'rsyncable', 'name', 'no-name', 'synchronous'] };
+const PIGZ_SPEC: OptSpec = { ...GZIP_SPEC, short: 'bpSIJ', long: ['blocksize', 'processes', 'suffix', 'iterations', 'maxsplits', 'comment', 'alias'] };
+const BZIP2_SPEC: OptSpec = { flags: ['stdout', 'decompress', 'compress', 'keep', 'force', 'test', 'small', 'quiet', 'verbose', 'best', 'fast'] };
+const PBZIP2_SPEC: OptSpec = { ...BZIP2_SPEC, short: 'bmp' };
+// xz --files[=FILE] and --files0[=FILE] read the names to compress from FILE: flags here, their `=` values read below.
+const XZ_SPEC: OptSpec = {
+  short: 'CFMST',
+  long: ['check', 'format', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt-decompress', 'suffix', 'threads', 'block-size', 'block-list', 'filters'],
+  flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose', 'files', 'files0', 'single-stream', 'no-sparse', 'best', 'fast', 'extreme'],
+};
+const ZSTD_SPEC: OptSpec = {
+  short: 'oD',
+  long: ['output', 'patch-from', 'memory', 'threads', 'format', 'trace', 'output-dir-flat', 'output-dir-mirror', 'filelist', 'dictID'],
+  flags: ['stdout', 'decompress', 'uncompress', 'keep', 'rm', 'force', 'test', 'list', 'quiet', 'verbose', 'recursive', 'ultra', 'long', 'fast', 'sparse', 'no-progress'],
+};
+const LZ4_SPEC: OptSpec = { flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'rm', 'force', 'test', 'list', 'quiet', 'verbose', 'multiple', 'sparse', 'no-frame-crc', 'content-size', 'favor-decSpeed', 'fast', 'best'] };
+const COMPRESS_SPEC: OptSpec = { short: 'b' };
+const LZIP_SPEC: OptSpec = {
+  short: 'bmnosSB',
+  long: ['member-size', 'match-length', 'threads', 'output', 'dictionary-size', 'volume-size', 'data-size'],
+  flags: ['stdout', 'decompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose', 'recursive', 'best', 'fast'],
+};
+const compressor = (names: readonly string[], codec: Codec, spec: OptSpec, decompresses?: true) => {
+  for (const n of names) COMPRESSORS[n] = { codec, spec, ...(decompresses && { decompresses }) };
+};
+compressor(['gzip'], GZ, GZIP_SPEC);
+compressor(['gunzip'], GZ, GZIP_SPEC, true);
+compressor(['pigz'], GZ, PIGZ_SPEC);
+compressor(['unpigz'], GZ, PIGZ_SPEC, true);
+compressor(['bzip2'], BZ2, BZIP2_SPEC);
+compressor(['bunzip2'], BZ2, BZIP2_SPEC, true);
+compressor(['pbzip2'], BZ2, PBZIP2_SPEC);
+compressor(['xz'], XZ, XZ_SPEC);
+compressor(['unxz'], XZ, XZ_SPEC, true);
+compressor(['lzma'], LZMA, XZ_SPEC);
+compressor(['unlzma'], LZMA, XZ_SPEC, true);
+compressor(['zstd'], ZSTD, ZSTD_SPEC);
+compressor(['unzstd'], ZSTD, ZSTD_SPEC, true);
+compressor(['lz4'], LZ4, LZ4_SPEC);
+compressor(['unlz4'], LZ4, LZ4_SPEC, true);
+compressor(['compress'], Z, COMPRESS_SPEC);
+compressor(['uncompress'], Z, COMPRESS_SPEC, true);
+compressor(['lzip'], LZIP, LZIP_SPEC);
+
+/** The suffix a format option names (`xz -F lzma`, `zstd --format=gzip`); undefined keeps the command's own. */
+const FORMAT_SUFFIX: Record<string, string> = { gzip: '.gz', xz: '.xz', lzma: '.lzma', alone: '.lzma', lz4: '.lz4', zstd: '.zst', lzip: '.lz' };
+
+/** The name decompressing `text` writes, or null when no suffix of the codec (nor the -S one) ends it. */
+function decompressedName(text: string, codec: Codec, customSuffix: string | undefined, platform: Platform): string | null {
+  const strip: (readonly [string, string])[] = customSuffix ? [[customSuffix, ''], ...codec.strip] : [...codec.strip];
+  const base = baseName(text, platform);
+  for (const [suffix, replacement] of strip) {
+    const ends = codec.anyCase ? base.toLowerCase().endsWith(suffix.toLowerCase()) : base.endsWith(suffix);
+    // A name that is only the suffix (`.gz`) has nothing left to write to.
+    if (ends && base.length > suffix.length) return text.slice(0, text.length - suffix.length) + replacement;
+  }
+  return null;
+}
 
 reg(Object.keys(COMPRESSORS), (inv) => {
-  const { an } = inv;
-  const p = parseOpts(inv.args, {
-    short: 'SoTM',
-    long: ['suffix', 'output', 'threads', 'memory', 'format', 'files0-from'],
-    flags: [
-      'stdout',
-      'to-stdout',
-      'decompress',
-      'uncompress',
-      'keep',
-      'force',
-      'test',
-      'list',
-      'rm',
-      'quiet',
-      'verbose',
-      'recursive',
-      'best',
-      'fast',
-    ],
-  });
+  const { an, scope } = inv;
   const name = inv.cmd.toLowerCase();
-  let suffix = COMPRESSORS[name] ?? '.gz';
+  const { codec, decompresses, spec } = COMPRESSORS[name]!;
+  const p = parseOpts(inv.args, spec);
   const s = lastValue(p, '-S', '--suffix');
-  if (s && !s.dynamic) suffix = s.text.startsWith('.') ? s.text : '.' + s.text;
-  const decompress = name.startsWith('un') || name === 'gunzip' || has(p, '-d', '--decompress', '--uncompress');
-  const toStdout = has(p, '-c', '--stdout', '--to-stdout', '-t', '--test', '-l', '--list');
-  const isZstd = name === 'zstd' || name === 'unzstd' || name === 'lz4' || name === 'unlz4';
-  const keep = has(p, '-k', '--keep') || (isZstd && !has(p, '--rm'));
+  // gzip, pigz and xz take -S as the suffix itself (no dot added); lzip's -S is a volume size.
+  const customSuffix = s && !s.dynamic && s.text !== '' && codec !== LZIP ? s.text : undefined;
+  const format = lastValue(p, '-F', '--format');
+  let suffix = customSuffix ?? codec.suffix;
+  if (!customSuffix && format && !format.dynamic && FORMAT_SUFFIX[format.text]) suffix = FORMAT_SUFFIX[format.text]!;
+  const decompress = decompresses === true || has(p, '-d', '--decompress', '--uncompress');
+  // lz4's -l is its legacy frame format, not a listing.
+  const toStdout = has(p, '-c', '--stdout', '--to-stdout', '-t', '--test', '--list') || (codec !== LZ4 && has(p, '-l'));
+  const keep = has(p, '-k', '--keep') || (codec.keepsInput === true && !has(p, '--rm'));
+  // A list of the files to work on (standard input without a value), a dictionary, a patch base: read.
+  for (const f of values(p, '--files', '--files0', '--filelist', '-D', '--patch-from')) if (f.dynamic || f.text !== '-') an.read(f, scope);
+  if (has(p, '--files', '--files0', '--filelist'))
+    an.opaque(`${inv.cmd} takes the names of the files it writes and removes from a list, which is not known here`);
+  for (const f of values(p, '--trace')) an.write(f, scope);
   const out = lastValue(p, '-o', '--output');
-  if (out && isZstd) an.write(out, inv.scope);
-  for (const f of p.pos) {
+  if (out && (out.dynamic || out.text !== '-')) an.write(out, scope);
+  const outDir = lastValue(p, '--output-dir-flat', '--output-dir-mirror');
+  if (outDir) an.write(outDir, scope);
+  let inputs = p.pos;
+  // lz4 INPUT [OUTPUT]: without -m the second operand is the file it writes (`-` and `stdout`: standard output).
+  if (codec === LZ4 && !has(p, '-m', '--multiple') && inputs.length >= 2) {
+    const output = inputs[1]!;
+    if (output.dynamic || (output.text !== '-' && output.text !== 'stdout')) an.write(output, scope);
+    for (const f of inputs.slice(2)) an.read(f, scope);
+    inputs = inputs.slice(0, 1);
+    for (const f of inputs) if (f.dynamic || f.text !== '-') an.read(f, scope);
+    if (!toStdout && !keep) for (const f of inputs) if (f.dynamic || f.text !== '-') an.del(f, scope);
+    return;
+  }
+  const recursive = has(p, '-r', '--recursive');
+  for (const f of inputs) {
     if (f.text === '-' && !f.dynamic) continue;
-    an.read(f, inv.scope);
+    // -r: every file below a directory operand is compressed (or decompressed) in place.
+    if (recursive) an.readBelow(f, scope, 'contents');
+    else an.read(f, scope);
     if (toStdout) continue;
-    if (!(out && isZstd)) {
-      if (decompress) {
-        if (f.dynamic || f.glob) an.write(f, inv.scope);
-        else an.write(literalWord(f.text.endsWith(suffix) ? f.text.slice(0, -suffix.length) : f.text.replace(/\.tgz$/, '.tar')), inv.scope);
-      } else an.write(f.dynamic || f.glob ? f : literalWord(f.text + suffix), inv.scope);
+    const named = out ?? outDir;
+    if (!named) {
+      if (f.dynamic || f.glob || recursive) an.write(f, scope);
+      else if (!decompress) an.write(literalWord(f.text + suffix), scope);
+      else {
+        const plain = decompressedName(f.text, codec, customSuffix, an.platform);
+        if (plain !== null) an.write(literalWord(plain), scope);
+        else if (codec.unknownSuffix === 'writes-out') an.write(literalWord(f.text + '.out'), scope);
+        else if (codec.unknownSuffix === 'opens-with-suffix') {
+          // `gunzip log` opens log.gz when log has no suffix it knows, writes log and removes log.gz.
+          const compressed = literalWord(f.text + suffix);
+          an.read(compressed, scope);
+          an.write(f, scope);
+          if (!keep) an.del(compressed, scope);
+          continue;
+        } else an.write(f, scope);
+      }
+    } else if (outDir && !f.dynamic && !f.glob) {
+      const plain = decompress ? decompressedName(f.text, codec, customSuffix, an.platform) : baseName(f.text, an.platform) + suffix;
+      if (plain !== null) an.write(joinWord(outDir, baseName(plain, an.platform), an.platform), scope);
     }
-    if (!keep) an.del(f, inv.scope);
+    if (!keep) an.del(f, scope);
   }
 });
