@@ -106,11 +106,6 @@ register(
   true,
 );
 
-register(WRAPPERS, 'sudoedit', (inv) => {
-  const p = parseOpts(inv.args, { short: 'ugpCDhrtTUc' });
-  for (const w of p.pos) inv.an.write(w, inv.scope);
-});
-
 register(
   WRAPPERS,
   'doas',
@@ -685,9 +680,55 @@ register(WRAPPERS, 'tmux', (inv) => {
   }
 });
 
+/**
+ * gdb and lldb options by what their value is: debugger commands (a line, or a file of them) make the run opaque;
+ * program, symbol and core files are read; the rest (a process id, a directory, a name, an architecture) name no file.
+ */
+const DEBUGGER_OPTIONS: Record<'gdb' | 'lldb', { commands: string[]; commandFiles: string[]; files: string[]; other: string[] }> = {
+  gdb: {
+    commands: ['-ex', '-iex', '-eval-command', '--eval-command', '-init-eval-command', '--init-eval-command'],
+    commandFiles: ['-x', '-ix', '-command', '--command', '-init-command', '--init-command'],
+    files: ['-s', '-symbols', '--symbols', '-e', '-exec', '--exec', '-se', '-c', '-core', '--core'],
+    other: ['-p', '-pid', '--pid', '-d', '-directory', '--directory', '-cd', '--cd', '-tty', '--tty', '-b', '-l'],
+  },
+  lldb: {
+    commands: ['-o', '-O', '-k', '-K', '--one-line', '--one-line-before-file', '--one-line-on-crash'],
+    commandFiles: ['-s', '-S', '--source', '--source-before-file', '--source-on-crash'],
+    files: ['-c', '--core', '-f', '--file'],
+    other: ['-p', '--attach-pid', '-n', '--attach-name', '-a', '--arch', '-l', '--script-language'],
+  },
+};
+
 register(WRAPPERS, ['gdb', 'lldb'], (inv) => {
-  if (inv.args.some((w) => /^(-ex|-iex|-x|-ix|--eval-command|--init-eval-command|--command|-o|-O|-s|--one-line|--source)/.test(w.text))) {
-    inv.an.opaque(`${inv.cmd} runs debugger commands given on the command line`);
+  const spec = DEBUGGER_OPTIONS[inv.cmd as 'gdb' | 'lldb'];
+  const rest: WordValue[] = [];
+  let runsCommands = false;
+  for (let i = 0; i < inv.args.length; i++) {
+    const w = inv.args[i]!;
+    // `gdb --args PROG ARG…`: the program and its own arguments, as for any program.
+    if (!w.dynamic && w.text === '--args') {
+      rest.push(...inv.args.slice(i + 1));
+      break;
+    }
+    const eq = w.dynamic ? -1 : w.text.indexOf('=');
+    const name = eq > 0 ? w.text.slice(0, eq) : w.text;
+    const kind = spec.commands.includes(name)
+      ? 'commands'
+      : spec.commandFiles.includes(name)
+        ? 'commandFiles'
+        : spec.files.includes(name)
+          ? 'files'
+          : spec.other.includes(name)
+            ? 'other'
+            : undefined;
+    if (w.dynamic || !kind) {
+      rest.push(w);
+      continue;
+    }
+    const value = eq > 0 ? sliceWord(w, eq + 1) : inv.args[++i];
+    if (kind === 'commands' || kind === 'commandFiles') runsCommands = true;
+    if (value && (kind === 'commandFiles' || kind === 'files')) inv.an.read(value, inv.scope);
   }
-  genericReads(inv, inv.args);
+  if (runsCommands) inv.an.opaque(`${inv.cmd} runs debugger commands given on the command line`);
+  genericReads(inv, rest);
 });
