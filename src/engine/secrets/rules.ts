@@ -89,7 +89,10 @@ export interface SecretRule {
   readonly reach: number;
   /** Necessary conditions for a match at a position, checked before running the regex there. */
   readonly filter: StartFilter;
-  /** Strings (lower-case) one of which every match starts with, case-insensitively; absent when unknown. */
+  /**
+   * Strings one of which every match starts with; absent when unknown. For a case-insensitive regex
+   * they are lower-case and found case-insensitively, else found exactly as written.
+   */
   readonly leads?: readonly string[];
   /** Whether the secret is the first capturing group (else the whole match). */
   readonly hasGroup: boolean;
@@ -245,7 +248,6 @@ function examples(raw: unknown, where: string): SecretRule['examples'] {
   return { match: list('match'), no_match: list('no_match') };
 }
 
-/** Lead strings are worth indexing only when the rule's regex is tried over a window (reach > 0). */
 /** Whether the first capturing group is the last item the regex consumes (only lookarounds after it, at the top level). */
 function groupEndsMatch(tree: RegexNode): boolean {
   const items: RegexNode[] = [];
@@ -269,9 +271,10 @@ function groupEndsMatch(tree: RegexNode): boolean {
   return items.slice(0, i).every((n) => regexFacts(n).groups === 0);
 }
 
-function leadsOf(tree: ReturnType<typeof parseRegex>, reach: number): { leads?: string[] } {
+/** Lead strings are worth indexing only when the rule's regex is tried over a window (reach > 0). */
+function leadsOf(tree: ReturnType<typeof parseRegex>, reach: number, caseInsensitive: boolean): { leads?: string[] } {
   if (reach === 0) return {};
-  const leads = leadLiterals(tree);
+  const leads = leadLiterals(tree, caseInsensitive);
   return leads ? { leads } : {};
 }
 
@@ -375,7 +378,7 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
     lookbehind: facts.lookbehind,
     reach,
     filter: startFilter(tree, caseInsensitive),
-    ...leadsOf(tree, reach),
+    ...leadsOf(tree, reach, caseInsensitive),
     hasGroup: facts.groups > 0,
     examples: examples(raw['examples'], `${where}.examples`),
     index,
@@ -445,7 +448,7 @@ function indexRules(rules: readonly SecretRule[]): SecretRuleSet {
   // The automaton also finds the rules' lead strings (so a rule is tried only where a match can start).
   const wordKeys = [...keywordKeys];
   const wordIds = new Map(keywordIds);
-  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => intern(`~${w}`, wordKeys, wordIds)));
+  const ruleLeads = rules.map((r) => (r.leads ?? []).map((w) => intern(`${r.caseInsensitive ? '~' : '='}${w}`, wordKeys, wordIds)));
   const words = wordKeys.map((k) => k.slice(1));
   const wordExact = wordKeys.map((k) => k[0] === '=');
   const keywordGroups = groupsOf(ruleKeywords);

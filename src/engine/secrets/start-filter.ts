@@ -354,21 +354,23 @@ export function mayStartAt(f: StartFilter, text: string, q: number): boolean {
 const MAX_LEADS = 64;
 const MAX_LEAD_LENGTH = 12;
 
-/** The ASCII character a single-character atom stands for (lower-cased), or undefined. */
-function literalChar(src: string): string | undefined {
+/** The ASCII character a single-character atom stands for (lower-cased with `fold`), or undefined. */
+function literalChar(src: string, fold: boolean): string | undefined {
   let ch: string | undefined;
   if (src.length === 1 && src !== '.') ch = src;
   else if (src.length === 2 && src[0] === '\\' && /[^A-Za-z0-9]/.test(src[1]!)) ch = src[1];
   if (ch === undefined || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) >= 0x7f) return undefined;
-  return ch.toLowerCase();
+  return fold ? ch.toLowerCase() : ch;
 }
 
 /**
- * Strings (lower-case ASCII) one of which every match starts with, compared case-insensitively
- * (an over-approximation for a case-sensitive regex); undefined when there is no such set of
- * strings of at least two characters. Lookarounds and `\b` are skipped (they consume nothing).
+ * Strings (printable ASCII) one of which every match starts with; undefined when there is no such
+ * set of strings of at least two characters. Lookarounds and `\b` are skipped (they consume
+ * nothing). With `fold` (a case-insensitive regex) the strings are lower-case and compared
+ * case-insensitively; without it they are as the regex writes them and compared exactly (a
+ * case-sensitive `KEY` starts no match at `key`).
  */
-export function leadLiterals(root: RegexNode): string[] | undefined {
+export function leadLiterals(root: RegexNode, fold = true): string[] | undefined {
   let overflow = false;
   // Every string the node list can start with, up to the first atom that is not one literal character.
   function lits(list: readonly RegexNode[], depth: number): string[] {
@@ -389,7 +391,7 @@ export function leadLiterals(root: RegexNode): string[] | undefined {
         return [...out];
       }
       case 'char': {
-        const c = literalChar(head.src);
+        const c = literalChar(head.src, fold);
         if (c === undefined) return [''];
         return lits(rest, depth + 1).map((s) => c + s);
       }
