@@ -74,14 +74,54 @@ describe('shell operand table (security/shell/operands)', () => {
       /also names names of this entry/,
     ],
     [
-      'data handler outside posix',
+      'a posix key on a cmd.exe command',
       {
         version: 1,
         family: 'x',
         description: 'a description',
-        commands: [{ names: ['x'], registry: 'cmd', handler: 'data', operands: 'read' }],
+        commands: [{ names: ['x'], registry: 'cmd', handler: 'data', operands: 'read', options: { short: 'o' } }],
       },
-      /for posix commands only/,
+      /`options` is not read for cmd commands/,
+    ],
+    [
+      'a cmd.exe command that runs another',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], registry: 'cmd', handler: 'data', operands: ['none', 'runs'] }],
+      },
+      /a cmd.exe command that runs another is code/,
+    ],
+    [
+      'a PowerShell parameter spelled with capitals (it would never match: names are compared in lower case)',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x-y'], registry: 'powershell', handler: 'data', parameters: { customMethod: 'none' } }],
+      },
+      /parameters maps lower-case names/,
+    ],
+    [
+      'a PowerShell positional parameter that is not a parameter',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x-y'], registry: 'powershell', handler: 'data', parameters: { path: 'read' }, positional: ['uri'] }],
+      },
+      /positional parameter `uri` is not one of its parameters/,
+    ],
+    [
+      'posix operands on a PowerShell cmdlet',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x-y'], registry: 'powershell', handler: 'data', parameters: { path: 'read' }, operands: 'read' }],
+      },
+      /`operands` is not read for powershell commands/,
     ],
     [
       'runs before another operand role',

@@ -17,8 +17,10 @@ import { WRAPPERS } from './commands/wrappers';
 import { dataHandler, runsCommand } from './data-handler';
 import { OperandTableError, operandEntries } from './operands';
 
-/** The data entries' handlers (security/shell/operands/, `handler: data`). */
+/** The data entries' handlers (security/shell/operands/, `handler: data`); cmd.exe and PowerShell ones join their registries. */
 const DATA_COMMANDS: Registry = new Map();
+/** `registry name` of every name the data interpreter handles. */
+const DATA_NAMES = new Set<string>();
 
 /** Every registry of POSIX command names: a name is in one of them only (checked at load). */
 const POSIX_REGISTRIES: readonly Registry[] = [
@@ -108,9 +110,13 @@ function lookup(cmd: string, args: readonly WordValue[], platform: Platform, pip
 // too would be two answers to one question: refused at load.
 for (const entry of new Set(operandEntries().values())) {
   if (entry.handler !== 'data') continue;
+  const registry = entry.registry ?? 'posix';
+  const taken = registry === 'posix' ? posixEntry : (n: string) => (registry === 'cmd' ? WIN_COMMANDS : PS_CMDLETS).get(n);
   for (const n of entry.names)
-    if (posixEntry(n)) throw new OperandTableError(`operand table: \`${n}\` has a data entry and a code handler`);
-  register(DATA_COMMANDS, entry.names, dataHandler(entry), runsCommand(entry));
+    if (taken(n)) throw new OperandTableError(`operand table: \`${n}\` (${registry}) has a data entry and a code handler`);
+  const into = registry === 'posix' ? DATA_COMMANDS : registry === 'cmd' ? WIN_COMMANDS : PS_CMDLETS;
+  register(into, entry.names, dataHandler(entry), runsCommand(entry));
+  for (const n of entry.names) DATA_NAMES.add(`${registry} ${n}`);
 }
 
 // Two code modules registering one name would make the answer depend on the lookup order.
@@ -147,5 +153,9 @@ export function commandModules(): ReadonlyMap<string, string> {
     ['windows', WIN_COMMANDS, 'cmd'],
     ['windows', PS_CMDLETS, 'powershell'],
   ];
-  return new Map(modules.flatMap(([m, r, registry]) => [...r.keys()].map((n): [string, string] => [`${registry} ${n}`, m])));
+  return new Map(
+    modules.flatMap(([m, r, registry]) =>
+      [...r.keys()].map((n): [string, string] => [`${registry} ${n}`, DATA_NAMES.has(`${registry} ${n}`) ? 'data' : m]),
+    ),
+  );
 }

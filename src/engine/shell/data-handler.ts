@@ -3,7 +3,8 @@
 import type { Handler, Inv } from './helpers';
 import { has, parseOpts, values, type OptSpec } from './options';
 import type { OperandEntry, OperandRole } from './operands';
-import type { WordValue } from './words';
+import { ENV_DRIVE, PATH_PARAMS, cmdOperands, hasScriptBlock, psParse, psValues, type PsSpec } from './ps-params';
+import { literalWord, type WordValue } from './words';
 
 /** `traceroute HOST 60`, `ping -c 3 HOST`: an all-digit word beside a host is a count or a size, not a host. */
 const COUNT = /^\d*$/;
@@ -25,6 +26,8 @@ export function runsCommand(entry: OperandEntry): boolean {
 }
 
 export function dataHandler(entry: OperandEntry): Handler {
+  if (entry.registry === 'cmd') return cmdHandler(entry);
+  if (entry.registry === 'powershell') return powershellHandler(entry);
   const o = entry.options ?? {};
   const spec: OptSpec = {
     short: o.short,
@@ -73,5 +76,59 @@ export function dataHandler(entry: OperandEntry): Handler {
       if (entry.no_command_opaque) inv.an.opaque(`${inv.cmd} ${entry.no_command_opaque}`);
       else inv.an.pushCommand(inv.cmd);
     }
+  };
+}
+
+/** What an operand list gives each operand: one role for all, or roles by position (none past the list). */
+function roleAt(roles: OperandEntry['operands'], i: number): OperandRole | undefined {
+  return typeof roles === 'string' ? roles : roles?.[i];
+}
+
+/** cmd.exe: the words that are not `/x` switches are the operands, each given its role. */
+function cmdHandler(entry: OperandEntry): Handler {
+  const defaults = (entry.default_operands ?? []).map(literalWord);
+  return (inv) => {
+    if (entry.network) inv.an.net();
+    if (entry.opaque) inv.an.opaque(entry.opaque);
+    const operands = cmdOperands(inv.args);
+    for (const [i, w] of (operands.length ? operands : defaults).entries()) {
+      const role = roleAt(entry.operands, i);
+      if (!role) break;
+      apply(inv, role, w);
+    }
+  };
+}
+
+const FILE_ROLES: ReadonlySet<OperandRole> = new Set(['read', 'write', 'delete', 'read_write']);
+
+/** PowerShell: named parameters, switches and positions bound as the cmdlet binds them, each value given its role. */
+function powershellHandler(entry: OperandEntry): Handler {
+  const parameters = Object.entries(entry.parameters ?? {});
+  const spec: PsSpec = {
+    params: [...parameters.map(([name]) => name), ...(entry.switches ?? [])],
+    values: parameters.map(([name]) => name),
+    positional: entry.positional ?? [],
+    // `-Path a,b` is two paths (a URL may hold a comma: `-Uri` is never split).
+    arrays: new Set([...PATH_PARAMS, ...parameters.filter(([, role]) => FILE_ROLES.has(role)).map(([name]) => name)]),
+  };
+  const defaults = Object.entries(entry.parameter_defaults ?? {});
+  return (inv) => {
+    if (hasScriptBlock(inv.args)) return void inv.an.opaque(`PowerShell script block passed to ${inv.cmd}`);
+    if (entry.network) inv.an.net();
+    if (entry.opaque) inv.an.opaque(entry.opaque);
+    const a = psParse(inv.args, spec);
+    for (const [name, word] of defaults) if (!a.named.has(name)) a.named.set(name, [literalWord(word)]);
+    let files = 0;
+    for (const [name, role] of parameters) {
+      for (const w of psValues(a, name)) {
+        if (FILE_ROLES.has(role)) files++;
+        // A path on the Env: drive is the environment, whichever cmdlet reads it.
+        if (role === 'read' && !w.dynamic && ENV_DRIVE.test(w.text)) inv.an.readEnvironment(`${inv.cmd} ${w.raw}`);
+        else apply(inv, role, w);
+      }
+    }
+    // `Get-ChildItem *.log | Remove-Item`: given no path, the cmdlet acts on the pipeline's items, which are not known.
+    if (files === 0 && entry.from_pipeline && inv.io.stdin === 'pipe')
+      inv.an.opaque(`${inv.cmd} takes the items to ${entry.from_pipeline} from the pipeline`);
   };
 }

@@ -55,6 +55,18 @@ export interface OperandEntry {
   readonly no_command_options?: readonly string[];
   /** Why a command that `runs` one is opaque when given none (it starts an interactive shell). */
   readonly no_command_opaque?: string;
+  /** cmd.exe: the operands a command acts on when given none (`dir` lists `.`). */
+  readonly default_operands?: readonly string[];
+  /** PowerShell: the parameters that take a value (lower case), with what the value is. */
+  readonly parameters?: Readonly<Record<string, OperandRole>>;
+  /** PowerShell: the switch parameters (lower case), so a prefix resolves to the right name. */
+  readonly switches?: readonly string[];
+  /** PowerShell: the parameters bound by position, in order. */
+  readonly positional?: readonly string[];
+  /** PowerShell: the value a parameter has when not given (`Get-ChildItem` lists `.`). */
+  readonly parameter_defaults?: Readonly<Record<string, string>>;
+  /** PowerShell: given no file parameter and fed by a pipe, the cmdlet acts on the pipeline's items: what it does to them. */
+  readonly from_pipeline?: string;
   /** Left out of the shipped bundles (esbuild.mjs); the tests read them from the files. */
   readonly examples?: readonly OperandExample[];
 }
@@ -83,6 +95,12 @@ const ENTRY_KEYS = [
   'opaque',
   'no_command_options',
   'no_command_opaque',
+  'default_operands',
+  'parameters',
+  'switches',
+  'positional',
+  'parameter_defaults',
+  'from_pipeline',
   'examples',
 ];
 const DATA_KEYS = [
@@ -96,7 +114,30 @@ const DATA_KEYS = [
   'opaque',
   'no_command_options',
   'no_command_opaque',
+  'default_operands',
+  'parameters',
+  'switches',
+  'positional',
+  'parameter_defaults',
+  'from_pipeline',
 ] as const;
+/** The data keys each registry's interpreter reads (the others would be silently ignored: refused). */
+const REGISTRY_DATA_KEYS: Record<OperandRegistry, readonly (typeof DATA_KEYS)[number][]> = {
+  posix: [
+    'options',
+    'operands',
+    'option_values',
+    'opaque_options',
+    'dash_is_stdio',
+    'plus_operands',
+    'network',
+    'opaque',
+    'no_command_options',
+    'no_command_opaque',
+  ],
+  cmd: ['operands', 'default_operands', 'network', 'opaque'],
+  powershell: ['parameters', 'switches', 'positional', 'parameter_defaults', 'from_pipeline', 'network', 'opaque'],
+};
 const OPTION_KEYS = ['short', 'short_optional', 'long', 'flags', 'posix', 'negative_numbers'];
 const EXAMPLE_KEYS = [
   'run',
@@ -117,6 +158,69 @@ const EXAMPLE_KEYS = [
   'approvals',
 ];
 
+type Fail = (msg: string) => never;
+const isOption = (o: string) => /^--?[^\s=]+$/.test(o);
+const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0 && !/\s/.test(x));
+
+/** A posix or cmd.exe data entry: its options (posix) and the roles of its operands and option values. */
+function validateOperandRoles(c: Record<string, unknown>, label: string, fail: Fail, registry: OperandRegistry): void {
+  const o = (c.options ?? {}) as Record<string, unknown>;
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(`${label}: options must be a mapping`);
+  for (const k of Object.keys(o)) if (!OPTION_KEYS.includes(k)) fail(`${label}: options has an unknown key \`${k}\``);
+  for (const k of ['short', 'short_optional'] as const)
+    if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^[A-Za-z0-9#]+$/.test(o[k] as string)))
+      fail(`${label}: options.${k} must be option letters`);
+  for (const k of ['long', 'flags'] as const)
+    if (o[k] !== undefined && !strings(o[k])) fail(`${label}: options.${k} must be a list of long option names`);
+  for (const k of ['posix', 'negative_numbers'] as const)
+    if (o[k] !== undefined && typeof o[k] !== 'boolean') fail(`${label}: options.${k} must be true or false`);
+  const roles = Array.isArray(c.operands) ? c.operands : c.operands === undefined ? [] : [c.operands];
+  if ((Array.isArray(c.operands) && c.operands.length === 0) || !roles.every((r) => ROLES.includes(r as OperandRole)))
+    fail(`${label}: operands must be one of ${ROLES.join(', ')}, or a list of them by position`);
+  // The command line it runs is every word from its position on: the last role, and options must end there.
+  const runsAt = roles.indexOf('runs');
+  if (runsAt >= 0 && registry === 'cmd') fail(`${label}: a cmd.exe command that runs another is code`);
+  if (runsAt >= 0 && runsAt !== roles.length - 1) fail(`${label}: \`runs\` must be the last operand role`);
+  if (runsAt >= 0 && o.posix !== true) fail(`${label}: a command that runs one needs options.posix (its options end at the command)`);
+  if (runsAt < 0 && (c.no_command_options !== undefined || c.no_command_opaque !== undefined))
+    fail(`${label}: no_command_options and no_command_opaque are for commands that run one (a \`runs\` operand)`);
+  if (c.no_command_options !== undefined && (!strings(c.no_command_options) || !(c.no_command_options as string[]).every(isOption)))
+    fail(`${label}: no_command_options must be a list of options`);
+  const ov = (c.option_values ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(ov))
+    if (!isOption(k) || !ROLES.includes(v as OperandRole) || v === 'runs')
+      fail(`${label}: option_values maps options to one of ${ROLES.filter((r) => r !== 'runs').join(', ')}`);
+  const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(oo))
+    if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
+  for (const k of ['dash_is_stdio', 'plus_operands'] as const)
+    if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(`${label}: ${k} must be true or false`);
+  if (registry === 'cmd' && c.default_operands !== undefined && !strings(c.default_operands))
+    fail(`${label}: default_operands must be a list of words`);
+  if (c.operands === undefined && c.option_values === undefined)
+    fail(`${label}: a data handler gives its operands or option values a role`);
+}
+
+/** A PowerShell data entry: parameters with roles, switches, positions and defaults, all lower-case names. */
+function validatePowershellData(c: Record<string, unknown>, label: string, fail: Fail): void {
+  const name = (n: unknown) => typeof n === 'string' && /^[a-z][a-z0-9]*$/.test(n);
+  const params = (c.parameters ?? {}) as Record<string, unknown>;
+  if (typeof params !== 'object' || params === null || Array.isArray(params) || Object.keys(params).length === 0)
+    fail(`${label}: a PowerShell data entry gives its parameters (lower case) a role`);
+  for (const [k, v] of Object.entries(params))
+    if (!name(k) || !ROLES.includes(v as OperandRole) || v === 'runs')
+      fail(`${label}: parameters maps lower-case names to one of ${ROLES.filter((r) => r !== 'runs').join(', ')}`);
+  for (const k of ['switches', 'positional'] as const)
+    if (c[k] !== undefined && (!Array.isArray(c[k]) || !(c[k] as unknown[]).every(name)))
+      fail(`${label}: ${k} must be a list of lower-case names`);
+  for (const p of (c.positional ?? []) as string[])
+    if (!(p in params)) fail(`${label}: positional parameter \`${p}\` is not one of its parameters`);
+  for (const sw of (c.switches ?? []) as string[]) if (sw in params) fail(`${label}: \`${sw}\` is both a switch and a parameter`);
+  const defaults = (c.parameter_defaults ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(defaults))
+    if (!(k in params) || typeof v !== 'string' || v === '') fail(`${label}: parameter_defaults maps its parameters to a word`);
+}
+
 /**
  * Shape check at load (the schema's rules the engine relies on): the table is compiled in, but a
  * malformed one must stop Bulwark, not change what a command is taken to do.
@@ -132,8 +236,6 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
   if (typeof t.family !== 'string' || !/^[a-z][a-z-]*$/.test(t.family)) fail('family must be a lower-case word');
   if (typeof t.description !== 'string' || t.description.length < 10) fail('description missing');
   if (!Array.isArray(t.commands) || t.commands.length === 0) fail('commands must be a non-empty list');
-  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string' && x.length > 0 && !/\s/.test(x));
-  const isOption = (o: string) => /^--?[^\s=]+$/.test(o);
   for (const c of t.commands as Record<string, unknown>[]) {
     if (typeof c !== 'object' || c === null) fail('an entry is not a mapping');
     if (!strings(c.names) || (c.names as string[]).length === 0) fail('an entry needs names (a list of command names)');
@@ -147,44 +249,16 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       for (const k of DATA_KEYS) if (c[k] !== undefined) fail(`${label}: \`${k}\` is for the data interpreter, but the handler is code`);
     } else if (c.handler === 'data') {
       if (c.module !== undefined) fail(`${label}: a data handler has no module`);
-      // cmd.exe and PowerShell arguments are not getopt-style: their commands stay code.
-      if ((c.registry ?? 'posix') !== 'posix') fail(`${label}: a data handler is for posix commands only`);
-      const o = (c.options ?? {}) as Record<string, unknown>;
-      if (typeof o !== 'object' || o === null || Array.isArray(o)) fail(`${label}: options must be a mapping`);
-      for (const k of Object.keys(o)) if (!OPTION_KEYS.includes(k)) fail(`${label}: options has an unknown key \`${k}\``);
-      for (const k of ['short', 'short_optional'] as const)
-        if (o[k] !== undefined && (typeof o[k] !== 'string' || !/^[A-Za-z0-9#]+$/.test(o[k] as string)))
-          fail(`${label}: options.${k} must be option letters`);
-      for (const k of ['long', 'flags'] as const)
-        if (o[k] !== undefined && !strings(o[k])) fail(`${label}: options.${k} must be a list of long option names`);
-      for (const k of ['posix', 'negative_numbers'] as const)
-        if (o[k] !== undefined && typeof o[k] !== 'boolean') fail(`${label}: options.${k} must be true or false`);
-      const roles = Array.isArray(c.operands) ? c.operands : c.operands === undefined ? [] : [c.operands];
-      if ((Array.isArray(c.operands) && c.operands.length === 0) || !roles.every((r) => ROLES.includes(r as OperandRole)))
-        fail(`${label}: operands must be one of ${ROLES.join(', ')}, or a list of them by position`);
-      // The command line it runs is every word from its position on: the last role, and options must end there.
-      const runsAt = roles.indexOf('runs');
-      if (runsAt >= 0 && runsAt !== roles.length - 1) fail(`${label}: \`runs\` must be the last operand role`);
-      if (runsAt >= 0 && o.posix !== true) fail(`${label}: a command that runs one needs options.posix (its options end at the command)`);
-      if (runsAt < 0 && (c.no_command_options !== undefined || c.no_command_opaque !== undefined))
-        fail(`${label}: no_command_options and no_command_opaque are for commands that run one (a \`runs\` operand)`);
-      if (c.no_command_options !== undefined && (!strings(c.no_command_options) || !(c.no_command_options as string[]).every(isOption)))
-        fail(`${label}: no_command_options must be a list of options`);
-      for (const k of ['opaque', 'no_command_opaque'] as const)
-        if (c[k] !== undefined && (typeof c[k] !== 'string' || (c[k] as string).length < 10))
-          fail(`${label}: ${k} is the reason (one sentence)`);
+      const registry = (c.registry ?? 'posix') as OperandRegistry;
+      for (const k of DATA_KEYS)
+        if (c[k] !== undefined && !REGISTRY_DATA_KEYS[registry].includes(k))
+          fail(`${label}: \`${k}\` is not read for ${registry} commands`);
+      for (const k of ['opaque', 'no_command_opaque', 'from_pipeline'] as const)
+        if (c[k] !== undefined && (typeof c[k] !== 'string' || (c[k] as string).length < (k === 'from_pipeline' ? 3 : 10)))
+          fail(`${label}: ${k} is ${k === 'from_pipeline' ? 'what the cmdlet does to the items' : 'the reason (one sentence)'}`);
       if (c.network !== undefined && typeof c.network !== 'boolean') fail(`${label}: network must be true or false`);
-      const ov = (c.option_values ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(ov))
-        if (!isOption(k) || !ROLES.includes(v as OperandRole) || v === 'runs')
-          fail(`${label}: option_values maps options to one of ${ROLES.filter((r) => r !== 'runs').join(', ')}`);
-      const oo = (c.opaque_options ?? {}) as Record<string, unknown>;
-      for (const [k, v] of Object.entries(oo))
-        if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
-      for (const k of ['dash_is_stdio', 'plus_operands'] as const)
-        if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(`${label}: ${k} must be true or false`);
-      if (c.operands === undefined && c.option_values === undefined)
-        fail(`${label}: a data handler gives its operands or option values a role`);
+      if (registry === 'powershell') validatePowershellData(c, label, fail);
+      else validateOperandRoles(c, label, fail, registry);
     } else fail(`${label}: handler must be code or data`);
     // The shipped bundles leave examples out (esbuild.mjs); when present they must be usable.
     if (c.examples !== undefined) {
