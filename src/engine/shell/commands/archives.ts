@@ -397,42 +397,175 @@ interface Codec {
 
 const GZ: Codec = {
   suffix: '.gz',
-  strip: [['.gz', ''], ['.z', ''], ['.taz', '.tar'], ['.tgz', '.tar'], ['-gz', ''], ['-z', ''], ['_z', '']],
+  strip: [
+    ['.gz', ''],
+    ['.z', ''],
+    ['.taz', '.tar'],
+    ['.tgz', '.tar'],
+    ['-gz', ''],
+    ['-z', ''],
+    ['_z', ''],
+  ],
   anyCase: true,
   unknownSuffix: 'opens-with-suffix',
 };
-const BZ2: Codec = { suffix: '.bz2', strip: [['.bz2', ''], ['.bz', ''], ['.tbz2', '.tar'], ['.tbz', '.tar']], unknownSuffix: 'writes-out' };
-const LZMA_STRIP = [['.lzma', ''], ['.tlz', '.tar']] as const;
+const BZ2: Codec = {
+  suffix: '.bz2',
+  strip: [
+    ['.bz2', ''],
+    ['.bz', ''],
+    ['.tbz2', '.tar'],
+    ['.tbz', '.tar'],
+  ],
+  unknownSuffix: 'writes-out',
+};
+const LZMA_STRIP = [
+  ['.lzma', ''],
+  ['.tlz', '.tar'],
+] as const;
 const XZ: Codec = { suffix: '.xz', strip: [['.xz', ''], ['.txz', '.tar'], ...LZMA_STRIP, ['.lz', '']], unknownSuffix: 'skips' };
 const LZMA: Codec = { suffix: '.lzma', strip: LZMA_STRIP, unknownSuffix: 'skips' };
 const ZSTD: Codec = {
   suffix: '.zst',
-  strip: [['.zst', ''], ['.tzst', '.tar'], ['.gz', ''], ['.tgz', '.tar'], ['.xz', ''], ['.txz', '.tar'], ['.lzma', ''], ['.lz4', ''], ['.tlz4', '.tar']],
+  strip: [
+    ['.zst', ''],
+    ['.tzst', '.tar'],
+    ['.gz', ''],
+    ['.tgz', '.tar'],
+    ['.xz', ''],
+    ['.txz', '.tar'],
+    ['.lzma', ''],
+    ['.lz4', ''],
+    ['.tlz4', '.tar'],
+  ],
   unknownSuffix: 'skips',
   keepsInput: true,
 };
 const LZ4: Codec = { suffix: '.lz4', strip: [['.lz4', '']], unknownSuffix: 'skips', keepsInput: true };
 const Z: Codec = { suffix: '.Z', strip: [['.Z', '']], unknownSuffix: 'opens-with-suffix' };
-const LZIP: Codec = { suffix: '.lz', strip: [['.lz', ''], ['.tlz', '.tar']], unknownSuffix: 'writes-out' };
+const LZIP: Codec = {
+  suffix: '.lz',
+  strip: [
+    ['.lz', ''],
+    ['.tlz', '.tar'],
+  ],
+  unknownSuffix: 'writes-out',
+};
 
 /** Each compressor: its format, whether the name alone decompresses (gunzip, bunzip2, unxz…), and its options that take a value. */
 const COMPRESSORS: Record<string, { codec: Codec; decompresses?: true; spec: OptSpec }> = {};
-const GZIP_SPEC: OptSpec = { short: 'S', long: ['suffix'], flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose', 'recursive', 'best', 'fast', 'rsyncable', 'name', 'no-name', 'synchronous'] };
-const PIGZ_SPEC: OptSpec = { ...GZIP_SPEC, short: 'bpSIJ', long: ['blocksize', 'processes', 'suffix', 'iterations', 'maxsplits', 'comment', 'alias'] };
-const BZIP2_SPEC: OptSpec = { flags: ['stdout', 'decompress', 'compress', 'keep', 'force', 'test', 'small', 'quiet', 'verbose', 'best', 'fast'] };
+const GZIP_SPEC: OptSpec = {
+  short: 'S',
+  long: ['suffix'],
+  flags: [
+    'stdout',
+    'to-stdout',
+    'decompress',
+    'uncompress',
+    'keep',
+    'force',
+    'test',
+    'list',
+    'quiet',
+    'verbose',
+    'recursive',
+    'best',
+    'fast',
+    'rsyncable',
+    'name',
+    'no-name',
+    'synchronous',
+  ],
+};
+const PIGZ_SPEC: OptSpec = {
+  ...GZIP_SPEC,
+  short: 'bpSIJ',
+  long: ['blocksize', 'processes', 'suffix', 'iterations', 'maxsplits', 'comment', 'alias'],
+};
+const BZIP2_SPEC: OptSpec = {
+  flags: ['stdout', 'decompress', 'compress', 'keep', 'force', 'test', 'small', 'quiet', 'verbose', 'best', 'fast'],
+};
 const PBZIP2_SPEC: OptSpec = { ...BZIP2_SPEC, short: 'bmp' };
 // xz --files[=FILE] and --files0[=FILE] read the names to compress from FILE: flags here, their `=` values read below.
 const XZ_SPEC: OptSpec = {
   short: 'CFMST',
-  long: ['check', 'format', 'memlimit', 'memlimit-compress', 'memlimit-decompress', 'memlimit-mt-decompress', 'suffix', 'threads', 'block-size', 'block-list', 'filters'],
-  flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose', 'files', 'files0', 'single-stream', 'no-sparse', 'best', 'fast', 'extreme'],
+  long: [
+    'check',
+    'format',
+    'memlimit',
+    'memlimit-compress',
+    'memlimit-decompress',
+    'memlimit-mt-decompress',
+    'suffix',
+    'threads',
+    'block-size',
+    'block-list',
+    'filters',
+  ],
+  flags: [
+    'stdout',
+    'to-stdout',
+    'decompress',
+    'uncompress',
+    'keep',
+    'force',
+    'test',
+    'list',
+    'quiet',
+    'verbose',
+    'files',
+    'files0',
+    'single-stream',
+    'no-sparse',
+    'best',
+    'fast',
+    'extreme',
+  ],
 };
 const ZSTD_SPEC: OptSpec = {
   short: 'oD',
   long: ['output', 'patch-from', 'memory', 'threads', 'format', 'trace', 'output-dir-flat', 'output-dir-mirror', 'filelist', 'dictID'],
-  flags: ['stdout', 'decompress', 'uncompress', 'keep', 'rm', 'force', 'test', 'list', 'quiet', 'verbose', 'recursive', 'ultra', 'long', 'fast', 'sparse', 'no-progress'],
+  flags: [
+    'stdout',
+    'decompress',
+    'uncompress',
+    'keep',
+    'rm',
+    'force',
+    'test',
+    'list',
+    'quiet',
+    'verbose',
+    'recursive',
+    'ultra',
+    'long',
+    'fast',
+    'sparse',
+    'no-progress',
+  ],
 };
-const LZ4_SPEC: OptSpec = { flags: ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'rm', 'force', 'test', 'list', 'quiet', 'verbose', 'multiple', 'sparse', 'no-frame-crc', 'content-size', 'favor-decSpeed', 'fast', 'best'] };
+const LZ4_SPEC: OptSpec = {
+  flags: [
+    'stdout',
+    'to-stdout',
+    'decompress',
+    'uncompress',
+    'keep',
+    'rm',
+    'force',
+    'test',
+    'list',
+    'quiet',
+    'verbose',
+    'multiple',
+    'sparse',
+    'no-frame-crc',
+    'content-size',
+    'favor-decSpeed',
+    'fast',
+    'best',
+  ],
+};
 const COMPRESS_SPEC: OptSpec = { short: 'b' };
 const LZIP_SPEC: OptSpec = {
   short: 'bmnosSB',
@@ -462,7 +595,15 @@ compressor(['uncompress'], Z, COMPRESS_SPEC, true);
 compressor(['lzip'], LZIP, LZIP_SPEC);
 
 /** The suffix a format option names (`xz -F lzma`, `zstd --format=gzip`); undefined keeps the command's own. */
-const FORMAT_SUFFIX: Record<string, string> = { gzip: '.gz', xz: '.xz', lzma: '.lzma', alone: '.lzma', lz4: '.lz4', zstd: '.zst', lzip: '.lz' };
+const FORMAT_SUFFIX: Record<string, string> = {
+  gzip: '.gz',
+  xz: '.xz',
+  lzma: '.lzma',
+  alone: '.lzma',
+  lz4: '.lz4',
+  zstd: '.zst',
+  lzip: '.lz',
+};
 
 /** The name decompressing `text` writes, or null when no suffix of the codec (nor the -S one) ends it. */
 function decompressedName(text: string, codec: Codec, customSuffix: string | undefined, platform: Platform): string | null {
