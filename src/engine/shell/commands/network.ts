@@ -1119,8 +1119,472 @@ reg(Object.keys(PACKAGE_NET), (inv) => {
     for (const u of values(p, '-i', '--index-url', '--extra-index-url')) inv.an.netWord(u, 'pip index');
     for (const t of values(p, '-t', '--target', '--prefix', '--root')) inv.an.write(t, inv.scope);
   }
-  genericReads(inv, inv.args);
+  const names = packageNameOperands(inv, key);
+  genericReads(
+    inv,
+    inv.args.filter((w) => !names.has(w)),
+  );
 });
+
+/** A word that names a file to any package manager: a path from `.`, `/`, `~/`, `\\` or a drive. */
+const EXPLICIT_PATH = /^(\.|\/|~\/|~$|\\|[A-Za-z]:[\\/])/;
+
+/**
+ * The operands of a package manager's subcommand that name packages, modules, repositories or images
+ * (`composer require a/b`, `go install host/x@v1`, `npm i @scope/pkg`, `gh repo clone a/b`, `brew install
+ * user/tap/formula`): to the command they are names, not files, whatever they look like. Files stay files:
+ * `npm i ./dir`, `npm i pkg.tgz`, `go run main.go`, `apt install ./x.deb` (each family's `isFile`).
+ */
+interface NameOperands {
+  /** The subcommands whose operands are names ('' for the command itself: npx PACKAGE). */
+  readonly subs: readonly string[];
+  /** Options that take no value: an operand after one of them is still an operand (after any other, it may be its value). */
+  readonly flags: readonly string[];
+  /** Is this operand a file to the command? */
+  readonly isFile: (text: string) => boolean;
+  /** How many operands are names (npm exec, go run: the ones after are the program's arguments); all when absent. */
+  readonly count?: (sub: string) => number;
+}
+
+const NODE_FLAGS = [
+  '--save',
+  '-S',
+  '--save-dev',
+  '-D',
+  '--save-optional',
+  '-O',
+  '--save-exact',
+  '-E',
+  '--save-peer',
+  '--save-prod',
+  '-P',
+  '--global',
+  '-g',
+  '--no-save',
+  '--force',
+  '-f',
+  '--legacy-peer-deps',
+  '--ignore-scripts',
+  '--prefer-offline',
+  '--dev',
+  '--peer',
+  '--optional',
+  '--exact',
+  '--tilde',
+  '-T',
+  '--yes',
+  '-y',
+  '--frozen-lockfile',
+  '--no-lockfile',
+  '--silent',
+  '-s',
+  '--verbose',
+  '--dry-run',
+  '--latest',
+  '-L',
+  '--recursive',
+  '-r',
+  '--interactive',
+  '-i',
+];
+/** npm-package-arg: a path, `file:`/`link:`/`portal:` or a tarball is a file; `user/repo` is GitHub, `@scope/name` a package. */
+const nodeIsFile = (t: string) => EXPLICIT_PATH.test(t) || /^(file|link|portal):/.test(t) || /\.(tgz|tar\.gz|tar)$/.test(t);
+const NODE_SUBS = [
+  'install',
+  'i',
+  'in',
+  'ins',
+  'inst',
+  'insta',
+  'instal',
+  'isnt',
+  'isnta',
+  'isntal',
+  'add',
+  'a',
+  'update',
+  'up',
+  'upgrade',
+  'udpate',
+  'uninstall',
+  'un',
+  'unlink',
+  'remove',
+  'rm',
+  'r',
+  'view',
+  'v',
+  'info',
+  'show',
+  'outdated',
+  'dlx',
+  'x',
+  'exec',
+  'create',
+  'c',
+  'why',
+  'explain',
+  'ls',
+  'list',
+  'dedupe',
+  'global',
+];
+/** npm exec / dlx / x / create run the package they name: the words after it are its arguments. */
+const nodeCount = (sub: string) => (['', 'dlx', 'x', 'exec', 'create', 'c'].includes(sub) ? 1 : Infinity);
+const NODE_NAMES: NameOperands = { subs: NODE_SUBS, flags: NODE_FLAGS, isFile: nodeIsFile, count: nodeCount };
+const NPX_NAMES: NameOperands = { subs: [''], flags: NODE_FLAGS, isFile: nodeIsFile, count: nodeCount };
+
+const NAME_OPERANDS: Record<string, NameOperands> = {
+  npm: NODE_NAMES,
+  pnpm: NODE_NAMES,
+  yarn: NODE_NAMES,
+  bun: NODE_NAMES,
+  npx: NPX_NAMES,
+  pnpx: NPX_NAMES,
+  bunx: NPX_NAMES,
+  // vendor/name[:constraint]; create-project's second operand is the directory it writes (handled below).
+  composer: {
+    subs: [
+      'require',
+      'r',
+      'remove',
+      'rm',
+      'update',
+      'u',
+      'upgrade',
+      'show',
+      'info',
+      'why',
+      'depends',
+      'why-not',
+      'prohibits',
+      'outdated',
+      'reinstall',
+      'create-project',
+      'suggests',
+      'browse',
+      'home',
+      'global',
+    ],
+    flags: [
+      '--dev',
+      '--no-dev',
+      '--prefer-dist',
+      '--prefer-source',
+      '--prefer-stable',
+      '--prefer-lowest',
+      '--no-update',
+      '--no-install',
+      '--no-scripts',
+      '--no-progress',
+      '--no-interaction',
+      '-n',
+      '--update-with-dependencies',
+      '-w',
+      '--update-with-all-dependencies',
+      '-W',
+      '--with-all-dependencies',
+      '--with-dependencies',
+      '--ignore-platform-reqs',
+      '--dry-run',
+      '-q',
+      '--quiet',
+      '-v',
+      '-vv',
+      '-vvv',
+      '--verbose',
+      '--sort-packages',
+      '--all',
+      '-a',
+      '--latest',
+      '-l',
+      '--direct',
+      '--tree',
+      '-t',
+      '--keep-vcs',
+      '--remove-vcs',
+      '--ask',
+    ],
+    isFile: (t) => EXPLICIT_PATH.test(t),
+    count: (sub) => (sub === 'create-project' ? 1 : Infinity),
+  },
+  // Import paths (host/x/y@v); a package from a directory starts with `.` or `/`, a file list ends in .go.
+  go: {
+    subs: ['get', 'install', 'run', 'build', 'test', 'vet', 'list', 'doc', 'clean', 'generate', 'fix', 'fmt', 'mod'],
+    flags: [
+      '-u',
+      '-t',
+      '-d',
+      '-v',
+      '-x',
+      '-a',
+      '-n',
+      '-i',
+      '-race',
+      '-msan',
+      '-asan',
+      '-cover',
+      '-trimpath',
+      '-modcacherw',
+      '-insecure',
+      '-json',
+      '-m',
+      '-short',
+      '-failfast',
+    ],
+    isFile: (t) => EXPLICIT_PATH.test(t) || /\.go$/.test(t),
+    count: (sub) => (sub === 'run' ? 1 : Infinity),
+  },
+  brew: {
+    subs: [
+      'install',
+      'reinstall',
+      'upgrade',
+      'uninstall',
+      'remove',
+      'rm',
+      'tap',
+      'untap',
+      'info',
+      'fetch',
+      'outdated',
+      'deps',
+      'uses',
+      'home',
+      'search',
+      'link',
+      'unlink',
+      'pin',
+      'unpin',
+    ],
+    flags: [
+      '--cask',
+      '--formula',
+      '-f',
+      '--force',
+      '-v',
+      '--verbose',
+      '-q',
+      '--quiet',
+      '-d',
+      '--debug',
+      '--HEAD',
+      '--fetch-HEAD',
+      '--build-from-source',
+      '-s',
+      '--force-bottle',
+      '--ignore-dependencies',
+      '--only-dependencies',
+      '--dry-run',
+      '-n',
+      '--overwrite',
+      '--greedy',
+      '--installed',
+      '--all',
+      '--eval-all',
+      '--no-quarantine',
+      '--adopt',
+      '--zap',
+      '--formulae',
+      '--casks',
+    ],
+    isFile: (t) => EXPLICIT_PATH.test(t) || /\.rb$/.test(t),
+  },
+  scoop: {
+    subs: ['install', 'update', 'uninstall', 'info', 'home', 'cat', 'depends'],
+    flags: [
+      '-g',
+      '--global',
+      '-k',
+      '--no-cache',
+      '-i',
+      '--independent',
+      '-s',
+      '--skip-hash-check',
+      '-u',
+      '--no-update-scoop',
+      '-f',
+      '--force',
+      '-q',
+      '--quiet',
+      '--all',
+    ],
+    isFile: (t) => EXPLICIT_PATH.test(t) || /\.json$/.test(t) || /^[a-z][a-z0-9+.-]*:\/\//i.test(t),
+  },
+};
+// apt's `pkg/suite` selects a release; a package file is a path or ends in .deb.
+const APT_NAMES: NameOperands = {
+  subs: [
+    'install',
+    'reinstall',
+    'remove',
+    'purge',
+    'source',
+    'build-dep',
+    'download',
+    'show',
+    'policy',
+    'depends',
+    'rdepends',
+    'changelog',
+  ],
+  flags: [
+    '-y',
+    '--yes',
+    '--assume-yes',
+    '-q',
+    '-qq',
+    '--quiet',
+    '--no-install-recommends',
+    '--install-recommends',
+    '--install-suggests',
+    '-f',
+    '--fix-broken',
+    '--reinstall',
+    '--only-upgrade',
+    '--allow-downgrades',
+    '-s',
+    '--simulate',
+    '--dry-run',
+    '-d',
+    '--download-only',
+    '--purge',
+    '--auto-remove',
+    '--autoremove',
+    '--no-upgrade',
+    '-m',
+    '--fix-missing',
+    '--full',
+    '--installed',
+  ],
+  isFile: (t) => EXPLICIT_PATH.test(t) || /\.deb$/.test(t),
+};
+for (const k of ['apt', 'apt-get', 'aptitude']) NAME_OPERANDS[k] = APT_NAMES;
+const GH_REPO_VERBS = ['clone', 'create', 'view', 'fork', 'delete', 'archive', 'unarchive', 'edit', 'sync', 'set-default'];
+
+/**
+ * The words of `inv.args` that are names to the command (left out of the generic path reads), after writing what
+ * some of them imply: `composer create-project a/b DIR` and `gh repo clone a/b [DIR]` write DIR (or the name's
+ * last part), `npm i file:../x` reads ../x.
+ */
+function packageNameOperands(inv: Inv, key: string): Set<WordValue> {
+  const { an, scope } = inv;
+  const names = new Set<WordValue>();
+  const args = inv.args;
+  if (key === 'gh' || key === 'glab') {
+    // -R/--repo OWNER/REPO names a repository everywhere.
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if ((t === '-R' || t === '--repo') && args[i + 1]) names.add(args[++i]!);
+      else if (/^(--repo=|-R.)/.test(t)) names.add(args[i]!);
+    }
+    const ops = operandWords(args, 0, [], GH_VALUED);
+    const [sub, verb, repo, dir] = ops;
+    if (sub?.text !== 'repo' || !verb || !GH_REPO_VERBS.includes(verb.text) || !repo || repo.dynamic || EXPLICIT_PATH.test(repo.text))
+      return names;
+    names.add(repo);
+    if (verb.text === 'clone') {
+      if (dir) {
+        an.write(dir, scope);
+        names.add(dir);
+      } else
+        an.write(
+          literalWord(
+            repo.text
+              .replace(/\.git$/, '')
+              .replace(/\/+$/, '')
+              .split('/')
+              .pop()!,
+          ),
+          scope,
+        );
+    }
+    return names;
+  }
+  const rule = NAME_OPERANDS[key];
+  if (!rule) return names;
+  let at = 0;
+  let sub = '';
+  if (!rule.subs.includes('')) {
+    // The subcommand: the first word that is neither an option nor the value of one (`npm --prefix x install`).
+    for (; at < args.length; at++) {
+      const t = args[at]!.text;
+      if (PACKAGE_VALUE_OPTS.has(t)) at++;
+      else if (!t.startsWith('-')) break;
+    }
+    const w = args[at];
+    if (!w || w.dynamic || !rule.subs.includes(w.text)) return names;
+    sub = w.text;
+    at++;
+    if (sub === 'global') {
+      // `composer global require a/b`, `yarn global add a/b`: the subcommand follows.
+      const next = args[at];
+      if (!next || next.dynamic || !rule.subs.includes(next.text)) return names;
+      sub = next.text;
+      at++;
+    }
+  }
+  // npx -p PKG, npm exec --package=PKG: the packages it installs before running the command.
+  if (rule === NPX_NAMES || ['exec', 'dlx', 'x'].includes(sub)) {
+    for (let i = 0; i < args.length; i++) {
+      const t = args[i]!.text;
+      if ((t === '-p' || t === '--package') && args[i + 1] && !nodeIsFile(args[i + 1]!.text)) names.add(args[++i]!);
+      else if (/^--package=/.test(t) && !nodeIsFile(t.slice('--package='.length))) names.add(args[i]!);
+    }
+  }
+  const ops = operandWords(args, at, rule.flags, rule === NPX_NAMES || ['exec', 'dlx', 'x'].includes(sub) ? ['-p', '--package'] : []);
+  const count = rule.count?.(sub) ?? Infinity;
+  for (const [i, w] of ops.entries()) {
+    if (w.dynamic || w.glob) break;
+    // `go test ./... -args x`, `npm exec pkg -- x`: what follows is the program's.
+    if (i >= count) break;
+    if (rule.isFile(w.text)) {
+      // A package file need not look like a path (`npm i pkg.tgz`, `go run main.go`): read as the command reads it.
+      const linked = /^(file|link|portal):(.+)$/.exec(w.text);
+      if (linked && rule.isFile === nodeIsFile) {
+        names.add(w);
+        an.read(literalWord(linked[2]!), scope);
+      } else an.read(w, scope);
+      continue;
+    }
+    names.add(w);
+  }
+  if (key === 'composer' && sub === 'create-project' && ops[0] && !ops[0].dynamic) {
+    // create-project vendor/name [DIR [VERSION]]: DIR defaults to the name's last part.
+    const dir = ops[1];
+    if (dir) {
+      an.write(dir, scope);
+      names.add(dir);
+      if (ops[2]) names.add(ops[2]);
+    } else an.write(literalWord(ops[0].text.split('/').pop()!), scope);
+  }
+  return names;
+}
+
+/**
+ * The operands from `args[from]` on, stopping at `--` or `-args`, each only where it cannot be an option's value:
+ * right after the start, another operand, a known flag or an option with its value attached (`--x=y`), or after
+ * an option known to take one and its value.
+ */
+function operandWords(args: readonly WordValue[], from: number, flags: readonly string[], valued: readonly string[]): WordValue[] {
+  const out: WordValue[] = [];
+  let free = true;
+  for (let i = from; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (!w.dynamic && (t === '--' || t === '-args')) break;
+    if (!w.dynamic && t.startsWith('-') && t !== '-') {
+      if (valued.includes(t)) {
+        i++;
+        free = true;
+      } else free = t.includes('=') || flags.includes(t);
+      continue;
+    }
+    if (free) out.push(w);
+    free = true;
+  }
+  return out;
+}
 
 /**
  * The forms of a network subcommand that stay on the machine: npx's own help and version (no package
@@ -1658,9 +2122,20 @@ reg(['docker', 'podman', 'nerdctl'], (inv) => {
     // The rest (image, container command and its paths) runs inside the container.
     return;
   }
+  // Image references (`docker pull library/alpine`, `build -t acme/app .`) are names, not files.
+  const images = new Set<WordValue>();
+  if (['pull', 'push', 'rmi', 'tag', 'history'].includes(sub))
+    for (const w of operandWords(
+      args,
+      subIdx + 1,
+      ['-a', '--all-tags', '-q', '--quiet', '--disable-content-trust', '-f', '--force', '--no-prune', '-H', '--human', '--no-trunc'],
+      [],
+    ))
+      images.add(w);
+  for (let i = subIdx + 1; i < args.length; i++) if (['-t', '--tag'].includes(args[i]!.text) && args[i + 1]) images.add(args[++i]!);
   genericReads(
     inv,
-    args.filter((w) => !/^[^-].*:/.test(w.text) || /^[A-Za-z]:[\\/]/.test(w.text)),
+    args.filter((w) => !images.has(w) && (!/^[^-].*:/.test(w.text) || /^[A-Za-z]:[\\/]/.test(w.text))),
   );
 });
 
