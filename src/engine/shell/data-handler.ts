@@ -3,19 +3,19 @@
 import type { Handler, Inv } from './helpers';
 import { has, parseOpts, values, type OptSpec } from './options';
 import type { OperandEntry, OperandRole } from './operands';
+import { fileUrlPath } from './commands/network';
 import { ENV_DRIVE, PATH_PARAMS, cmdOperands, hasScriptBlock, psParse, psValues, type PsSpec } from './ps-params';
 import { literalWord, type WordValue } from './words';
-
-/** `traceroute HOST 60`, `ping -c 3 HOST`: an all-digit word beside a host is a count or a size, not a host. */
-const COUNT = /^\d*$/;
 
 function apply(inv: Inv, role: OperandRole, w: WordValue): void {
   if (role === 'read' || role === 'read_write') inv.an.read(w, inv.scope);
   if (role === 'write' || role === 'read_write') inv.an.write(w, inv.scope);
   if (role === 'delete') inv.an.del(w, inv.scope);
   if (role === 'contacted') {
-    if (w.dynamic) inv.an.netWord(w, inv.cmd);
-    else if (!COUNT.test(w.text)) inv.an.net(w.text);
+    // A `file://` URL names a file on this machine: a read, not a connection.
+    const file = w.dynamic ? null : fileUrlPath(w.text);
+    if (file !== null) inv.an.read(literalWord(file), inv.scope);
+    else inv.an.netWord(w, inv.cmd);
   }
 }
 
@@ -117,7 +117,11 @@ function powershellHandler(entry: OperandEntry): Handler {
     if (entry.network) inv.an.net();
     if (entry.opaque) inv.an.opaque(entry.opaque);
     const a = psParse(inv.args, spec);
-    for (const [name, word] of defaults) if (!a.named.has(name)) a.named.set(name, [literalWord(word)]);
+    // A default stands in when no parameter of its role has a value (`Get-ChildItem -LiteralPath x` lists x, not `.` too).
+    for (const [name, word] of defaults) {
+      const role = entry.parameters![name];
+      if (!parameters.some(([other, r]) => r === role && a.named.has(other))) a.named.set(name, [literalWord(word)]);
+    }
     let files = 0;
     for (const [name, role] of parameters) {
       for (const w of psValues(a, name)) {

@@ -63,7 +63,7 @@ export interface OperandEntry {
   readonly switches?: readonly string[];
   /** PowerShell: the parameters bound by position, in order. */
   readonly positional?: readonly string[];
-  /** PowerShell: the value a parameter has when not given (`Get-ChildItem` lists `.`). */
+  /** PowerShell: the value a parameter has when no parameter of its role is given (`Get-ChildItem` lists `.`). */
   readonly parameter_defaults?: Readonly<Record<string, string>>;
   /** PowerShell: given no file parameter and fed by a pipe, the cmdlet acts on the pipeline's items: what it does to them. */
   readonly from_pipeline?: string;
