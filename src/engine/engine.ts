@@ -221,111 +221,26 @@ export class Engine {
       });
   }
 
-  private async decide(action: ActionRequest): Promise<Omit<Draft, 'id' | 'sessionId'>> {
+  /**
+   * One decision, step by step: what the payload and a command touch and reach, the protection check, the
+   * content checks (invisible text in instruction files, memory writes), SSRF for every URL, then the Shield
+   * (or, without one, the protection floor). Each step either stops with a block or adds to the floor.
+   */
+  private async decide(action: ActionRequest): Promise<Outcome> {
     validateAction(action);
     // One decision sees one snapshot of the file system: the same path is resolved, stated and listed
     // once however many checks ask (a copy's source and destination, a search and its entries).
     const o = { ...this.opts, fs: memoizedFileSystem(this.opts.fs) };
-    const spec = actionSpec(action.type);
     const targets = payloadTargetsOf(action, o.platform);
     const touches: PathTouch[] = targets.touches;
-    let floor: Tier = spec.floor;
     const network: string[] = targets.urls.map((u) => u.url);
-    /** What raised the minimum tier beyond protection, in order. */
-    const floorReasons: Reason[] = [];
-    if (!isKnownActionType(action.type)) {
-      floorReasons.push(
-        reasonOf(UNKNOWN_TYPE_RULE, spec.floor, 'policy', `\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`),
-      );
-    }
-    if (targets.unclear.length) {
-      floor = Math.max(floor, 2) as Tier;
-      const parts = targets.unclear.slice(0, 3).map((u) => `\`${u.field || 'payload'}\` ${u.why}`);
-      floorReasons.push(
-        reasonOf(
-          PAYLOAD_UNCLEAR_RULE,
-          2,
-          'protection',
-          `the payload cannot be fully interpreted (${parts.join('; ')}${targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : ''}), so a Tier 2 review decides`,
-        ),
-      );
-    }
+    const floor = payloadFloor(action, targets);
 
-    let analysis: ShellAnalysis | undefined;
-    const sandboxedCommand = action.sandboxed === true && action.type === 'execute_command';
-    // Inside the OS sandbox a command's environment is an allow-list with every secret withheld: printing
-    // it (`printenv`, `env`, `ps e`) reads nothing protected. Another process's environ file stays a read.
-    let sandboxedEnvironment = false;
+    let command: CommandFacts | undefined;
     if (action.type === 'execute_command') {
-      const command = action.payload.command;
-      if (typeof command !== 'string' || command.length === 0)
-        return block([reasonOf('action.invalid', 0, 'policy', 'execute_command needs a non-empty `command` string')]);
-      if (!o.shellParser)
-        return block([
-          reasonOf('shell.unavailable', 0, 'error', 'the shell grammar could not be loaded, so the command cannot be analysed'),
-        ]);
-      const a = analyzeShell(o.shellParser, command, {
-        cwd: action.cwd,
-        home: o.home,
-        platform: o.platform,
-        fs: o.fs,
-        clock: o.clock ?? SYSTEM_CLOCK,
-      });
-      analysis = a;
-      sandboxedEnvironment = sandboxedCommand && a.printsEnvironment && !a.environmentByPath;
-      for (const p of a.reads)
-        if (!(sandboxedEnvironment && p === ENVIRONMENT_PSEUDO_PATH)) touches.push({ path: p, access: 'read', source: 'command' });
-      for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
-      for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
-      for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
-      for (const s of a.searches)
-        touches.push({
-          path: s.path,
-          access: 'read',
-          source: 'command',
-          below: s.mode,
-          ...(s.names ? { belowNames: s.names } : {}),
-          ...(s.skipsHidden ? { belowSkipsHidden: true } : {}),
-        });
-      if (a.reviews.length) {
-        floor = Math.max(floor, 2) as Tier;
-        floorReasons.push(reasonOf('shell.review', 2, 'policy', `${a.reviews.join('; ')}, so it needs at least Tier 2`));
-      }
-      if (a.approvals.length) {
-        floor = 3;
-        floorReasons.push(reasonOf('shell.approval', 3, 'policy', `${a.approvals.join('; ')}, so it needs your approval (Tier 3)`));
-      }
-      if (a.opaque) {
-        floor = Math.max(floor, 2) as Tier;
-        floorReasons.push(
-          reasonOf(
-            'shell.opaque',
-            2,
-            'policy',
-            `the command is opaque (${a.opaqueReasons.join('; ') || 'its effects cannot be known statically'}), so it needs at least Tier 2`,
-          ),
-        );
-      }
-      // Listening servers are not addresses to SSRF-check, but data leaves through them (IFC).
-      network.push(...a.urls, ...a.sinks);
-      const logins = new Set(a.logins);
-      for (const url of a.urls) {
-        let v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
-        // Another scheme a command speaks (gopher, dict, ftp, ldap, ssh, git…) reaches a host all the same:
-        // the host is checked as an address (`curl gopher://127.0.0.1:6379/_INFO` talks to Redis).
-        if (v.rule === 'ssrf.scheme') v = checkUrlSyntax(url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, 'http://'), this.ssrfPolicy);
-        if (v.allowed || v.rule === 'ssrf.scheme' || v.rule === 'ssrf.bad_url') continue;
-        // Logging in to a machine on a private network (ssh, scp, rsync) is ordinary work that needs
-        // credentials, not a request smuggled to an internal service: a review, not a block.
-        if (logins.has(url) && (v.rule === 'ssrf.range.private' || v.rule === 'ssrf.range.cgnat')) {
-          floor = Math.max(floor, 2) as Tier;
-          floorReasons.push(
-            reasonOf(v.rule, 2, 'policy', `the command logs in to ${url}, on a private network (${v.reason}), so it needs at least Tier 2`),
-          );
-          continue;
-        }
-        return block([reasonOf(v.rule ?? 'ssrf', 0, 'policy', `the command reaches ${url}: ${v.reason}${loopbackHint(v.rule)}`)]);
-      }
+      const c = this.analyseCommand(action, o, touches, network, floor);
+      if ('decision' in c) return c;
+      command = c;
     }
 
     const protection = checkProtection(action.type, touches, {
@@ -335,20 +250,112 @@ export class Engine {
       rules: this.rules,
       fs: o.fs,
       facts: this.fileFacts,
-      ...(sandboxedCommand ? { sandboxHidesWithin: o.workspaceRoots } : {}),
+      ...(command?.sandboxed ? { sandboxHidesWithin: o.workspaceRoots } : {}),
     });
-    const sandboxHides = protection.sandboxHides.length ? { sandboxHides: protection.sandboxHides } : {};
     const found = protectionReasons(protection);
     const level = { level: protection.level };
     if (!protection.allowed) return { ...block(found), minTier: protection.minTier, ...level };
-    // Invisible characters written into an agent instruction file: blocked before any policy or model (content/instruction-files.ts).
+
+    const content = this.checkContent(action, protection, touches, o, floor, found);
+    if ('decision' in content) return content;
+
+    const ssrf = await this.checkPayloadUrls(action, targets.urls);
+    if (ssrf) return { ...block([ssrf]), ...level };
+
+    const facts: DecisionFacts = { action, o, targets, touches, network, floor, protection, found, command };
+    return o.shield ? this.shieldDecision(o.shield, facts, content.memoryTier1) : decisionWithoutShield(facts);
+  }
+
+  /**
+   * execute_command: the command's analysis turned into path touches, network targets and floor reasons, or a
+   * block (no command, no grammar, an address the SSRF policy refuses).
+   */
+  private analyseCommand(
+    action: ActionRequest,
+    o: EngineOptions,
+    touches: PathTouch[],
+    network: string[],
+    floor: Floor,
+  ): CommandFacts | Outcome {
+    const command = action.payload.command;
+    if (typeof command !== 'string' || command.length === 0)
+      return block([reasonOf('action.invalid', 0, 'policy', 'execute_command needs a non-empty `command` string')]);
+    if (!o.shellParser)
+      return block([reasonOf('shell.unavailable', 0, 'error', 'the shell grammar could not be loaded, so the command cannot be analysed')]);
+    const a = analyzeShell(o.shellParser, command, {
+      cwd: action.cwd,
+      home: o.home,
+      platform: o.platform,
+      fs: o.fs,
+      clock: o.clock ?? SYSTEM_CLOCK,
+    });
+    const sandboxed = action.sandboxed === true;
+    // Inside the OS sandbox a command's environment is an allow-list with every secret withheld: printing
+    // it (`printenv`, `env`, `ps e`) reads nothing protected. Another process's environ file stays a read.
+    const sandboxedEnvironment = sandboxed && a.printsEnvironment && !a.environmentByPath;
+    for (const p of a.reads)
+      if (!(sandboxedEnvironment && p === ENVIRONMENT_PSEUDO_PATH)) touches.push({ path: p, access: 'read', source: 'command' });
+    for (const p of a.writes) touches.push({ path: p, access: 'write', source: 'command' });
+    for (const p of a.deletes) touches.push({ path: p, access: 'delete', source: 'command' });
+    for (const g of a.globs) touches.push({ path: g.dir, access: g.access, source: 'command', pattern: g.pattern, depth: g.depth });
+    for (const s of a.searches)
+      touches.push({
+        path: s.path,
+        access: 'read',
+        source: 'command',
+        below: s.mode,
+        ...(s.names ? { belowNames: s.names } : {}),
+        ...(s.skipsHidden ? { belowSkipsHidden: true } : {}),
+      });
+    if (a.reviews.length) floor.raise(2, reasonOf('shell.review', 2, 'policy', `${a.reviews.join('; ')}, so it needs at least Tier 2`));
+    if (a.approvals.length)
+      floor.raise(3, reasonOf('shell.approval', 3, 'policy', `${a.approvals.join('; ')}, so it needs your approval (Tier 3)`));
+    if (a.opaque) {
+      const why = a.opaqueReasons.join('; ') || 'its effects cannot be known statically';
+      floor.raise(2, reasonOf('shell.opaque', 2, 'policy', `the command is opaque (${why}), so it needs at least Tier 2`));
+    }
+    // Listening servers are not addresses to SSRF-check, but data leaves through them (IFC).
+    network.push(...a.urls, ...a.sinks);
+    const logins = new Set(a.logins);
+    for (const url of a.urls) {
+      let v = checkUrlSyntax(/^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `http://${url}`, this.ssrfPolicy);
+      // Another scheme a command speaks (gopher, dict, ftp, ldap, ssh, git…) reaches a host all the same:
+      // the host is checked as an address (`curl gopher://127.0.0.1:6379/_INFO` talks to Redis).
+      if (v.rule === 'ssrf.scheme') v = checkUrlSyntax(url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, 'http://'), this.ssrfPolicy);
+      if (v.allowed || v.rule === 'ssrf.scheme' || v.rule === 'ssrf.bad_url') continue;
+      // Logging in to a machine on a private network (ssh, scp, rsync) is ordinary work that needs
+      // credentials, not a request smuggled to an internal service: a review, not a block.
+      if (logins.has(url) && (v.rule === 'ssrf.range.private' || v.rule === 'ssrf.range.cgnat')) {
+        floor.raise(
+          2,
+          reasonOf(v.rule, 2, 'policy', `the command logs in to ${url}, on a private network (${v.reason}), so it needs at least Tier 2`),
+        );
+        continue;
+      }
+      return block([reasonOf(v.rule ?? 'ssrf', 0, 'policy', `the command reaches ${url}: ${v.reason}${loopbackHint(v.rule)}`)]);
+    }
+    return { analysis: a, sandboxed, sandboxedEnvironment };
+  }
+
+  /**
+   * Content rules on what the action writes: invisible characters written or copied into an agent instruction
+   * file are blocked before any policy or model (content/instruction-files.ts); a memory write is judged by its
+   * content (content/memory.ts), like the heuristics: a block is Tier 1's, otherwise it needs Tier 3. Tier 1's
+   * evaluation of a memory write is run once here and handed on to the Shield (a large note is normalised once).
+   */
+  private checkContent(
+    action: ActionRequest,
+    protection: ProtectionResult,
+    touches: readonly PathTouch[],
+    o: EngineOptions,
+    floor: Floor,
+    found: readonly Reason[],
+  ): Outcome | { readonly memoryTier1?: ReturnType<typeof evaluateHeuristics> } {
+    const blocked = { minTier: protection.minTier, level: protection.level };
     const hidden =
       invisibleTextInInstructionWrite(protection.findings, action.payload) ??
       invisibleTextCopiedIntoInstructions(protection.findings, () => this.sourcesOf(touches, action.cwd), o.fs);
-    if (hidden) return { ...block(sentenceReasons(hidden.rules, 0, hidden.reason), found), minTier: protection.minTier, ...level };
-    // Memory poisoning: what a memory write stores is read by every later session (content/memory.ts).
-    // Content rules, like the heuristics: a block is Tier 1's, before any policy can allow the write.
-    // Tier 1's evaluation is run once here and handed on to the Shield (a large note is normalised once).
+    if (hidden) return { ...block(sentenceReasons(hidden.rules, 0, hidden.reason), found), ...blocked };
     const memoryTier1 = writesMemory(action.type, protection.findings)
       ? evaluateHeuristics(o.shield?.heuristics ?? loadHeuristicRules(), action.type, action.payload)
       : undefined;
@@ -356,103 +363,86 @@ export class Engine {
       ...(o.shield ? { heuristics: o.shield.heuristics } : {}),
       ...(memoryTier1 ? { tier1: memoryTier1 } : {}),
     });
-    if (memory?.verdict === 'block')
-      return { ...block(sentenceReasons(memory.rules, 1, memory.reason), found), tier: 1, minTier: protection.minTier, ...level };
-    if (memory) {
-      floor = 3;
-      floorReasons.push(...sentenceReasons(memory.rules, 3, memory.reason));
-    }
+    if (memory?.verdict === 'block') return { ...block(sentenceReasons(memory.rules, 1, memory.reason), found), tier: 1, ...blocked };
+    if (memory) floor.raise(3, ...sentenceReasons(memory.rules, 3, memory.reason));
+    return memoryTier1 ? { memoryTier1 } : {};
+  }
 
+  /** SSRF for http_request's `url` and every other http(s) URL in the payload (a request the tool may make). */
+  private async checkPayloadUrls(action: ActionRequest, urls: ReturnType<typeof payloadTargetsOf>['urls']): Promise<Reason | undefined> {
     if (action.type === 'http_request') {
       const ssrf = await this.checkRequestUrl(action.payload.url);
-      if (ssrf) return { ...block([ssrf]), ...level };
+      if (ssrf) return ssrf;
     }
-    // Every other http(s) URL in the payload is a request the tool may make: checked the same way.
-    for (const u of targets.urls) {
+    for (const u of urls) {
       if (!u.http || (action.type === 'http_request' && u.field === 'url')) continue;
       const ssrf = await this.checkRequestUrl(u.url);
-      if (ssrf) return { ...block([{ ...ssrf, message: `the payload field \`${u.field}\` names ${ssrf.message}` }]), ...level };
+      if (ssrf) return { ...ssrf, message: `the payload field \`${u.field}\` names ${ssrf.message}` };
     }
+    return undefined;
+  }
 
-    // The protection rules that raised the minimum tier explain it (the first one is quoted); the others are carried.
-    const raising = protection.minTier > 0 ? found : [];
-    const floorExplained = [...raising.slice(0, 1), ...floorReasons];
-    if (o.shield) {
-      // Each touch resolved once: the Shield gets the path (a glob as its pattern), effects the directory.
-      let unresolved = 0;
-      const resolved = touches.flatMap((t) => {
-        try {
-          const dir = resolveActionPath(t.path, { cwd: action.cwd, home: o.home, platform: o.platform });
-          return [{ access: t.access, dir, path: t.pattern === undefined ? dir : patternPath(dir, t.pattern, t.depth) }];
-        } catch {
-          unresolved++;
-          return [];
-        }
-      });
-      const effects =
-        unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
-          ? judgeEffects(
-              {
-                type: action.type,
-                cwd: action.cwd,
-                touches: resolved.map((r) => ({ path: r.dir, access: r.access })),
-                protectionMinTier: protection.minTier,
-                analysis,
-                network: network.length > 0,
-                sandboxed: action.sandboxed === true,
-                hiddenBySandbox: protection.sandboxHides.map((h) => h.path),
-                environmentFromSandbox: sandboxedEnvironment,
-              },
-              this.boundary,
-            )
-          : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
-      const d = await runShield(o.shield, {
-        effects,
-        id: action.id ?? '',
-        sessionId: action.sessionId,
-        action: { type: action.type, payload: action.payload },
-        paths: resolved.map((r) => r.path),
-        reads: resolved.filter((r) => r.access === 'read').map((r) => r.path),
-        writes: resolved.filter((r) => r.access !== 'read').map((r) => r.path),
-        network,
-        publicMaterial: this.publicMaterialRead(protection.findings, action.cwd),
-        floor: Math.max(protection.minTier, floor) as Tier,
-        reasons: [...found, ...floorReasons],
-        floorReasons: floorExplained,
-        ...(memoryTier1 ? { heuristics: memoryTier1 } : {}),
-      });
-      return {
-        decision: d.decision,
-        tier: d.tier,
-        minTier: d.minTier,
-        level: protection.level,
-        reasons: d.reasons,
-        text: d.text,
-        confidence: d.confidence,
-        trail: d.trail,
-        ifc: d.ifc,
-        ...sandboxHides,
-      };
-    }
-
-    const minTier = Math.max(protection.minTier, floor) as Tier;
-    if (minTier === 0) {
-      const text: ReasonText = found.length
-        ? { lead: 'Allowed: ', stated: found.slice(0, 1) }
-        : { lead: NO_PROTECTION_RULE_APPLIES, stated: [] };
-      return { decision: 'allow', tier: 0, minTier, level: protection.level, reasons: found, text, ...sandboxHides };
-    }
-    // Nothing raised the tier but the action type's own floor: the type is the rule.
-    const typeFloor = floorExplained.length
-      ? []
-      : [reasonOf(`action_type.${action.type}`, floor, 'policy', `${action.type} needs at least a Tier ${floor} check`)];
+  /** The Shield decides, given the effects of the action (judged against the workspace boundary) and the floor. */
+  private async shieldDecision(
+    shield: ShieldParts,
+    f: DecisionFacts,
+    memoryTier1: ReturnType<typeof evaluateHeuristics> | undefined,
+  ): Promise<Outcome> {
+    const { action, o, targets, protection } = f;
+    // Each touch resolved once: the Shield gets the path (a glob as its pattern), effects the directory.
+    let unresolved = 0;
+    const resolved = f.touches.flatMap((t) => {
+      try {
+        const dir = resolveActionPath(t.path, { cwd: action.cwd, home: o.home, platform: o.platform });
+        return [{ access: t.access, dir, path: t.pattern === undefined ? dir : patternPath(dir, t.pattern, t.depth) }];
+      } catch {
+        unresolved++;
+        return [];
+      }
+    });
+    const effects =
+      unresolved === 0 && !targets.unclear.length && isKnownActionType(action.type)
+        ? judgeEffects(
+            {
+              type: action.type,
+              cwd: action.cwd,
+              touches: resolved.map((r) => ({ path: r.dir, access: r.access })),
+              protectionMinTier: protection.minTier,
+              analysis: f.command?.analysis,
+              network: f.network.length > 0,
+              sandboxed: action.sandboxed === true,
+              hiddenBySandbox: protection.sandboxHides.map((h) => h.path),
+              environmentFromSandbox: f.command?.sandboxedEnvironment === true,
+            },
+            this.boundary,
+          )
+        : { class: 'unjudged' as const, judged: ['some of what it touches cannot be interpreted'] };
+    const d = await runShield(shield, {
+      effects,
+      id: action.id ?? '',
+      sessionId: action.sessionId,
+      action: { type: action.type, payload: action.payload },
+      paths: resolved.map((r) => r.path),
+      reads: resolved.filter((r) => r.access === 'read').map((r) => r.path),
+      writes: resolved.filter((r) => r.access !== 'read').map((r) => r.path),
+      network: f.network,
+      publicMaterial: this.publicMaterialRead(protection.findings, action.cwd),
+      floor: Math.max(protection.minTier, f.floor.tier) as Tier,
+      reasons: [...f.found, ...f.floor.reasons],
+      floorReasons: floorExplained(f),
+      ...(memoryTier1 ? { heuristics: memoryTier1 } : {}),
+    });
     return {
-      decision: 'escalate',
-      tier: minTier,
-      minTier,
+      decision: d.decision,
+      tier: d.tier,
+      minTier: d.minTier,
       level: protection.level,
-      reasons: [...found, ...floorReasons, ...typeFloor],
-      text: { lead: `Needs Tier ${minTier}: `, stated: [...floorExplained, ...typeFloor] },
+      reasons: d.reasons,
+      text: d.text,
+      confidence: d.confidence,
+      trail: d.trail,
+      ifc: d.ifc,
+      ...sandboxHidesOf(protection),
     };
   }
 
@@ -534,6 +524,103 @@ function block(stated: readonly Reason[], carried: readonly Reason[] = []): Omit
 }
 
 const NO_PROTECTION_RULE_APPLIES = 'No protection rule applies';
+
+/** A decision of the engine's own (the caller's ids are added by Engine.check). */
+type Outcome = Omit<Draft, 'id' | 'sessionId'>;
+
+/** The minimum tier beyond protection and what raised it, in order, as the steps of a decision find reasons. */
+class Floor {
+  readonly reasons: Reason[] = [];
+  constructor(public tier: Tier) {}
+
+  /** Raises the floor to at least `tier`, explained by `reasons`. */
+  raise(tier: Tier, ...reasons: Reason[]): void {
+    this.tier = Math.max(this.tier, tier) as Tier;
+    this.reasons.push(...reasons);
+  }
+}
+
+/** What a command's analysis adds to the rest of its decision. */
+interface CommandFacts {
+  readonly analysis: ShellAnalysis;
+  /** The command runs in the OS sandbox. */
+  readonly sandboxed: boolean;
+  /** It prints its own environment, which inside the sandbox holds no secret. */
+  readonly sandboxedEnvironment: boolean;
+}
+
+/** Everything the last step (the Shield, or the protection floor) decides from. */
+interface DecisionFacts {
+  readonly action: ActionRequest;
+  readonly o: EngineOptions;
+  readonly targets: ReturnType<typeof payloadTargetsOf>;
+  readonly touches: readonly PathTouch[];
+  readonly network: readonly string[];
+  readonly floor: Floor;
+  readonly protection: ProtectionResult;
+  /** The protection check's rules as reasons. */
+  readonly found: readonly Reason[];
+  readonly command?: CommandFacts;
+}
+
+/** The action type's own floor, raised to Tier 2 when the payload cannot be fully interpreted. */
+function payloadFloor(action: ActionRequest, targets: ReturnType<typeof payloadTargetsOf>): Floor {
+  const spec = actionSpec(action.type);
+  const floor = new Floor(spec.floor);
+  if (!isKnownActionType(action.type))
+    floor.raise(
+      spec.floor,
+      reasonOf(UNKNOWN_TYPE_RULE, spec.floor, 'policy', `\`${clip(action.type)}\` is not an action type Bulwark knows: ${spec.why}`),
+    );
+  if (targets.unclear.length) {
+    const parts = targets.unclear.slice(0, 3).map((u) => `\`${u.field || 'payload'}\` ${u.why}`);
+    const more = targets.unclear.length > 3 ? `; and ${targets.unclear.length - 3} more` : '';
+    floor.raise(
+      2,
+      reasonOf(
+        PAYLOAD_UNCLEAR_RULE,
+        2,
+        'protection',
+        `the payload cannot be fully interpreted (${parts.join('; ')}${more}), so a Tier 2 review decides`,
+      ),
+    );
+  }
+  return floor;
+}
+
+/** The protection rules that raised the minimum tier explain it (the first one is quoted), then the floor's reasons. */
+function floorExplained(f: DecisionFacts): Reason[] {
+  return [...(f.protection.minTier > 0 ? f.found.slice(0, 1) : []), ...f.floor.reasons];
+}
+
+function sandboxHidesOf(protection: ProtectionResult): { sandboxHides?: CheckResult['sandboxHides'] } {
+  return protection.sandboxHides.length ? { sandboxHides: protection.sandboxHides } : {};
+}
+
+/** Without a Shield: allowed at Tier 0, or an escalation to the floor with what raised it. */
+function decisionWithoutShield(f: DecisionFacts): Outcome {
+  const { protection, found, floor, action } = f;
+  const minTier = Math.max(protection.minTier, floor.tier) as Tier;
+  if (minTier === 0) {
+    const text: ReasonText = found.length
+      ? { lead: 'Allowed: ', stated: found.slice(0, 1) }
+      : { lead: NO_PROTECTION_RULE_APPLIES, stated: [] };
+    return { decision: 'allow', tier: 0, minTier, level: protection.level, reasons: [...found], text, ...sandboxHidesOf(protection) };
+  }
+  // Nothing raised the tier but the action type's own floor: the type is the rule.
+  const explained = floorExplained(f);
+  const typeFloor = explained.length
+    ? []
+    : [reasonOf(`action_type.${action.type}`, floor.tier, 'policy', `${action.type} needs at least a Tier ${floor.tier} check`)];
+  return {
+    decision: 'escalate',
+    tier: minTier,
+    minTier,
+    level: protection.level,
+    reasons: [...found, ...floor.reasons, ...typeFloor],
+    text: { lead: `Needs Tier ${minTier}: `, stated: [...explained, ...typeFloor] },
+  };
+}
 
 /**
  * The protection check's rules as reasons, in its order, each with what its first finding of the
