@@ -17,6 +17,8 @@ interface PsSpec {
   readonly values: readonly string[];
   /** Positional parameters, by position. */
   readonly positional: readonly string[];
+  /** The cmdlet's parameter aliases (`-CN` for `-ComputerName`), each to its parameter. */
+  readonly aliases?: Readonly<Record<string, string>>;
 }
 
 const COMMON_VALUES = [
@@ -59,7 +61,7 @@ interface PsArgs {
 }
 
 function resolveParam(given: string, spec: PsSpec): string {
-  const g = COMMON_ALIASES[given] ?? given;
+  const g = spec.aliases?.[given] ?? COMMON_ALIASES[given] ?? given;
   const all = [...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES];
   if (all.includes(g)) return g;
   return all.find((p) => p.startsWith(g)) ?? g;
@@ -114,6 +116,8 @@ const get = (a: PsArgs, ...names: string[]): WordValue[] => names.flatMap((n) =>
 
 const PATHS = ['path', 'literalpath'];
 const FILTERS = ['filter', 'include', 'exclude', 'credential', 'stream'];
+/** Copy-Item and Move-Item have no -Stream. */
+const FILTERS_NO_STREAM = FILTERS.filter((f) => f !== 'stream');
 
 const SPECS: Record<string, PsSpec> = {
   'remove-item': {
@@ -137,12 +141,12 @@ const SPECS: Record<string, PsSpec> = {
       'tosession',
       'fromsession',
     ],
-    values: [...PATHS, 'destination', ...FILTERS, 'tosession', 'fromsession'],
+    values: [...PATHS, 'destination', ...FILTERS_NO_STREAM, 'tosession', 'fromsession'],
     positional: ['path', 'destination'],
   },
   'move-item': {
     params: ['path', 'destination', 'literalpath', 'force', 'filter', 'include', 'exclude', 'passthru', 'credential'],
-    values: [...PATHS, 'destination', ...FILTERS],
+    values: [...PATHS, 'destination', ...FILTERS_NO_STREAM],
     positional: ['path', 'destination'],
   },
   'rename-item': {
@@ -263,7 +267,7 @@ const SPECS: Record<string, PsSpec> = {
       'skipcertificatecheck',
       'resume',
       'disablekeepalive',
-      'customMethod',
+      'custommethod',
       'authentication',
       'token',
     ],
@@ -359,9 +363,88 @@ const SPECS: Record<string, PsSpec> = {
     positional: ['filepath', 'argumentlist'],
   },
   'test-netconnection': {
-    params: ['computername', 'port', 'commontcpport', 'traceroute', 'informationlevel'],
-    values: ['computername', 'port', 'commontcpport', 'informationlevel'],
+    params: [
+      'computername',
+      'port',
+      'commontcpport',
+      'traceroute',
+      'hops',
+      'informationlevel',
+      'diagnoserouting',
+      'constrainsourceaddress',
+      'constraininterface',
+      'detailed',
+    ],
+    values: ['computername', 'port', 'commontcpport', 'hops', 'informationlevel', 'constrainsourceaddress', 'constraininterface'],
     positional: ['computername'],
+    aliases: { cn: 'computername', remoteaddress: 'computername', remoteport: 'port', tcp: 'commontcpport' },
+  },
+  // PowerShell 7 names the host -TargetName (alias -ComputerName); Windows PowerShell 5.1 -ComputerName, and its
+  // -Source (position 1) names remote computers that send the pings: every one of them is contacted.
+  'test-connection': {
+    params: [
+      'targetname',
+      'source',
+      'count',
+      'delay',
+      'buffersize',
+      'maxhops',
+      'timetolive',
+      'timeoutseconds',
+      'tcpport',
+      'ipv4',
+      'ipv6',
+      'resolvedestination',
+      'ping',
+      'repeat',
+      'quiet',
+      'dontfragment',
+      'traceroute',
+      'mtusize',
+      'detailed',
+      'throttlelimit',
+      'impersonation',
+      'dcomauthentication',
+      'wsmanauthentication',
+      'protocol',
+      'credential',
+      'asjob',
+    ],
+    values: [
+      'targetname',
+      'source',
+      'count',
+      'delay',
+      'buffersize',
+      'maxhops',
+      'timetolive',
+      'timeoutseconds',
+      'tcpport',
+      'throttlelimit',
+      'impersonation',
+      'dcomauthentication',
+      'wsmanauthentication',
+      'protocol',
+      'credential',
+    ],
+    positional: ['targetname', 'source'],
+    aliases: {
+      computername: 'targetname',
+      cn: 'targetname',
+      ipaddress: 'targetname',
+      __server: 'targetname',
+      server: 'targetname',
+      destination: 'targetname',
+      fcn: 'source',
+      src: 'source',
+      size: 'buffersize',
+      bytes: 'buffersize',
+      bs: 'buffersize',
+      ttl: 'maxhops',
+      hops: 'maxhops',
+      authentication: 'dcomauthentication',
+      mtusizedetect: 'mtusize',
+    },
   },
   'set-itemproperty': {
     params: ['path', 'literalpath', 'name', 'value', 'type', 'force', 'passthru'],
@@ -382,7 +465,54 @@ SPECS['import-clixml'] = SPECS['get-content']!;
 SPECS['get-filehash'] = SPECS['get-content']!;
 SPECS['export-clixml'] = SPECS['export-csv']!;
 SPECS['set-acl'] = SPECS['clear-content']!;
-SPECS['resolve-dnsname'] = { params: ['name', 'type', 'server'], values: ['name', 'type', 'server'], positional: ['name', 'type'] };
+SPECS['resolve-dnsname'] = {
+  params: [
+    'name',
+    'type',
+    'server',
+    'dnsonly',
+    'cacheonly',
+    'dnssecok',
+    'dnsseccd',
+    'nohostsfile',
+    'llmnronly',
+    'llmnrnetbiosonly',
+    'llmnrfallback',
+    'netbiosfallback',
+    'norecursion',
+    'quicktimeout',
+    'tcponly',
+  ],
+  values: ['name', 'type', 'server'],
+  positional: ['name', 'type'],
+};
+
+/**
+ * Why a cmdlet's parameter table cannot be right, or [] (checked at load and by the tests): PowerShell matches
+ * parameter names without case and psParse compares the lower-cased word, so a name written with a capital
+ * (`customMethod`) would never match and its value would be taken for a positional operand.
+ */
+export function psSpecProblems(specs: Readonly<Record<string, PsSpec>> = SPECS): string[] {
+  const problems: string[] = [];
+  for (const [cmdlet, spec] of Object.entries(specs)) {
+    const named = [
+      ...spec.params,
+      ...spec.values,
+      ...spec.positional,
+      ...Object.keys(spec.aliases ?? {}),
+      ...Object.values(spec.aliases ?? {}),
+    ];
+    for (const n of named) if (n !== n.toLowerCase()) problems.push(`${cmdlet}: parameter \`${n}\` is not in lower case`);
+    for (const n of [...spec.values, ...spec.positional, ...Object.values(spec.aliases ?? {})])
+      if (!spec.params.includes(n)) problems.push(`${cmdlet}: \`${n}\` is not one of its parameters`);
+    for (const n of spec.positional) if (!spec.values.includes(n)) problems.push(`${cmdlet}: positional \`${n}\` takes no value`);
+  }
+  return problems;
+}
+{
+  const problems = psSpecProblems();
+  if (problems.length) throw new Error(`PowerShell parameter tables: ${problems.join('; ')}`);
+}
 
 const ps = (names: string | readonly string[], fn: (inv: Inv, a: PsArgs) => void) => {
   for (const n of typeof names === 'string' ? [names] : names) {
@@ -508,9 +638,24 @@ ps(['start-process', 'invoke-command', 'start-job', 'invoke-item'], (inv) => {
   inv.an.opaque(`${inv.cmd} runs another program whose arguments are not analysed`);
 });
 
+/** Test-NetConnection -CommonTCPPort: the port each name stands for. */
+const COMMON_TCP_PORTS: Record<string, string> = { http: '80', rdp: '3389', smb: '445', winrm: '5985' };
+
+// The hosts these cmdlets contact (Resolve-DnsName -Server: the DNS server it asks), with the TCP port
+// Test-NetConnection -Port / -CommonTCPPort and Test-Connection -TcpPort connect to.
 ps(['test-netconnection', 'resolve-dnsname', 'test-connection'], (inv, a) => {
   inv.an.net();
-  for (const h of get(a, 'computername', 'name')) inv.an.netWord(h, inv.cmd);
+  const port = get(a, 'port', 'tcpport', 'commontcpport')[0];
+  if (port?.dynamic) inv.an.opaque(`${inv.cmd} connects to a port that is not literal`);
+  const portText = port && !port.dynamic ? (COMMON_TCP_PORTS[port.text.toLowerCase()] ?? port.text) : '';
+  for (const list of [...get(a, 'computername', 'targetname', 'source', 'name', 'server'), ...a.extra]) {
+    // `a,b` is an array of hosts; an all-digit word is a count, not a host.
+    for (const h of list.dynamic ? [list] : list.text.split(',').map((t) => literalWord(t))) {
+      if (h.dynamic) inv.an.netWord(h, inv.cmd);
+      else if (h.text !== '' && !/^\d+$/.test(h.text))
+        inv.an.net(portText ? `${h.text.includes(':') ? `[${h.text}]` : h.text}:${portText}` : h.text);
+    }
+  }
 });
 
 ps(['foreach-object', 'where-object'], (inv) => {
@@ -832,6 +977,25 @@ register(WIN_COMMANDS, 'bitsadmin', (inv) => {
   const url = ops[ops.length - 2];
   if (url) inv.an.netWord(url, 'bitsadmin');
   if (local) inv.an.write(local, inv.scope);
+});
+
+// tracert and pathping: every operand is a host they send packets to (the target, and the hosts of a -j/-g
+// source route); -h, -w, -S (tracert) and -h, -i, -p, -q, -w (pathping) take a number or a local address.
+const TRACE_VALUED: Record<string, string> = { tracert: 'hws', pathping: 'hipqw' };
+register(WIN_COMMANDS, ['tracert', 'pathping'], (inv) => {
+  inv.an.net();
+  const valued = TRACE_VALUED[inv.cmd.toLowerCase()] ?? '';
+  const args = inv.args;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i]!;
+    const option = w.dynamic ? null : /^[-/]([A-Za-z0-9])$/.exec(w.text);
+    if (option) {
+      if (valued.includes(option[1]!.toLowerCase())) i++;
+      continue;
+    }
+    if (w.dynamic) inv.an.netWord(w, inv.cmd);
+    else if (!/^\d*$/.test(w.text)) inv.an.net(w.text);
+  }
 });
 
 register(WIN_COMMANDS, 'start', (inv) => {
