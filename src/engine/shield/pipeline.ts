@@ -91,184 +91,233 @@ export interface ShieldDecision {
 const VERDICT_RANK: Record<Verdict, number> = { allow: 0, escalate: 1, block: 2 };
 
 export async function runShield(parts: ShieldParts, input: ShieldInput): Promise<ShieldDecision> {
-  const trail: TierVerdict[] = [];
-  const reasons: Reason[] = [...input.reasons];
-  let minTier: Tier = input.floor;
+  return new ShieldRun(parts, input).run();
+}
+
+/**
+ * One action through the Shield. Each tier's step returns the decision when it decides, or undefined to go on
+ * upward; what the steps find accumulates in the run (the trail, the reasons, the minimum tier and what raised it).
+ */
+class ShieldRun {
+  private readonly trail: TierVerdict[] = [];
+  private readonly reasons: Reason[];
+  private minTier: Tier;
   /** What raised the minimum tier on the way: said in brackets when a higher tier is needed. */
-  const raised: Reason[] = [...input.floorReasons];
-  const finish = (decision: Verdict, tier: Tier, text: ReasonText, confidence = 1, extra: readonly Reason[] = []): ShieldDecision => {
+  private readonly raised: Reason[];
+  private ifc: IfcDecision | undefined;
+  /** Tier 0's answer as a reason: what an allow at Tier 1 or a Tier 2 request states. */
+  private policy: Reason | undefined;
+
+  constructor(
+    private readonly parts: ShieldParts,
+    private readonly input: ShieldInput,
+  ) {
+    this.reasons = [...input.reasons];
+    this.minTier = input.floor;
+    this.raised = [...input.floorReasons];
+  }
+
+  async run(): Promise<ShieldDecision> {
+    this.classifyIfc();
+    return this.tier0() ?? (await this.tier1()) ?? (await this.tier2()) ?? (await this.tier3());
+  }
+
+  private finish(decision: Verdict, tier: Tier, text: ReasonText, confidence = 1, extra: readonly Reason[] = []): ShieldDecision {
+    const { reasons, ifc } = this;
     reasons.push(...extra);
     const auditNote = ifc && !ifc.enforced && ifc.wouldBlock ? reasonOf('ifc.would_block', 0, 'policy', ifc.reason) : undefined;
     if (auditNote) reasons.push(auditNote);
-    return { decision, tier, minTier, reasons, text: auditNote ? { ...text, auditNote } : text, confidence, trail, ifc };
-  };
+    const stated = auditNote ? { ...text, auditNote } : text;
+    return { decision, tier, minTier: this.minTier, reasons, text: stated, confidence, trail: this.trail, ifc };
+  }
+
   /** A decision stated by one reason found here. */
-  const stop = (
+  private stop(
     decision: Verdict,
     tier: Tier,
     lead: string | undefined,
     r: Reason,
     confidence = 1,
     context?: readonly Reason[],
-  ): ShieldDecision => finish(decision, tier, { ...(lead ? { lead } : {}), stated: [r], ...(context ? { context } : {}) }, confidence, [r]);
-  const raise = (r: Reason): void => {
-    reasons.push(r);
-    raised.push(r);
-  };
+  ): ShieldDecision {
+    return this.finish(decision, tier, { ...(lead ? { lead } : {}), stated: [r], ...(context ? { context } : {}) }, confidence, [r]);
+  }
 
-  // IFC classification: escalate raises the minimum tier before any tier runs; a block is applied
-  // at the IFC decision step, but before anyone is asked (no point approving what IFC will block).
-  let ifc: IfcDecision | undefined;
-  if (parts.ifc) {
-    ifc = parts.ifc.evaluate(input.sessionId, input.action.type, {
+  /** Raises the minimum tier to at least `tier`, explained by `r`. */
+  private raise(tier: Tier, r: Reason): void {
+    this.minTier = maxTier(this.minTier, tier);
+    this.reasons.push(r);
+    this.raised.push(r);
+  }
+
+  /**
+   * IFC classification: escalate raises the minimum tier before any tier runs; a block is applied at the IFC
+   * decision step (after Tier 0), but before anyone is asked (no point approving what IFC will block).
+   */
+  private classifyIfc(): void {
+    if (!this.parts.ifc) return;
+    const { input } = this;
+    const ifc = this.parts.ifc.evaluate(input.sessionId, input.action.type, {
       reads: input.reads,
       writes: input.writes,
       network: input.network,
       ...(input.publicMaterial?.length ? { publicMaterial: input.publicMaterial } : {}),
     });
-    if (ifc.decision === 'escalate') {
-      minTier = maxTier(minTier, 2);
-      raise(reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason));
-    }
+    this.ifc = ifc;
+    if (ifc.decision === 'escalate') this.raise(2, reasonOf(ifc.rule, 2, ifcKind(ifc.rule), ifc.reason));
   }
 
-  // Tier 0: policy.
-  const t0 = tier0(parts.policy, input);
-  trail.push({ decision: t0.decision, tier: 0, confidence: 1, rules: [t0.rule], reason: t0.reason });
-  const policy = reasonOf(t0.rule, 0, t0.rule === INVALID_POLICY_RULE ? 'error' : 'policy', t0.reason);
-  reasons.push(policy);
-  if (t0.decision === 'block') return finish('block', 0, { lead: 'Blocked at Tier 0: ', stated: [policy] });
-  minTier = maxTier(minTier, t0.minTier);
-  if (ifc?.decision === 'block') return stop('block', 0, undefined, reasonOf(ifc.rule, 0, ifcKind(ifc.rule), ifc.reason));
-
-  if (t0.decision === 'allow' && minTier === 0) {
-    // A policy allow never skips the always-block heuristics.
+  /** Tier 0: policy (then the IFC block). A policy allow never skips the always-block heuristics. */
+  private tier0(): ShieldDecision | undefined {
+    const { parts, input, ifc } = this;
+    const t0 = tier0(parts.policy, input);
+    this.trail.push({ decision: t0.decision, tier: 0, confidence: 1, rules: [t0.rule], reason: t0.reason });
+    const policy = reasonOf(t0.rule, 0, t0.rule === INVALID_POLICY_RULE ? 'error' : 'policy', t0.reason);
+    this.policy = policy;
+    this.reasons.push(policy);
+    if (t0.decision === 'block') return this.finish('block', 0, { lead: 'Blocked at Tier 0: ', stated: [policy] });
+    this.minTier = maxTier(this.minTier, t0.minTier);
+    if (ifc?.decision === 'block') return this.stop('block', 0, undefined, reasonOf(ifc.rule, 0, ifcKind(ifc.rule), ifc.reason));
+    if (t0.decision !== 'allow' || this.minTier !== 0) return undefined;
     const hard = evaluateHeuristics(parts.heuristics, input.action.type, input.action.payload, { alwaysBlockOnly: true });
-    if (hard.verdict === 'block') return heuristicBlock(hard, finish, trail);
-    return finish('allow', 0, { lead: 'Allowed at Tier 0: ', stated: [policy] });
+    if (hard.verdict === 'block') return this.heuristicBlock(hard);
+    return this.finish('allow', 0, { lead: 'Allowed at Tier 0: ', stated: [policy] });
   }
 
-  // Tier 1: heuristics and the classifier. They run also when Tier 2+ is required anyway: their
-  // block is final at any minimum tier, so a command that is both flagged and opaque is not
-  // judged more leniently than one that is only flagged.
-  {
+  /**
+   * Tier 1: heuristics and the classifier. They run also when Tier 2+ is required anyway: their block is final
+   * at any minimum tier, so a command that is both flagged and opaque is not judged more leniently than one
+   * that is only flagged.
+   */
+  private async tier1(): Promise<ShieldDecision | undefined> {
+    const { parts, input } = this;
     const h = input.heuristics ?? evaluateHeuristics(parts.heuristics, input.action.type, input.action.payload);
-    trail.push(heuristicVerdict(h));
-    if (h.verdict === 'block') return heuristicBlock(h, finish, trail, false);
+    this.trail.push(heuristicVerdict(h));
+    if (h.verdict === 'block') return this.heuristicBlock(h, false);
     let t1: Verdict = h.verdict;
     let t1Reason = h.verdict === 'escalate' ? heuristicReason(h) : NO_HEURISTIC_MATCHED;
     let confidence = h.confidence;
     const skip = (parts.classifierSkipTypes ?? DEFAULT_CLASSIFIER_SKIP_TYPES).has(input.action.type);
     if (parts.classifier && !skip) {
-      const threshold = parts.classifierThreshold ?? 0.85;
-      const failed = (message: string) => stop('block', 1, 'Blocked at Tier 1: ', reasonOf(CLASSIFIER_ERROR_RULE, 1, 'error', message));
-      let score: number;
-      try {
-        score = await parts.classifier.injectionScore(classifierText(input.action));
-      } catch (e) {
-        return failed(`the injection classifier failed (${errorMessage(e)}), and Tier 1 fails closed`);
-      }
-      if (!Number.isFinite(score) || score < 0 || score > 1) return failed(`the injection classifier returned an invalid score (${score})`);
-      const label = score >= 0.5 ? 'INJECTION' : 'SAFE';
-      trail.push({
-        decision: label === 'INJECTION' ? (score >= threshold ? 'block' : 'escalate') : 'allow',
-        tier: 1,
-        confidence: label === 'INJECTION' ? score : 1 - score,
-        rules: [`tier1.classifier.${label.toLowerCase()}`],
-        reason: `classifier ${parts.classifier.id}: ${label} ${score.toFixed(3)} (threshold ${threshold})`,
-      });
-      if (label === 'INJECTION' && score >= threshold)
-        return stop(
-          'block',
-          1,
-          'Blocked at Tier 1: ',
-          reasonOf(
-            'tier1.classifier.injection',
-            1,
-            'policy',
-            `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`,
-          ),
-          score,
-        );
-      if (label === 'INJECTION') {
+      const c = await this.classify(parts.classifier);
+      if ('decision' in c) return c;
+      if (c.suspected) {
         t1 = 'escalate';
-        t1Reason = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`;
-        confidence = score;
-        reasons.push(reasonOf('tier1.classifier.injection', 1, 'policy', t1Reason));
+        t1Reason = c.suspected.message;
+        confidence = c.score;
+        this.reasons.push(c.suspected);
       }
     } else if (parts.classifier && skip && t1 === 'allow') {
       // The classifier over-fires on these types: the LLM evaluator judges their content instead.
-      minTier = maxTier(minTier, 2);
-      raise(reasonOf(CLASSIFIER_SKIPPED_RULE, 2, 'policy', `${input.action.type} skips the classifier and goes to Tier 2`));
+      this.raise(2, reasonOf(CLASSIFIER_SKIPPED_RULE, 2, 'policy', `${input.action.type} skips the classifier and goes to Tier 2`));
     }
     // (t1 is allow only when no heuristic matched: Tier 1's own words, no rule's.)
-    if (t1 === 'allow' && minTier <= 1)
-      return finish('allow', 1, { lead: `Allowed at Tier 1: ${NO_HEURISTIC_MATCHED}; `, stated: [policy] }, confidence);
-    if (t1 === 'escalate') raise(reasonOf('tier1.escalate', 2, 'policy', t1Reason));
+    if (t1 === 'allow' && this.minTier <= 1)
+      return this.finish('allow', 1, { lead: `Allowed at Tier 1: ${NO_HEURISTIC_MATCHED}; `, stated: [this.policy!] }, confidence);
+    if (t1 === 'escalate') this.raise(2, reasonOf('tier1.escalate', 2, 'policy', t1Reason));
+    this.minTier = maxTier(this.minTier, 2);
+    return undefined;
   }
-  minTier = maxTier(minTier, 2);
 
-  // Tier 2: the LLM evaluator.
-  let t2Reason: Reason;
-  if (!parts.tier2) {
-    if (parts.mode === 'report')
-      return finish(
-        'escalate',
-        2,
-        { lead: `Needs Tier 2${minTier > 2 ? ', then your approval (Tier 3)' : ''}: `, stated: [policy], context: raised },
-        1,
-      );
-    if (parts.tier2Unavailable !== 'escalate')
-      return stop(
-        'block',
-        2,
-        'Blocked: ',
-        reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'this action needs the Tier 2 evaluator, but none is configured'),
-        1,
-        raised,
-      );
-    t2Reason = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'no Tier 2 evaluator is configured, and you chose to be asked instead');
-    reasons.push(t2Reason);
-    trail.push({ decision: 'escalate', tier: 2, confidence: 1, rules: [TIER2_NOT_CONFIGURED_RULE], reason: t2Reason.message });
-  } else {
-    const t2 = await parts.tier2.evaluate(input.action);
-    trail.push(t2);
-    const said = verdictReasons(t2, 'tier2.verdict');
-    reasons.push(...said);
-    const stated = said.slice(0, 1);
-    if (t2.decision === 'block') return finish('block', 2, { lead: 'Blocked at Tier 2: ', stated }, t2.confidence);
-    if (t2.decision === 'allow' && minTier <= 2) return finish('allow', 2, { lead: 'Allowed at Tier 2: ', stated }, t2.confidence);
-    t2Reason = said[0]!;
+  /** The injection classifier: a block (a score at the threshold, or a failure: Tier 1 fails closed), or its suspicion. */
+  private async classify(classifier: InjectionClassifier): Promise<ShieldDecision | { score: number; suspected?: Reason }> {
+    const threshold = this.parts.classifierThreshold ?? 0.85;
+    const failed = (message: string) => this.stop('block', 1, 'Blocked at Tier 1: ', reasonOf(CLASSIFIER_ERROR_RULE, 1, 'error', message));
+    let score: number;
+    try {
+      score = await classifier.injectionScore(classifierText(this.input.action));
+    } catch (e) {
+      return failed(`the injection classifier failed (${errorMessage(e)}), and Tier 1 fails closed`);
+    }
+    if (!Number.isFinite(score) || score < 0 || score > 1) return failed(`the injection classifier returned an invalid score (${score})`);
+    const label = score >= 0.5 ? 'INJECTION' : 'SAFE';
+    this.trail.push({
+      decision: label === 'INJECTION' ? (score >= threshold ? 'block' : 'escalate') : 'allow',
+      tier: 1,
+      confidence: label === 'INJECTION' ? score : 1 - score,
+      rules: [`tier1.classifier.${label.toLowerCase()}`],
+      reason: `classifier ${classifier.id}: ${label} ${score.toFixed(3)} (threshold ${threshold})`,
+    });
+    if (label === 'INJECTION' && score >= threshold) {
+      const why = `the classifier rates the payload a prompt injection (${score.toFixed(3)} ≥ threshold ${threshold})`;
+      return this.stop('block', 1, 'Blocked at Tier 1: ', reasonOf('tier1.classifier.injection', 1, 'policy', why), score);
+    }
+    if (label !== 'INJECTION') return { score };
+    const why = `the classifier suspects a prompt injection (${score.toFixed(3)}, below the blocking threshold ${threshold})`;
+    return { score, suspected: reasonOf('tier1.classifier.injection', 1, 'policy', why) };
   }
-  minTier = 3;
 
-  // Tier 3: a human.
-  if (!parts.tier3) {
-    if (parts.mode === 'report')
-      return finish('escalate', 3, { lead: 'Needs your approval (Tier 3): ', stated: [t2Reason], context: raised }, 1);
-    return stop(
-      'block',
-      3,
-      'Blocked: ',
-      reasonOf('tier3.no_surface', 3, 'error', 'this action needs your approval (Tier 3), but no approval surface is available'),
+  /** Tier 2: the LLM evaluator (missing: a block, or in report mode or by the user's choice a question for Tier 3). */
+  private async tier2(): Promise<ShieldDecision | undefined> {
+    const { parts, raised } = this;
+    let t2Reason: Reason;
+    if (!parts.tier2) {
+      if (parts.mode === 'report') {
+        const then = this.minTier > 2 ? ', then your approval (Tier 3)' : '';
+        return this.finish('escalate', 2, { lead: `Needs Tier 2${then}: `, stated: [this.policy!], context: raised }, 1);
+      }
+      if (parts.tier2Unavailable !== 'escalate') {
+        const why = 'this action needs the Tier 2 evaluator, but none is configured';
+        return this.stop('block', 2, 'Blocked: ', reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', why), 1, raised);
+      }
+      t2Reason = reasonOf(TIER2_NOT_CONFIGURED_RULE, 2, 'error', 'no Tier 2 evaluator is configured, and you chose to be asked instead');
+      this.reasons.push(t2Reason);
+      this.trail.push({ decision: 'escalate', tier: 2, confidence: 1, rules: [TIER2_NOT_CONFIGURED_RULE], reason: t2Reason.message });
+    } else {
+      const t2 = await parts.tier2.evaluate(this.input.action);
+      this.trail.push(t2);
+      const said = verdictReasons(t2, 'tier2.verdict');
+      this.reasons.push(...said);
+      const stated = said.slice(0, 1);
+      if (t2.decision === 'block') return this.finish('block', 2, { lead: 'Blocked at Tier 2: ', stated }, t2.confidence);
+      if (t2.decision === 'allow' && this.minTier <= 2)
+        return this.finish('allow', 2, { lead: 'Allowed at Tier 2: ', stated }, t2.confidence);
+      t2Reason = said[0]!;
+    }
+    this.minTier = 3;
+    this.t2Reason = t2Reason;
+    return undefined;
+  }
+
+  /** What Tier 2 said when it passed the action up: what a Tier 3 request in report mode states. */
+  private t2Reason: Reason | undefined;
+
+  /** Tier 3: a human. */
+  private async tier3(): Promise<ShieldDecision> {
+    const { parts, input, raised, trail } = this;
+    if (!parts.tier3) {
+      if (parts.mode === 'report')
+        return this.finish('escalate', 3, { lead: 'Needs your approval (Tier 3): ', stated: [this.t2Reason!], context: raised }, 1);
+      const why = 'this action needs your approval (Tier 3), but no approval surface is available';
+      return this.stop('block', 3, 'Blocked: ', reasonOf('tier3.no_surface', 3, 'error', why));
+    }
+    const t3 = await parts.tier3.decide({
+      id: input.id,
+      sessionId: input.sessionId,
+      actionType: input.action.type,
+      payload: input.action.payload,
+      reasons: [
+        ...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })),
+        ...trail.map((t) => ({ tier: t.tier, reason: t.reason })),
+      ],
+    });
+    trail.push(t3);
+    const answered = verdictReasons(t3, 'tier3.verdict');
+    this.reasons.push(...answered);
+    const stated = answered.slice(0, 1);
+    if (t3.decision === 'allow') return this.finish('allow', 3, { lead: 'Allowed at Tier 3: ', stated });
+    return this.finish('block', 3, { lead: 'Blocked at Tier 3: ', stated });
+  }
+
+  private heuristicBlock(h: HeuristicResult, record = true): ShieldDecision {
+    if (record) this.trail.push(heuristicVerdict(h));
+    const always = h.findings[0]?.alwaysBlock ? ' (an always-block rule: no policy can allow it)' : '';
+    // The first finding speaks for the block (naming how many more matched); each other finding says what it is.
+    const found = h.findings.map((f, i) =>
+      reasonOf(`heuristic.${f.ruleId}`, 1, 'policy', i === 0 ? `${heuristicReason(h)}${always}` : findingReason(f)),
     );
+    return this.finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: found.slice(0, 1) }, h.confidence, found);
   }
-  const t3 = await parts.tier3.decide({
-    id: input.id,
-    sessionId: input.sessionId,
-    actionType: input.action.type,
-    payload: input.action.payload,
-    reasons: [
-      ...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })),
-      ...trail.map((t) => ({ tier: t.tier, reason: t.reason })),
-    ],
-  });
-  trail.push(t3);
-  const answered = verdictReasons(t3, 'tier3.verdict');
-  reasons.push(...answered);
-  const stated = answered.slice(0, 1);
-  if (t3.decision === 'allow') return finish('allow', 3, { lead: 'Allowed at Tier 3: ', stated });
-  return finish('block', 3, { lead: 'Blocked at Tier 3: ', stated });
 }
 
 const INVALID_POLICY_RULE = 'policy.invalid';
@@ -349,21 +398,6 @@ function heuristicReason(h: HeuristicResult): string {
 
 function findingReason(f: HeuristicResult['findings'][number]): string {
   return `heuristic ${f.ruleId} (${f.category}, ${f.severity}): ${f.description} — matched \`${f.match}\` in ${f.field}`;
-}
-
-function heuristicBlock(
-  h: HeuristicResult,
-  finish: (d: Verdict, t: Tier, text: ReasonText, c?: number, extra?: readonly Reason[]) => ShieldDecision,
-  trail: TierVerdict[],
-  record = true,
-): ShieldDecision {
-  if (record) trail.push(heuristicVerdict(h));
-  const always = h.findings[0]?.alwaysBlock ? ' (an always-block rule: no policy can allow it)' : '';
-  // The first finding speaks for the block (naming how many more matched); each other finding says what it is.
-  const found = h.findings.map((f, i) =>
-    reasonOf(`heuristic.${f.ruleId}`, 1, 'policy', i === 0 ? `${heuristicReason(h)}${always}` : findingReason(f)),
-  );
-  return finish('block', 1, { lead: 'Blocked at Tier 1: ', stated: found.slice(0, 1) }, h.confidence, found);
 }
 
 function classifierText(action: ActionView): string {
