@@ -570,11 +570,15 @@ export function withKnownValues(
     if (c.rule.index === VALUE_RULE_INDEX) continue;
     const value = text.slice(c.ss, c.se);
     known?.add(value, c.rule.id);
-    if (seen.has(value) || knownValueSkipReason(value) !== undefined) continue;
+    if (seen.has(value)) continue;
     seen.add(value);
-    const rule = valueRule(c.rule.id);
+    // Most values have no other copy: the skip rule (which reads the whole value) is asked only when one is found.
+    let skip: boolean | undefined;
     for (let at = text.indexOf(value, from); at >= 0 && at + value.length <= to; at = text.indexOf(value, at + 1)) {
-      if (at !== c.ss) extra.push({ rule, ms: at, me: at + value.length, ss: at, se: at + value.length });
+      if (at === c.ss) continue;
+      skip ??= knownValueSkipReason(value) !== undefined;
+      if (skip) break;
+      extra.push({ rule: valueRule(c.rule.id), ms: at, me: at + value.length, ss: at, se: at + value.length });
     }
   }
   if (known) extra.push(...knownValueCandidates(known, text, from, to));
