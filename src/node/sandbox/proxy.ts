@@ -322,52 +322,154 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   if (opts.socketPath === undefined && opts.tcpPort === undefined) throw new Error('startFilteringProxy needs a socketPath or a tcpPort');
   if (!Array.isArray(opts.allowHosts)) throw new Error('startFilteringProxy needs allowHosts (a list, possibly empty)');
   const allowed = opts.allowHosts.map(parseAllowedHost);
-  const policy = opts.policy ?? DEFAULT_SSRF_POLICY;
-  const resolver = opts.resolver ?? systemResolver;
-  const connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
-  const maxConnections = opts.maxConnections ?? 256;
   if (opts.socketPath !== undefined) checkPrivateDir(opts.socketPath);
+  return new ProxyServer(opts, allowed).listen();
+}
 
-  const sockets = new Set<net.Socket>();
-  const overLimit = new WeakSet<net.Socket>();
-  let clients = 0;
-  let closing = false;
+const refusedDecision = (method: string, target: Target | undefined, r: Refusal): ProxyDecision => ({
+  allowed: false,
+  method,
+  host: target?.host ?? '',
+  port: target?.port ?? 0,
+  rule: r.rule,
+  reason: r.reason,
+  ...(r.address !== undefined ? { address: r.address } : {}),
+  ...(r.entry !== undefined ? { entry: r.entry } : {}),
+});
 
-  const track = (s: net.Socket) => {
-    sockets.add(s);
-    s.once('close', () => sockets.delete(s));
-    if (closing) s.destroy();
+const asRefusal = (e: unknown) => (e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error: ${errorMessage(e)}`));
+
+/** Both directions, half-closes passed on; either side failing ends both. */
+function splice(a: net.Socket, b: net.Socket): void {
+  const end = () => {
+    a.destroy();
+    b.destroy();
   };
+  a.on('error', end);
+  b.on('error', end);
+  a.once('close', end);
+  b.once('close', end);
+  a.pipe(b);
+  b.pipe(a);
+}
+
+function refuseHttp(res: http.ServerResponse, target: Target | undefined, r: Refusal): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = `${refusalText(target, r)}\n`;
+  res.writeHead(r.status, refusalText(target, r, STATUS_REASON_MAX), {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'X-Bulwark-Rule': r.rule,
+    Connection: 'close',
+  });
+  res.end(body);
+}
+
+/**
+ * One running proxy: its servers (a Unix socket, a TCP port or both), the connections it tracks, and for each
+ * request the steps target → decide (allowed list, SSRF) → report → dial → splice or forward.
+ */
+class ProxyServer {
+  private readonly policy: SsrfPolicy;
+  private readonly resolver: Resolver;
+  private readonly connectTimeoutMs: number;
+  private readonly maxConnections: number;
+  private readonly sockets = new Set<net.Socket>();
+  private readonly overLimit = new WeakSet<net.Socket>();
+  private readonly servers: http.Server[] = [];
+  private clients = 0;
+  private closing = false;
+
+  constructor(
+    private readonly opts: FilteringProxyOptions,
+    private readonly allowed: ReturnType<typeof parseAllowedHost>[],
+  ) {
+    this.policy = opts.policy ?? DEFAULT_SSRF_POLICY;
+    this.resolver = opts.resolver ?? systemResolver;
+    this.connectTimeoutMs = opts.connectTimeoutMs ?? 10_000;
+    this.maxConnections = opts.maxConnections ?? 256;
+  }
+
+  async listen(): Promise<FilteringProxy> {
+    const { opts } = this;
+    let tcpPort: number | undefined;
+    try {
+      if (opts.socketPath !== undefined) {
+        await this.listenOn(this.makeServer(), { path: opts.socketPath, exclusive: true });
+        fs.chmodSync(opts.socketPath, 0o600);
+      }
+      if (opts.tcpPort !== undefined) {
+        const s = this.makeServer();
+        await this.listenOn(s, { host: '127.0.0.1', port: opts.tcpPort, exclusive: true });
+        tcpPort = (s.address() as net.AddressInfo).port;
+      }
+    } catch (e) {
+      await this.close();
+      throw new Error(`the sandbox network proxy could not listen: ${errorMessage(e)}`);
+    }
+    return {
+      ...(opts.socketPath !== undefined ? { socketPath: opts.socketPath } : {}),
+      ...(tcpPort !== undefined ? { tcpPort } : {}),
+      connections: () => this.clients,
+      close: () => this.close(),
+    };
+  }
+
+  private listenOn(server: http.Server, how: net.ListenOptions): Promise<void> {
+    this.servers.push(server);
+    return new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(how, () => {
+        server.removeListener('error', reject);
+        server.on('error', () => undefined);
+        resolve();
+      });
+    });
+  }
+
+  private async close(): Promise<void> {
+    this.closing = true;
+    const done = this.servers.map((s) => new Promise<void>((r) => s.close(() => r())));
+    for (const s of this.sockets) s.destroy();
+    await Promise.all(done);
+    if (this.opts.socketPath !== undefined) {
+      try {
+        if (fs.lstatSync(this.opts.socketPath).isSocket()) fs.unlinkSync(this.opts.socketPath);
+      } catch {
+        // already gone
+      }
+    }
+  }
+
+  private track(s: net.Socket): void {
+    this.sockets.add(s);
+    s.once('close', () => this.sockets.delete(s));
+    if (this.closing) s.destroy();
+  }
 
   /** Reports a decision; for an allowed one, resolves only once the caller has taken it. */
-  async function report(d: ProxyDecision): Promise<void> {
-    if (!opts.onDecision) return;
+  private async report(d: ProxyDecision): Promise<void> {
+    const { onDecision } = this.opts;
+    if (!onDecision) return;
     if (!d.allowed) {
       try {
-        await opts.onDecision(d);
+        await onDecision(d);
       } catch {
         // The refusal stands whatever the recording did.
       }
       return;
     }
-    await opts.onDecision(d);
+    await onDecision(d);
   }
 
-  const refusedDecision = (method: string, target: Target | undefined, r: Refusal): ProxyDecision => ({
-    allowed: false,
-    method,
-    host: target?.host ?? '',
-    port: target?.port ?? 0,
-    rule: r.rule,
-    reason: r.reason,
-    ...(r.address !== undefined ? { address: r.address } : {}),
-    ...(r.entry !== undefined ? { entry: r.entry } : {}),
-  });
-
   /** The whole verdict for one target: the allowed list, then SSRF; returns the address to dial. */
-  async function decide(method: string, target: Target): Promise<ProxyDecision> {
+  private async decide(method: string, target: Target): Promise<ProxyDecision> {
+    const { policy } = this;
     const where = hostPort(target.host, target.port);
-    const match = matchAllowedHost(allowed, target.host, target.port, target.hostIsLiteral);
+    const match = matchAllowedHost(this.allowed, target.host, target.port, target.hostIsLiteral);
     if (!match) throw new Refusal(403, RULE_NOT_ALLOWED, 'not in the allowed hosts');
     const base = { method, host: target.host, port: target.port, entry: match.entry };
     if (target.hostIsLiteral) {
@@ -402,7 +504,7 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     if (!byName.allowed) throw new Refusal(403, byName.rule ?? RULE_PROXY_ERROR, byName.reason, undefined, match.entry);
     let addresses: string[];
     try {
-      addresses = await withTimeout(resolver(target.host), connectTimeoutMs, `resolving ${target.host}`);
+      addresses = await withTimeout(this.resolver(target.host), this.connectTimeoutMs, `resolving ${target.host}`);
     } catch (e) {
       throw new Refusal(502, RULE_RESOLUTION_FAILED, `could not resolve \`${target.host}\` (${errorMessage(e)})`, undefined, match.entry);
     }
@@ -418,17 +520,17 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   }
 
   /** decide() and report(): the allowed decision, or a Refusal (already reported). */
-  async function decideAndReport(method: string, target: Target): Promise<ProxyDecision> {
+  private async decideAndReport(method: string, target: Target): Promise<ProxyDecision> {
     let d: ProxyDecision;
     try {
-      d = await decide(method, target);
+      d = await this.decide(method, target);
     } catch (e) {
       const r = e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error while deciding: ${errorMessage(e)}`);
-      await report(refusedDecision(method, target, r));
+      await this.report(refusedDecision(method, target, r));
       throw r;
     }
     try {
-      await report(d);
+      await this.report(d);
     } catch (e) {
       throw new Refusal(
         500,
@@ -442,17 +544,16 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
   }
 
   /** Opens a TCP connection to the checked address, bounded by the connect timeout. */
-  function dial(address: string, port: number): Promise<net.Socket> {
+  private dial(address: string, port: number): Promise<net.Socket> {
+    const ms = this.connectTimeoutMs;
     return new Promise((resolve, reject) => {
       const up = net.connect({ host: address, port, allowHalfOpen: true });
-      track(up);
+      this.track(up);
       up.on('error', () => up.destroy()); // after the connect too: an unheard error event would end the process
       const timer = setTimeout(() => {
         up.destroy();
-        reject(
-          new Refusal(504, RULE_PROXY_ERROR, `connecting to ${hostPort(address, port)} timed out after ${connectTimeoutMs} ms`, address),
-        );
-      }, connectTimeoutMs);
+        reject(new Refusal(504, RULE_PROXY_ERROR, `connecting to ${hostPort(address, port)} timed out after ${ms} ms`, address));
+      }, ms);
       up.once('connect', () => {
         clearTimeout(timer);
         resolve(up);
@@ -464,42 +565,26 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     });
   }
 
-  /** Both directions, half-closes passed on; either side failing ends both. */
-  function splice(a: net.Socket, b: net.Socket): void {
-    const end = () => {
-      a.destroy();
-      b.destroy();
-    };
-    a.on('error', end);
-    b.on('error', end);
-    a.once('close', end);
-    b.once('close', end);
-    a.pipe(b);
-    b.pipe(a);
-  }
-
   /** The target of a request, or a refusal that is reported here (it never reaches decide()). */
-  async function targetOf(method: string, text: string, form: 'authority' | 'absolute'): Promise<Target> {
+  private async targetOf(method: string, text: string, form: 'authority' | 'absolute'): Promise<Target> {
     try {
       return readTarget(text, form);
     } catch (e) {
       const r = e instanceof Refusal ? e : new Refusal(400, RULE_BAD_REQUEST, errorMessage(e));
-      await report(refusedDecision(method, undefined, r));
+      await this.report(refusedDecision(method, undefined, r));
       throw r;
     }
   }
 
-  const asRefusal = (e: unknown) => (e instanceof Refusal ? e : new Refusal(500, RULE_PROXY_ERROR, `internal error: ${errorMessage(e)}`));
-
-  async function handleConnect(req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
-    if (overLimit.has(client)) return;
+  private async handleConnect(req: http.IncomingMessage, client: net.Socket, head: Buffer): Promise<void> {
+    if (this.overLimit.has(client)) return;
     let target: Target | undefined;
     let up: net.Socket | undefined;
     try {
-      target = await targetOf('CONNECT', req.url ?? '', 'authority');
-      const d = await decideAndReport('CONNECT', target);
+      target = await this.targetOf('CONNECT', req.url ?? '', 'authority');
+      const d = await this.decideAndReport('CONNECT', target);
       if (client.destroyed) return;
-      up = await dial(d.address!, target.port);
+      up = await this.dial(d.address!, target.port);
       if (client.destroyed) {
         up.destroy();
         return;
@@ -513,61 +598,21 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     }
   }
 
-  function refuseHttp(res: http.ServerResponse, target: Target | undefined, r: Refusal): void {
-    if (res.headersSent) {
-      res.destroy();
-      return;
-    }
-    const body = `${refusalText(target, r)}\n`;
-    res.writeHead(r.status, refusalText(target, r, STATUS_REASON_MAX), {
-      'Content-Type': 'text/plain; charset=utf-8',
-      'Content-Length': Buffer.byteLength(body),
-      'X-Bulwark-Rule': r.rule,
-      Connection: 'close',
-    });
-    res.end(body);
-  }
-
-  async function handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (overLimit.has(req.socket)) return;
+  private async handleRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (this.overLimit.has(req.socket)) return;
     const method = req.method ?? '';
     let target: Target | undefined;
     let up: net.Socket | undefined;
     try {
-      target = await targetOf(method, req.url ?? '', 'absolute');
-      const d = await decideAndReport(method, target);
+      target = await this.targetOf(method, req.url ?? '', 'absolute');
+      const d = await this.decideAndReport(method, target);
       if (res.destroyed) return;
-      up = await dial(d.address!, target.port);
+      up = await this.dial(d.address!, target.port);
       if (res.destroyed) {
         up.destroy();
         return;
       }
-      const connection = up;
-      const to = hostPort(d.address!, target.port);
-      // Host names the checked target, whatever the client's Host header said.
-      const headers = { ...endToEndHeaders(req.rawHeaders, ['host']), Host: hostPort(target.host, target.port).replace(/:80$/, '') };
-      // No agent: the request goes over exactly this connection (an agent would dial its own).
-      const upReq = http.request({ createConnection: () => connection, method, path: originForm(req.url!), headers, setHost: false });
-      upReq.on('response', (upRes) => {
-        upRes.on('error', () => res.destroy());
-        try {
-          res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.rawHeaders));
-        } catch (e) {
-          refuseHttp(
-            res,
-            target,
-            new Refusal(502, RULE_PROXY_ERROR, `the response from ${to} cannot be passed on: ${(e as Error).message}`, d.address),
-          );
-          upReq.destroy();
-          return;
-        }
-        upRes.pipe(res);
-      });
-      upReq.on('error', (e) =>
-        refuseHttp(res, target, new Refusal(502, RULE_PROXY_ERROR, `the request to ${to} failed: ${e.message}`, d.address)),
-      );
-      res.once('close', () => upReq.destroy());
-      req.pipe(upReq);
+      forward(req, res, up, target, d);
     } catch (e) {
       up?.destroy();
       req.resume(); // drain a body nobody will read
@@ -575,39 +620,40 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
     }
   }
 
-  function onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
-    if (overLimit.has(socket) || err.code === 'ECONNRESET' || !socket.writable) {
+  private onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
+    if (this.overLimit.has(socket) || err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
     }
     const timeout = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' || err.code === 'HPE_HEADER_TIMEOUT';
     const why =
       err.code === 'HPE_HEADER_OVERFLOW'
-        ? `the request line and headers exceed ${opts.maxHeaderBytes ?? 16 * 1024} bytes`
+        ? `the request line and headers exceed ${this.opts.maxHeaderBytes ?? 16 * 1024} bytes`
         : timeout
           ? 'the request headers did not arrive in time'
           : `malformed request (${err.code ?? 'parse error'}: ${err.message})`;
     const r = new Refusal(timeout ? 408 : 400, RULE_BAD_REQUEST, why);
-    void report(refusedDecision('', undefined, r));
+    void this.report(refusedDecision('', undefined, r));
     socket.end(rawResponse(undefined, r));
     socket.destroySoon();
   }
 
-  function onConnection(socket: net.Socket): void {
-    track(socket);
-    clients++;
-    socket.once('close', () => clients--);
+  private onConnection(socket: net.Socket): void {
+    this.track(socket);
+    this.clients++;
+    socket.once('close', () => this.clients--);
     socket.on('error', () => socket.destroy());
-    if (clients > maxConnections) {
-      overLimit.add(socket);
-      const r = new Refusal(503, RULE_TOO_MANY_CONNECTIONS, `more than ${maxConnections} connections at once`);
-      void report(refusedDecision('', undefined, r));
+    if (this.clients > this.maxConnections) {
+      this.overLimit.add(socket);
+      const r = new Refusal(503, RULE_TOO_MANY_CONNECTIONS, `more than ${this.maxConnections} connections at once`);
+      void this.report(refusedDecision('', undefined, r));
       socket.end(rawResponse(undefined, r));
       socket.destroySoon();
     }
   }
 
-  function makeServer(): http.Server {
+  private makeServer(): http.Server {
+    const { opts } = this;
     const server = http.createServer({
       maxHeaderSize: opts.maxHeaderBytes ?? 16 * 1024,
       headersTimeout: opts.headersTimeoutMs ?? 30_000,
@@ -615,70 +661,50 @@ export async function startFilteringProxy(opts: FilteringProxyOptions): Promise<
       connectionsCheckingInterval: Math.min(1000, opts.headersTimeoutMs ?? 1000),
       requireHostHeader: false, // the target comes from the request line, never from Host
     });
-    server.on('connection', onConnection);
+    server.on('connection', (socket: net.Socket) => this.onConnection(socket));
     server.on('connect', (req: http.IncomingMessage, socket: net.Socket, head: Buffer) => {
-      handleConnect(req, socket, head).catch(() => socket.destroy());
+      this.handleConnect(req, socket, head).catch(() => socket.destroy());
     });
     server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-      handleRequest(req, res).catch(() => res.destroy());
+      this.handleRequest(req, res).catch(() => res.destroy());
     });
     server.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
       const r = new Refusal(400, RULE_BAD_REQUEST, 'protocol upgrades are not proxied over plain HTTP; use a CONNECT tunnel');
-      void report(refusedDecision(req.method ?? '', undefined, r));
+      void this.report(refusedDecision(req.method ?? '', undefined, r));
       socket.on('error', () => socket.destroy());
       socket.end(rawResponse(undefined, r));
     });
-    server.on('clientError', onClientError);
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: net.Socket) => this.onClientError(err, socket));
     return server;
   }
+}
 
-  const servers: http.Server[] = [];
-  const listen = (server: http.Server, how: net.ListenOptions) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(how, () => {
-        server.removeListener('error', reject);
-        server.on('error', () => undefined);
-        resolve();
-      });
-    });
-  const closeAll = async () => {
-    closing = true;
-    const done = servers.map((s) => new Promise<void>((r) => s.close(() => r())));
-    for (const s of sockets) s.destroy();
-    await Promise.all(done);
-    if (opts.socketPath !== undefined) {
-      try {
-        if (fs.lstatSync(opts.socketPath).isSocket()) fs.unlinkSync(opts.socketPath);
-      } catch {
-        // already gone
-      }
+/** A plain HTTP request sent on over the connection to the checked address, and its response passed back. */
+function forward(req: http.IncomingMessage, res: http.ServerResponse, connection: net.Socket, target: Target, d: ProxyDecision): void {
+  const method = req.method ?? '';
+  const to = hostPort(d.address!, target.port);
+  // Host names the checked target, whatever the client's Host header said.
+  const headers = { ...endToEndHeaders(req.rawHeaders, ['host']), Host: hostPort(target.host, target.port).replace(/:80$/, '') };
+  // No agent: the request goes over exactly this connection (an agent would dial its own).
+  const upReq = http.request({ createConnection: () => connection, method, path: originForm(req.url!), headers, setHost: false });
+  upReq.on('response', (upRes) => {
+    upRes.on('error', () => res.destroy());
+    try {
+      res.writeHead(upRes.statusCode ?? 502, upRes.statusMessage, endToEndHeaders(upRes.rawHeaders));
+    } catch (e) {
+      refuseHttp(
+        res,
+        target,
+        new Refusal(502, RULE_PROXY_ERROR, `the response from ${to} cannot be passed on: ${(e as Error).message}`, d.address),
+      );
+      upReq.destroy();
+      return;
     }
-  };
-
-  let tcpPort: number | undefined;
-  try {
-    if (opts.socketPath !== undefined) {
-      const s = makeServer();
-      servers.push(s);
-      await listen(s, { path: opts.socketPath, exclusive: true });
-      fs.chmodSync(opts.socketPath, 0o600);
-    }
-    if (opts.tcpPort !== undefined) {
-      const s = makeServer();
-      servers.push(s);
-      await listen(s, { host: '127.0.0.1', port: opts.tcpPort, exclusive: true });
-      tcpPort = (s.address() as net.AddressInfo).port;
-    }
-  } catch (e) {
-    await closeAll();
-    throw new Error(`the sandbox network proxy could not listen: ${errorMessage(e)}`);
-  }
-
-  return {
-    ...(opts.socketPath !== undefined ? { socketPath: opts.socketPath } : {}),
-    ...(tcpPort !== undefined ? { tcpPort } : {}),
-    connections: () => clients,
-    close: closeAll,
-  };
+    upRes.pipe(res);
+  });
+  upReq.on('error', (e) =>
+    refuseHttp(res, target, new Refusal(502, RULE_PROXY_ERROR, `the request to ${to} failed: ${e.message}`, d.address)),
+  );
+  res.once('close', () => upReq.destroy());
+  req.pipe(upReq);
 }
