@@ -156,3 +156,83 @@ describe('git index: tracked paths for git grep / git ls-files', function () {
     );
   });
 });
+
+describe('git diff: the work tree files it prints, from the index (issue 15)', function () {
+  this.timeout(60_000);
+  let parser: ShellParser;
+  let root: string;
+  let ws: string;
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], {
+      cwd: ws,
+      stdio: 'pipe',
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root },
+    });
+  const put = (f: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(ws, f)), { recursive: true });
+    fs.writeFileSync(path.join(ws, f), text);
+  };
+  const LONG_AGO = new Date('2020-01-01T00:00:00Z');
+  before(async function () {
+    if (!hasGit) this.skip();
+    parser = await loadShellParser();
+    root = makeTempDir('bulwark-git-diff-');
+    ws = path.join(root, 'ws');
+    for (const f of ['README.md', 'src/app.ts', 'config/credentials.json', 'notes.md', '.env']) put(f, `${f} 1\n`);
+    put('.gitignore', '.env\n');
+    // Older than the index git writes next, so no entry is racily clean (git would re-check those by content).
+    for (const f of ['README.md', 'src/app.ts', 'config/credentials.json', 'notes.md', '.gitignore'])
+      fs.utimesSync(path.join(ws, f), LONG_AGO, LONG_AGO);
+    git('init', '-q');
+    git('add', '.');
+  });
+  after(() => root && fs.rmSync(root, { recursive: true, force: true }));
+
+  const analyse = (command: string) =>
+    analyzeShell(parser, command, { cwd: path.join(ws, 'src'), home: path.join(root, 'home'), platform: 'linux', fs: nodeFileSystem });
+  const reads = (command: string) => {
+    const a = analyse(command);
+    assert.deepEqual(a.searches ?? [], [], `${command}: ${JSON.stringify(a.searches)}`);
+    return a.reads.map((p) => path.relative(ws, p)).sort();
+  };
+
+  it('reads the tracked files changed since git indexed them, in the whole work tree, never an unchanged or ignored one', () => {
+    assert.deepEqual(reads('git diff'), []);
+    put('src/app.ts', 'changed\n');
+    fs.rmSync(path.join(ws, 'notes.md')); // a deleted file: git diff prints the content it had
+    // Same size, modification time set back: the change time still tells git (and the analysis) it was written.
+    put('config/credentials.json', 'config/credentials.json 2\n');
+    fs.utimesSync(path.join(ws, 'config/credentials.json'), LONG_AGO, LONG_AGO);
+    assert.deepEqual(reads('git diff'), ['config/credentials.json', 'notes.md', 'src/app.ts']);
+    assert.deepEqual(reads('git status -vv'), ['config/credentials.json', 'notes.md', 'src/app.ts']);
+    assert.deepEqual(reads('git diff HEAD~0 -- ../config'), ['config', 'config/credentials.json']);
+  });
+
+  it('names only (--stat, --name-only), two revisions or --cached: no work tree content', () => {
+    for (const c of [
+      'git diff --stat',
+      'git diff --name-only',
+      'git diff main feature',
+      'git diff a..b',
+      'git diff --cached',
+      'git status',
+      'git status -v',
+    ])
+      assert.deepEqual(reads(c), [], c);
+  });
+
+  it('a repository with no index yet tracks nothing; an earlier change on the line or another index: everything below', () => {
+    const fresh = path.join(root, 'fresh');
+    fs.mkdirSync(path.join(fresh, '.git'), { recursive: true });
+    fs.writeFileSync(path.join(fresh, '.env'), 'K=1\n');
+    const a = analyzeShell(parser, 'git diff', { cwd: fresh, home: path.join(root, 'home'), platform: 'linux', fs: nodeFileSystem });
+    assert.deepEqual([a.reads, a.searches], [[], []]);
+    for (const c of ['touch x; git diff', 'git --git-dir=../.git diff', 'export GIT_INDEX_FILE=/tmp/i; git diff']) {
+      const b = analyse(c);
+      assert.ok(
+        b.searches.some((s) => s.mode === 'contents'),
+        `${c}: ${JSON.stringify(b.searches)}`,
+      );
+    }
+  });
+});

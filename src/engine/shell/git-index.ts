@@ -13,6 +13,19 @@ export interface GitIndex {
   readonly gitlinks: readonly string[];
   /** Directories a sparse index keeps as one entry (mode 040000): the files below them are not listed. */
   readonly sparseDirs: readonly string[];
+  /**
+   * What the index recorded of each file when it last saw it (git compares this with the file to tell whether it
+   * changed); null for a path in a merge conflict (several stages).
+   */
+  readonly stats: ReadonlyMap<string, IndexStat | null>;
+}
+
+/** An index entry's stat data: times in nanoseconds as decimal strings (as FileFacts has them), inode and size (low 32 bits). */
+export interface IndexStat {
+  readonly ctime: string;
+  readonly mtime: string;
+  readonly ino: number;
+  readonly size: number;
 }
 
 /** Largest index read (bytes): beyond it the caller falls back (a huge repository). */
@@ -46,12 +59,15 @@ function parse(b: Uint8Array, hashBytes: number): GitIndex | undefined {
   const files: string[] = [];
   const gitlinks: string[] = [];
   const sparseDirs: string[] = [];
+  const stats = new Map<string, IndexStat | null>();
   let at = 12;
   let previous: Uint8Array = new Uint8Array(0);
   const fixed = 40 + hashBytes + 2; // times, dev, ino, mode, uid, gid, size, object id, flags
   for (let n = 0; n < count; n++) {
     const start = at;
     if (at + fixed > end) return undefined;
+    const ns = (o: number) => (BigInt(view.getUint32(at + o)) * 1_000_000_000n + BigInt(view.getUint32(at + o + 4))).toString();
+    const stat: IndexStat = { ctime: ns(0), mtime: ns(8), ino: view.getUint32(at + 20), size: view.getUint32(at + 36) };
     const mode = view.getUint32(at + 24);
     const flags = view.getUint16(at + 40 + hashBytes);
     at += fixed;
@@ -95,9 +111,11 @@ function parse(b: Uint8Array, hashBytes: number): GitIndex | undefined {
     const full = UTF8.decode(path);
     const text = type === 0o04 ? full.replace(/\/$/, '') : full;
     if (text.split('/').some((p) => p === '' || p === '.' || p === '..' || p.toLowerCase() === '.git')) return undefined;
-    if (type === 0o10 || type === 0o12)
+    if (type === 0o10 || type === 0o12) {
       files.push(text); // regular file, symlink
-    else if (type === 0o16) gitlinks.push(text);
+      // Stages 1-3 are the sides of a merge conflict: the file is not in one recorded state.
+      stats.set(text, stats.has(text) || (flags & 0x3000) !== 0 ? null : stat);
+    } else if (type === 0o16) gitlinks.push(text);
     else if (type === 0o04) sparseDirs.push(text);
     else return undefined;
   }
@@ -108,5 +126,5 @@ function parse(b: Uint8Array, hashBytes: number): GitIndex | undefined {
     at += 8 + size;
   }
   if (at !== end) return undefined;
-  return { version: version as 2 | 3 | 4, files: [...new Set(files)], gitlinks, sparseDirs };
+  return { version: version as 2 | 3 | 4, files: [...new Set(files)], gitlinks, sparseDirs, stats };
 }

@@ -5,7 +5,7 @@ import type { Scope } from '../state';
 import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, register, type Inv, type Registry } from '../helpers';
 import { applyPatch } from './files';
 import { fileUrlPath } from './network';
-import { MAX_GIT_INDEX_BYTES, parseGitIndex } from '../git-index';
+import { MAX_GIT_INDEX_BYTES, parseGitIndex, type GitIndex } from '../git-index';
 
 export const GIT_COMMANDS: Registry = new Map();
 const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => register(GIT_COMMANDS, names, fn);
@@ -164,35 +164,14 @@ const MAX_TRACKED_READS = 4096;
 function trackedPaths(
   g: GitCtx,
   pathspecs: readonly WordValue[],
-): { top: string; cwdRel: string; files: string[]; gitlinks: string[]; sparseDirs: string[] } | undefined {
+):
+  | { top: string; gitDir: string; cwdRel: string; files: string[]; gitlinks: string[]; sparseDirs: string[]; stats: GitIndex['stats'] }
+  | undefined {
   const { an } = g.inv;
   const fs = an.ctx.fs;
-  const base = g.scope.bases.length === 1 ? g.scope.bases[0] : null;
-  if (!fs?.readHead || !fs.statFile || g.otherRepo || base === null || base === undefined || !base.startsWith('/')) return undefined;
-  if (indexState(an).changed || an.effectCount() > 0) return undefined;
-  if ([...g.scope.vars.keys()].some((k) => k.startsWith('GIT_'))) return undefined;
-  let top: string | undefined;
-  let gitDir: string | undefined;
-  let dir = base.replace(/\/+$/, '') || '/';
-  for (let guard = 0; guard < 64; guard++) {
-    const at = dir === '/' ? '' : dir;
-    let facts;
-    try {
-      facts = fs.statFile(`${at}/.git`);
-    } catch {
-      return undefined;
-    }
-    if (facts?.kind === 'directory') [top, gitDir] = [dir, `${at}/.git`];
-    else if (facts?.kind === 'file') {
-      // A worktree or submodule: `.git` names its git directory (which has its own index).
-      const link = /^gitdir:\s*(.+?)\s*$/m.exec(an.readText(`${at}/.git`) ?? '')?.[1];
-      if (!link) return undefined;
-      [top, gitDir] = [dir, link.startsWith('/') ? link : `${at}/${link}`];
-    }
-    if (top !== undefined || dir === '/') break;
-    dir = dir.slice(0, dir.lastIndexOf('/')) || '/';
-  }
-  if (top === undefined || gitDir === undefined) return undefined;
+  const repo = repositoryOf(g);
+  if (!repo || repo === 'none' || !fs?.readHead) return undefined;
+  const { top, gitDir, base } = repo;
   let bytes: Uint8Array | undefined;
   try {
     bytes = fs.readHead(`${gitDir}/index`, MAX_GIT_INDEX_BYTES + 1);
@@ -229,8 +208,116 @@ function trackedPaths(
   const under = (f: string) => prefixes.some((p) => p === '' || f === p || f.startsWith(`${p}/`) || p.startsWith(`${f}/`));
   const files = index.files.filter(under);
   if (files.length > MAX_TRACKED_READS) return undefined;
-  return { top, cwdRel, files, gitlinks: index.gitlinks.filter(under), sparseDirs: index.sparseDirs.filter(under) };
+  return {
+    top,
+    gitDir,
+    cwdRel,
+    files,
+    gitlinks: index.gitlinks.filter(under),
+    sparseDirs: index.sparseDirs.filter(under),
+    stats: index.stats,
+  };
 }
+
+/**
+ * The repository around the working directory, found through the port as git finds it (`.git` a directory, or a
+ * file naming the git directory); 'none' when there is none up to `/`; undefined when it cannot be known: no port,
+ * another repository or index (--git-dir, GIT_* variables), or something earlier on the line that changed files.
+ */
+function repositoryOf(g: GitCtx): { top: string; gitDir: string; base: string } | 'none' | undefined {
+  const { an } = g.inv;
+  const fs = an.ctx.fs;
+  const base = g.scope.bases.length === 1 ? g.scope.bases[0] : null;
+  if (!fs?.statFile || g.otherRepo || base === null || base === undefined || !base.startsWith('/')) return undefined;
+  if (indexState(an).changed || an.effectCount() > 0) return undefined;
+  if ([...g.scope.vars.keys()].some((k) => k.startsWith('GIT_'))) return undefined;
+  let dir = base.replace(/\/+$/, '') || '/';
+  for (let guard = 0; guard < 64; guard++) {
+    const at = dir === '/' ? '' : dir;
+    let facts;
+    try {
+      facts = fs.statFile(`${at}/.git`);
+    } catch {
+      return undefined;
+    }
+    if (facts?.kind === 'directory') return { top: dir, gitDir: `${at}/.git`, base };
+    if (facts?.kind === 'file') {
+      // A worktree or submodule: `.git` names its git directory (which has its own index).
+      const link = /^gitdir:\s*(.+?)\s*$/m.exec(an.readText(`${at}/.git`) ?? '')?.[1];
+      if (!link) return undefined;
+      return { top: dir, gitDir: link.startsWith('/') ? link : `${at}/${link}`, base };
+    }
+    if (dir === '/') return 'none';
+    dir = dir.slice(0, dir.lastIndexOf('/')) || '/';
+  }
+  return undefined;
+}
+
+/**
+ * What `git diff` (and `git status -vv`) print from the work tree: the changes of tracked files below `pathspecs`
+ * (the top of the work tree when there are none), so their content. From the index when it can be read: the tracked
+ * files git would see as changed (below); none outside a repository or in one with no index yet (nothing is
+ * tracked); else everything below.
+ */
+function worktreeContentReads(g: GitCtx, pathspecs: readonly WordValue[]): void {
+  const { an } = g.inv;
+  const repo = repositoryOf(g);
+  if (repo === 'none') return;
+  const roots = pathspecs.length ? pathspecs : [repo ? literalWord(repo.top) : DOT];
+  const conservative = () => {
+    for (const r of roots) an.readBelow(r, g.scope, 'contents');
+  };
+  if (repo) {
+    let index;
+    try {
+      index = an.ctx.fs?.statFile?.(`${repo.gitDir}/index`);
+    } catch {
+      return conservative();
+    }
+    if (index === undefined) return;
+  }
+  const tracked = trackedPaths(g, pathspecs.length ? pathspecs : [literalWord(':/')]);
+  if (!tracked) return conservative();
+  let indexTime: bigint | undefined;
+  try {
+    const m = an.ctx.fs?.statFile?.(`${tracked.gitDir}/index`)?.mtime;
+    indexTime = m === undefined ? undefined : BigInt(m);
+  } catch {
+    indexTime = undefined;
+  }
+  for (const f of tracked.files) {
+    const file = `${tracked.top}/${f}`;
+    if (indexTime !== undefined && unchangedSinceIndexed(an, file, tracked.stats.get(f), indexTime)) continue;
+    an.read(literalWord(file), g.scope);
+  }
+  for (const d of tracked.sparseDirs) an.readBelow(literalWord(`${tracked.top}/${d}`), g.scope, 'contents');
+  indexState(an).relied.push(conservative);
+}
+
+/**
+ * Does git take this tracked file as unchanged without looking at its content: its size, inode, change and
+ * modification times (to the nanosecond) all as the index recorded them, and the entry not racily clean (recorded
+ * in the same instant as the index was written or later, which git re-checks by content). A write changes the
+ * change time, which no one can set back, so a file that passes has not been written since git indexed it.
+ */
+function unchangedSinceIndexed(an: Inv['an'], file: string, recorded: IndexStatOrNull, indexTime: bigint): boolean {
+  if (!recorded) return false;
+  let facts;
+  try {
+    facts = an.ctx.fs?.statFile?.(file);
+  } catch {
+    return false;
+  }
+  if (!facts || facts.kind !== 'file') return false;
+  if (BigInt(recorded.mtime) >= indexTime) return false;
+  return (
+    facts.mtime === recorded.mtime &&
+    facts.ctime === recorded.ctime &&
+    facts.size % 2 ** 32 === recorded.size &&
+    BigInt(facts.ino) % 2n ** 32n === BigInt(recorded.ino)
+  );
+}
+type IndexStatOrNull = GitIndex['stats'] extends ReadonlyMap<string, infer V> ? V | undefined : never;
 
 const writeBase = (g: GitCtx) => g.inv.an.write(DOT, g.scope);
 
@@ -579,6 +666,12 @@ const GIT_SUBCOMMANDS: Record<string, (g: GitCtx) => void> = {
     });
     for (const f of values(p, '-F', '--file', '-t', '--template', '--pathspec-from-file')) if (f.text !== '-') g.inv.an.read(f, g.scope);
   },
+  status(g) {
+    // Names only, unless given -v twice: then also the changes in the work tree, as `git diff` prints them.
+    const p = parseOpts(g.rest, {});
+    genericReads({ ...g.inv, scope: g.scope }, g.rest);
+    if (p.opts.filter((o) => o.name === '-v' || o.name === '--verbose').length >= 2) worktreeContentReads(g, p.pos);
+  },
   diff: gitShowsFiles('diff'),
   show: gitShowsFiles('show'),
   log: gitShowsFiles('log'),
@@ -688,21 +781,17 @@ const REV_LIKE = /^(HEAD|FETCH_HEAD|ORIG_HEAD|MERGE_HEAD|@)([~^@].*)?$|\.\.|[~^]
  */
 function gitShowsFiles(sub: 'diff' | 'show' | 'log'): (g: GitCtx) => void {
   return (g) => {
+    // --relative, --stat, --word-diff, --color-moved, --pretty take a value only after `=`; --ext-diff none: listed
+    // as taking one, they swallowed the next word (`git diff --word-diff .env` read no file).
     const p = parseOpts(g.rest, {
       long: [
         'output',
         'src-prefix',
         'dst-prefix',
-        'relative',
         'diff-filter',
-        'stat',
-        'word-diff',
-        'color-moved',
         'anchored',
         'ignore-matching-lines',
-        'ext-diff',
         'format',
-        'pretty',
         'author',
         'since',
         'until',
@@ -711,6 +800,7 @@ function gitShowsFiles(sub: 'diff' | 'show' | 'log'): (g: GitCtx) => void {
         'skip',
         'date',
       ],
+      flags: ['relative', 'stat', 'word-diff', 'color-moved', 'ext-diff', 'pretty', 'cached', 'staged', 'no-index', 'patch'],
       short: 'UOSGn',
     });
     const { an } = g.inv;
@@ -721,13 +811,36 @@ function gitShowsFiles(sub: 'diff' | 'show' | 'log'): (g: GitCtx) => void {
       sub !== 'log' ||
       p.opts.some((o) => /^(-p|-u|-U|--patch|--patch-with-stat|--patch-with-raw|--unified|--word-diff|--cc|-c|--full-diff)$/.test(o.name));
     if (!patch) return;
+    const pathspecs: WordValue[] = [];
+    let revs = 0;
     for (const w of p.pos) {
       if (w.dynamic) continue;
       const inRev = revPath(w.text);
       if (inRev !== undefined) an.read(literalWord(inRev), g.scope);
-      else if (p.afterDashDash.includes(w)) an.read(w, g.scope);
-      else if (!REV_LIKE.test(w.text) && (isPathLike(w, an.platform) || /\w\.\w/.test(w.text))) an.read(w, g.scope);
+      else if (p.afterDashDash.includes(w) || (!REV_LIKE.test(w.text) && (isPathLike(w, an.platform) || /\w\.\w/.test(w.text)))) {
+        an.read(w, g.scope);
+        pathspecs.push(w);
+      } else revs += w.text.includes('..') ? 2 : 1;
     }
+    // git diff [REV] compares the work tree (with the index or REV) and prints what changed in its files; two
+    // revisions, a range or --cached compare history and the index only (their content is read where named).
+    const printsContent =
+      !has(
+        p,
+        '--stat',
+        '--numstat',
+        '--shortstat',
+        '--name-only',
+        '--name-status',
+        '--summary',
+        '--dirstat',
+        '--raw',
+        '--compact-summary',
+        '--quiet',
+        '-s',
+        '--no-patch',
+      ) || has(p, '-p', '-u', '--patch', '-U', '--unified', '--patch-with-stat', '--patch-with-raw');
+    if (sub === 'diff' && printsContent && revs < 2 && !has(p, '--cached', '--staged')) worktreeContentReads(g, pathspecs);
   };
 }
 
