@@ -9,8 +9,10 @@ export interface PsSpec {
   readonly values: readonly string[];
   /** Positional parameters, by position. */
   readonly positional: readonly string[];
-  /** Parameters whose values are split at unquoted commas (a PowerShell array of paths or addresses). */
-  readonly arrays: ReadonlySet<string>;
+  /** The cmdlet's parameter aliases (`-CN` for `-ComputerName`), each to its parameter. */
+  readonly aliases?: Readonly<Record<string, string>>;
+  /** Parameters whose values are split at unquoted commas (a PowerShell array); default PATH_PARAMS. */
+  readonly arrays?: ReadonlySet<string>;
 }
 
 const COMMON_VALUES = [
@@ -26,6 +28,8 @@ const COMMON_VALUES = [
   'progressaction',
 ];
 const COMMON_SWITCHES = ['verbose', 'debug', 'whatif', 'confirm'];
+/** The common parameters every cmdlet takes (-ErrorAction, -Verbose…). */
+export const COMMON_PARAMETERS: readonly string[] = [...COMMON_VALUES, ...COMMON_SWITCHES];
 const COMMON_ALIASES: Record<string, string> = {
   ea: 'erroraction',
   wa: 'warningaction',
@@ -45,7 +49,7 @@ const COMMON_ALIASES: Record<string, string> = {
   pspath: 'literalpath',
 };
 
-/** The parameters that name paths in the cmdlets written as code: their values are arrays. */
+/** The parameters that name paths (and Start-BitsTransfer's sources): their values are arrays. */
 export const PATH_PARAMS: ReadonlySet<string> = new Set([
   'path',
   'literalpath',
@@ -64,15 +68,15 @@ export interface PsArgs {
   readonly extra: WordValue[];
 }
 
-function resolveParam(given: string, spec: PsSpec): string {
-  const g = COMMON_ALIASES[given] ?? given;
+export function resolveParam(given: string, spec: PsSpec): string {
+  const g = spec.aliases?.[given] ?? COMMON_ALIASES[given] ?? given;
   const all = [...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES];
   if (all.includes(g)) return g;
   return all.find((p) => p.startsWith(g)) ?? g;
 }
 
 /** `a,b` is an array in PowerShell: split unquoted commas. */
-function splitArray(w: WordValue): WordValue[] {
+export function splitArray(w: WordValue): WordValue[] {
   if (w.dynamic || !w.text.includes(',') || /^['"]/.test(w.raw)) return [w];
   return w.text
     .split(',')
@@ -90,7 +94,7 @@ export function psParse(args: readonly WordValue[], spec: PsSpec): PsArgs {
   const switches = new Set<string>();
   const loose: WordValue[] = [];
   const add = (k: string, v: WordValue) => {
-    const vs = spec.arrays.has(k) ? splitArray(v) : [v];
+    const vs = (spec.arrays ?? PATH_PARAMS).has(k) ? splitArray(v) : [v];
     named.set(k, [...(named.get(k) ?? []), ...vs]);
   };
   for (let i = 0; i < args.length; i++) {

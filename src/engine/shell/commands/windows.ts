@@ -2,7 +2,9 @@
 // The command line is parsed with the bash grammar "as best we can": quoting, `;`, `|`, `&&`,
 // redirects and `$(…)` are close enough; backslashes are kept literally on win32.
 import { literalWord, sliceWord, type WordValue } from '../words';
-import { DOT, childOf, clip, dirWord, genericReads, joinWord, register, type Inv, type Registry } from '../helpers';
+import { operandEntries } from '../operands';
+import { COMMON_PARAMETERS, cmdOperands, hasScriptBlock, isCmdSwitch, psParse, psValues, type PsArgs, type PsSpec } from '../ps-params';
+import { DOT, childOf, dirWord, genericReads, joinWord, register, type Inv, type Registry } from '../helpers';
 
 export const PS_CMDLETS: Registry = new Map();
 export const WIN_COMMANDS: Registry = new Map();
@@ -10,109 +12,7 @@ export const WIN_COMMANDS: Registry = new Map();
 // ------------------------------------------------------------------------------------------
 // PowerShell parameter binding.
 
-interface PsSpec {
-  /** Parameter names (lower case), in the order used to break prefix ties. */
-  readonly params: readonly string[];
-  /** Parameters that take a value (the rest are switches). */
-  readonly values: readonly string[];
-  /** Positional parameters, by position. */
-  readonly positional: readonly string[];
-  /** The cmdlet's parameter aliases (`-CN` for `-ComputerName`), each to its parameter. */
-  readonly aliases?: Readonly<Record<string, string>>;
-}
-
-const COMMON_VALUES = [
-  'erroraction',
-  'warningaction',
-  'informationaction',
-  'errorvariable',
-  'warningvariable',
-  'informationvariable',
-  'outvariable',
-  'outbuffer',
-  'pipelinevariable',
-  'progressaction',
-];
-const COMMON_SWITCHES = ['verbose', 'debug', 'whatif', 'confirm'];
-const COMMON_ALIASES: Record<string, string> = {
-  ea: 'erroraction',
-  wa: 'warningaction',
-  infa: 'informationaction',
-  ev: 'errorvariable',
-  wv: 'warningvariable',
-  iv: 'informationvariable',
-  ov: 'outvariable',
-  ob: 'outbuffer',
-  pv: 'pipelinevariable',
-  proga: 'progressaction',
-  vb: 'verbose',
-  db: 'debug',
-  wi: 'whatif',
-  cf: 'confirm',
-  lp: 'literalpath',
-  pspath: 'literalpath',
-};
-const PATH_PARAMS = new Set(['path', 'literalpath', 'destination', 'filepath', 'outfile', 'infile', 'destinationpath', 'target', 'source']);
-
-interface PsArgs {
-  readonly named: Map<string, WordValue[]>;
-  readonly switches: Set<string>;
-  readonly extra: WordValue[];
-}
-
-function resolveParam(given: string, spec: PsSpec): string {
-  const g = spec.aliases?.[given] ?? COMMON_ALIASES[given] ?? given;
-  const all = [...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES];
-  if (all.includes(g)) return g;
-  return all.find((p) => p.startsWith(g)) ?? g;
-}
-
-/** `a,b` is an array in PowerShell: split unquoted commas in path parameters. */
-function splitArray(w: WordValue): WordValue[] {
-  if (w.dynamic || !w.text.includes(',') || /^['"]/.test(w.raw)) return [w];
-  return w.text
-    .split(',')
-    .filter(Boolean)
-    .map((t) => ({
-      ...literalWord(t),
-      glob: /[*?[]/.test(t),
-      prefix: t.split(/[*?[]/)[0]!,
-      stop: /[*?[]/.test(t) ? ('glob' as const) : null,
-    }));
-}
-
-function psParse(args: readonly WordValue[], spec: PsSpec): PsArgs {
-  const named = new Map<string, WordValue[]>();
-  const switches = new Set<string>();
-  const loose: WordValue[] = [];
-  const add = (k: string, v: WordValue) => {
-    const vs = PATH_PARAMS.has(k) ? splitArray(v) : [v];
-    named.set(k, [...(named.get(k) ?? []), ...vs]);
-  };
-  for (let i = 0; i < args.length; i++) {
-    const w = args[i]!;
-    const t = w.text;
-    const m = w.dynamic ? null : /^-([A-Za-z][A-Za-z0-9_]*)(:.*)?$/.exec(t);
-    if (m) {
-      const name = resolveParam(m[1]!.toLowerCase(), spec);
-      if (spec.values.includes(name) || COMMON_VALUES.includes(name)) {
-        const v = m[2] !== undefined ? sliceWord(w, m[1]!.length + 2) : args[++i];
-        if (v) add(name, v);
-      } else switches.add(name);
-      continue;
-    }
-    loose.push(w);
-  }
-  const extra: WordValue[] = [];
-  for (const w of loose) {
-    const slot = spec.positional.find((p) => !named.has(p));
-    if (slot) add(slot, w);
-    else extra.push(w);
-  }
-  return { named, switches, extra };
-}
-
-const get = (a: PsArgs, ...names: string[]): WordValue[] => names.flatMap((n) => a.named.get(n) ?? []);
+const get = psValues;
 
 const PATHS = ['path', 'literalpath'];
 const FILTERS = ['filter', 'include', 'exclude', 'credential', 'stream'];
@@ -120,11 +20,6 @@ const FILTERS = ['filter', 'include', 'exclude', 'credential', 'stream'];
 const FILTERS_NO_STREAM = FILTERS.filter((f) => f !== 'stream');
 
 const SPECS: Record<string, PsSpec> = {
-  'remove-item': {
-    params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'recurse', 'force', 'credential', 'stream'],
-    values: [...PATHS, ...FILTERS],
-    positional: ['path'],
-  },
   'copy-item': {
     params: [
       'path',
@@ -154,214 +49,12 @@ const SPECS: Record<string, PsSpec> = {
     values: [...PATHS, 'newname', 'credential'],
     positional: ['path', 'newname'],
   },
-  'set-content': {
-    params: [
-      'path',
-      'value',
-      'literalpath',
-      'passthru',
-      'filter',
-      'include',
-      'exclude',
-      'force',
-      'credential',
-      'nonewline',
-      'encoding',
-      'asbytestream',
-      'stream',
-    ],
-    values: [...PATHS, 'value', ...FILTERS, 'encoding'],
-    positional: ['path', 'value'],
-  },
-  'clear-content': {
-    params: ['path', 'literalpath', 'filter', 'include', 'exclude', 'force', 'credential', 'stream'],
-    values: [...PATHS, ...FILTERS],
-    positional: ['path'],
-  },
-  'out-file': {
-    params: ['filepath', 'literalpath', 'encoding', 'append', 'force', 'noclobber', 'width', 'nonewline', 'inputobject'],
-    values: ['filepath', 'literalpath', 'encoding', 'width', 'inputobject'],
-    positional: ['filepath', 'encoding'],
-  },
-  'tee-object': {
-    params: ['filepath', 'literalpath', 'append', 'encoding', 'variable', 'inputobject'],
-    values: ['filepath', 'literalpath', 'encoding', 'variable', 'inputobject'],
-    positional: ['filepath'],
-  },
   'new-item': {
     params: ['path', 'itemtype', 'name', 'value', 'force', 'credential', 'target'],
     values: ['path', 'itemtype', 'name', 'value', 'credential', 'target'],
     positional: ['path'],
   },
-  'get-content': {
-    params: [
-      'path',
-      'literalpath',
-      'readcount',
-      'totalcount',
-      'tail',
-      'filter',
-      'include',
-      'exclude',
-      'force',
-      'credential',
-      'delimiter',
-      'wait',
-      'raw',
-      'encoding',
-      'asbytestream',
-      'stream',
-      'first',
-      'head',
-      'last',
-    ],
-    values: [...PATHS, 'readcount', 'totalcount', 'tail', ...FILTERS, 'delimiter', 'encoding', 'first', 'head', 'last'],
-    positional: ['path'],
-  },
-  'get-childitem': {
-    params: [
-      'path',
-      'literalpath',
-      'filter',
-      'include',
-      'exclude',
-      'recurse',
-      'depth',
-      'force',
-      'name',
-      'attributes',
-      'directory',
-      'file',
-      'hidden',
-      'readonly',
-      'system',
-      'followsymlink',
-    ],
-    values: [...PATHS, 'filter', 'include', 'exclude', 'depth', 'attributes'],
-    positional: ['path', 'filter'],
-  },
-  'invoke-webrequest': {
-    params: [
-      'uri',
-      'outfile',
-      'infile',
-      'method',
-      'body',
-      'headers',
-      'contenttype',
-      'useragent',
-      'timeoutsec',
-      'proxy',
-      'proxycredential',
-      'credential',
-      'websession',
-      'sessionvariable',
-      'maximumredirection',
-      'form',
-      'certificate',
-      'certificatethumbprint',
-      'transferencoding',
-      'usebasicparsing',
-      'usedefaultcredentials',
-      'passthru',
-      'skipcertificatecheck',
-      'resume',
-      'disablekeepalive',
-      'custommethod',
-      'authentication',
-      'token',
-    ],
-    values: [
-      'uri',
-      'outfile',
-      'infile',
-      'method',
-      'body',
-      'headers',
-      'contenttype',
-      'useragent',
-      'timeoutsec',
-      'proxy',
-      'proxycredential',
-      'credential',
-      'websession',
-      'sessionvariable',
-      'maximumredirection',
-      'form',
-      'certificate',
-      'certificatethumbprint',
-      'transferencoding',
-      'custommethod',
-      'authentication',
-      'token',
-    ],
-    positional: ['uri'],
-  },
-  'start-bitstransfer': {
-    params: ['source', 'destination', 'asynchronous', 'displayname', 'priority', 'transfertype', 'credential'],
-    values: ['source', 'destination', 'displayname', 'priority', 'transfertype', 'credential'],
-    positional: ['source', 'destination'],
-  },
-  'expand-archive': {
-    params: ['path', 'destinationpath', 'literalpath', 'force', 'passthru'],
-    values: [...PATHS, 'destinationpath'],
-    positional: ['path', 'destinationpath'],
-  },
-  'compress-archive': {
-    params: ['path', 'destinationpath', 'literalpath', 'compressionlevel', 'update', 'force', 'passthru'],
-    values: [...PATHS, 'destinationpath', 'compressionlevel'],
-    positional: ['path', 'destinationpath'],
-  },
-  'select-string': {
-    params: [
-      'pattern',
-      'path',
-      'literalpath',
-      'inputobject',
-      'simplematch',
-      'casesensitive',
-      'context',
-      'include',
-      'exclude',
-      'encoding',
-      'allmatches',
-      'list',
-      'notmatch',
-      'quiet',
-      'raw',
-    ],
-    values: ['pattern', ...PATHS, 'inputobject', 'context', 'include', 'exclude', 'encoding'],
-    positional: ['pattern', 'path'],
-  },
   'invoke-expression': { params: ['command'], values: ['command'], positional: ['command'] },
-  'start-process': {
-    params: [
-      'filepath',
-      'argumentlist',
-      'workingdirectory',
-      'verb',
-      'windowstyle',
-      'wait',
-      'passthru',
-      'nonewwindow',
-      'credential',
-      'redirectstandardinput',
-      'redirectstandardoutput',
-      'redirectstandarderror',
-    ],
-    values: [
-      'filepath',
-      'argumentlist',
-      'workingdirectory',
-      'verb',
-      'windowstyle',
-      'credential',
-      'redirectstandardinput',
-      'redirectstandardoutput',
-      'redirectstandarderror',
-    ],
-    positional: ['filepath', 'argumentlist'],
-  },
   'test-netconnection': {
     params: [
       'computername',
@@ -446,25 +139,7 @@ const SPECS: Record<string, PsSpec> = {
       mtusizedetect: 'mtusize',
     },
   },
-  'set-itemproperty': {
-    params: ['path', 'literalpath', 'name', 'value', 'type', 'force', 'passthru'],
-    values: [...PATHS, 'name', 'value', 'type'],
-    positional: ['path', 'name', 'value'],
-  },
-  'export-csv': {
-    params: ['path', 'literalpath', 'inputobject', 'delimiter', 'encoding', 'append', 'force', 'noclobber', 'notypeinformation'],
-    values: [...PATHS, 'inputobject', 'delimiter', 'encoding'],
-    positional: ['path'],
-  },
 };
-SPECS['add-content'] = SPECS['set-content']!;
-SPECS['invoke-restmethod'] = SPECS['invoke-webrequest']!;
-SPECS['get-item'] = SPECS['remove-item']!;
-SPECS['import-csv'] = SPECS['get-content']!;
-SPECS['import-clixml'] = SPECS['get-content']!;
-SPECS['get-filehash'] = SPECS['get-content']!;
-SPECS['export-clixml'] = SPECS['export-csv']!;
-SPECS['set-acl'] = SPECS['clear-content']!;
 SPECS['resolve-dnsname'] = {
   params: [
     'name',
@@ -526,7 +201,7 @@ const ps = (names: string | readonly string[], fn: (inv: Inv, a: PsArgs) => void
 
 /** `ForEach-Object { Remove-Item $_ }`: bash sees `{` as a word; the block cannot be analysed. */
 function scriptBlock(inv: Inv): boolean {
-  if (inv.args.some((w) => w.raw === '{' || /^\{[^}]/.test(w.raw) || w.raw === '}')) {
+  if (hasScriptBlock(inv.args)) {
     inv.an.opaque(`PowerShell script block passed to ${inv.cmd}`);
     return true;
   }
@@ -537,12 +212,6 @@ function scriptBlock(inv: Inv): boolean {
 function fromPipeline(inv: Inv, what: string): void {
   if (inv.io.stdin === 'pipe') inv.an.opaque(`${inv.cmd} takes the items to ${what} from the pipeline`);
 }
-
-ps('remove-item', (inv, a) => {
-  const paths = get(a, ...PATHS);
-  if (!paths.length) fromPipeline(inv, 'remove');
-  for (const p of paths) inv.an.del(p, inv.scope);
-});
 
 function psCopyMove(inv: Inv, a: PsArgs, move: boolean): void {
   const srcs = get(a, ...PATHS);
@@ -567,16 +236,6 @@ ps('rename-item', (inv, a) => {
   if (name) inv.an.write(name.dynamic ? name : joinWord(dirWord(path, inv.an.platform), name.text, inv.an.platform), inv.scope);
 });
 
-ps(['set-content', 'add-content', 'clear-content', 'set-itemproperty', 'set-acl', 'export-csv', 'export-clixml'], (inv, a) => {
-  const paths = get(a, ...PATHS);
-  if (!paths.length) fromPipeline(inv, 'change');
-  for (const p of paths) inv.an.write(p, inv.scope);
-});
-
-ps(['out-file', 'tee-object'], (inv, a) => {
-  for (const p of get(a, 'filepath', 'literalpath')) inv.an.write(p, inv.scope);
-});
-
 ps('new-item', (inv, a) => {
   const paths = get(a, 'path');
   const [name] = get(a, 'name');
@@ -586,56 +245,10 @@ ps('new-item', (inv, a) => {
   if (/link|junction/.test(type)) for (const t of get(a, 'target', 'value')) inv.an.read(t, inv.scope);
 });
 
-/** PowerShell's `Env:` drive (`gci env:`, `Get-Content env:OPENAI_API_KEY`) is the environment: its secrets. */
-const ENV_DRIVE = /^env:/i;
-
-ps(['get-content', 'import-csv', 'import-clixml', 'get-filehash', 'get-item', 'select-string'], (inv, a) => {
-  for (const p of get(a, ...PATHS)) {
-    if (!p.dynamic && ENV_DRIVE.test(p.text)) inv.an.readEnvironment(`${inv.cmd} ${p.raw}`);
-    else inv.an.read(p, inv.scope);
-  }
-});
-
-ps('get-childitem', (inv, a) => {
-  const paths = get(a, ...PATHS);
-  for (const p of paths.length ? paths : [DOT]) {
-    if (!p.dynamic && ENV_DRIVE.test(p.text)) inv.an.readEnvironment(`${inv.cmd} ${p.raw}`);
-    else inv.an.read(p, inv.scope);
-  }
-});
-
-ps(['invoke-webrequest', 'invoke-restmethod'], (inv, a) => {
-  inv.an.net();
-  for (const u of get(a, 'uri')) inv.an.netWord(u, inv.cmd);
-  for (const p of get(a, 'proxy')) inv.an.netWord(p, `${inv.cmd} proxy`);
-  for (const f of get(a, 'outfile')) inv.an.write(f, inv.scope);
-  for (const f of get(a, 'infile')) inv.an.read(f, inv.scope);
-});
-
-ps('start-bitstransfer', (inv, a) => {
-  inv.an.net();
-  for (const u of get(a, 'source')) inv.an.netWord(u, inv.cmd);
-  for (const f of get(a, 'destination')) inv.an.write(f, inv.scope);
-});
-
-ps('expand-archive', (inv, a) => {
-  for (const p of get(a, ...PATHS)) inv.an.read(p, inv.scope);
-  inv.an.write(get(a, 'destinationpath')[0] ?? DOT, inv.scope);
-});
-
-ps('compress-archive', (inv, a) => {
-  for (const p of get(a, ...PATHS)) inv.an.read(p, inv.scope);
-  for (const p of get(a, 'destinationpath')) inv.an.write(p, inv.scope);
-});
-
 ps('invoke-expression', (inv, a) => {
   inv.an.opaque('Invoke-Expression runs a string as code');
   const [c] = get(a, 'command');
   if (c && !c.dynamic) inv.an.runScript(c.text, inv.scope, 'Invoke-Expression');
-});
-
-ps(['start-process', 'invoke-command', 'start-job', 'invoke-item'], (inv) => {
-  inv.an.opaque(`${inv.cmd} runs another program whose arguments are not analysed`);
 });
 
 /** Test-NetConnection -CommonTCPPort: the port each name stands for. */
@@ -735,15 +348,23 @@ const PS_ONLY_ALIASES = new Set([
   'start',
 ]);
 
+/** A cmdlet's parameter names, from its code table or its data entry (security/shell/operands/windows.yaml). */
+function cmdletParameters(cmdlet: string): readonly string[] | undefined {
+  const spec = SPECS[cmdlet];
+  if (spec) return spec.params;
+  const entry = operandEntries().get(`powershell ${cmdlet}`);
+  return entry?.handler === 'data' ? [...Object.keys(entry.parameters ?? {}), ...(entry.switches ?? [])] : undefined;
+}
+
 export function psAliasFor(key: string, args: readonly WordValue[], piped: boolean): string | undefined {
   const target = PS_ALIASES[key];
   if (!target) return undefined;
   if (PS_ONLY_ALIASES.has(key)) return target;
   // `ls | rm` in PowerShell removes whatever the pipeline delivers.
   if (piped && args.every((w) => !w.dynamic && w.text.startsWith('-'))) return target;
-  const spec = SPECS[target];
-  if (!spec) return undefined;
-  const names = new Set([...spec.params, ...COMMON_VALUES, ...COMMON_SWITCHES]);
+  const params = cmdletParameters(target);
+  if (!params) return undefined;
+  const names = new Set([...params, ...COMMON_PARAMETERS]);
   const psStyle = args.some((w) => {
     const m = w.dynamic ? null : /^-([A-Za-z]{2,})(:.*)?$/.exec(w.text);
     return !!m && names.has(m[1]!.toLowerCase());
@@ -823,18 +444,9 @@ register(WIN_COMMANDS, 'cmd', (inv) => {
 // ------------------------------------------------------------------------------------------
 // cmd.exe builtins and common Windows tools.
 
-/** `/S`, `/Q`, `/EXCLUDE:x`: a cmd switch, not a path. */
-function isSwitch(w: WordValue): boolean {
-  return !w.dynamic && /^\/[A-Za-z0-9?+-][A-Za-z0-9?+-]*(:.*)?$/.test(w.text);
-}
-
-function operands(inv: Inv): WordValue[] {
-  return inv.args.filter((w) => !isSwitch(w) && !(w.text.startsWith('-') && w.text.length > 1 && !w.dynamic));
-}
-
 register(WIN_COMMANDS, ['copy', 'xcopy'], (inv) => {
   // `copy a+b dest` concatenates sources.
-  const ops = operands(inv).flatMap((w) =>
+  const ops = cmdOperands(inv.args).flatMap((w) =>
     w.dynamic || !w.text.includes('+')
       ? [w]
       : w.text
@@ -860,7 +472,7 @@ register(WIN_COMMANDS, 'robocopy', (inv) => {
   let moveSrc = false;
   for (const w of inv.args) {
     const t = w.text.toUpperCase();
-    if (isSwitch(w)) {
+    if (isCmdSwitch(w)) {
       inList = t === '/XF' || t === '/XD';
       if (t === '/MIR' || t === '/PURGE') mirror = true;
       if (t === '/MOV' || t === '/MOVE') moveSrc = true;
@@ -883,7 +495,7 @@ register(WIN_COMMANDS, 'robocopy', (inv) => {
 });
 
 register(WIN_COMMANDS, 'move', (inv) => {
-  const ops = operands(inv);
+  const ops = cmdOperands(inv.args);
   if (ops.length < 2) return;
   const dst = ops[ops.length - 1]!;
   inv.an.write(dst, inv.scope);
@@ -895,31 +507,14 @@ register(WIN_COMMANDS, 'move', (inv) => {
 });
 
 register(WIN_COMMANDS, ['ren', 'rename'], (inv) => {
-  const [src, name] = operands(inv);
+  const [src, name] = cmdOperands(inv.args);
   if (!src) return;
   inv.an.del(src, inv.scope);
   if (name) inv.an.write(name.dynamic || name.glob ? name : joinWord(dirWord(src, inv.an.platform), name.text, inv.an.platform), inv.scope);
 });
 
-register(WIN_COMMANDS, ['del', 'erase', 'rd', 'rmdir'], (inv) => {
-  for (const w of operands(inv)) inv.an.del(w, inv.scope);
-});
-
-register(WIN_COMMANDS, ['md', 'mkdir'], (inv) => {
-  for (const w of operands(inv)) inv.an.write(w, inv.scope);
-});
-
-register(WIN_COMMANDS, ['type', 'more', 'fc', 'comp'], (inv) => {
-  for (const w of operands(inv)) inv.an.read(w, inv.scope);
-});
-
-register(WIN_COMMANDS, ['dir', 'tree'], (inv) => {
-  const ops = operands(inv);
-  for (const w of ops.length ? ops : [DOT]) inv.an.read(w, inv.scope);
-});
-
 register(WIN_COMMANDS, 'findstr', (inv) => {
-  const ops = operands(inv);
+  const ops = cmdOperands(inv.args);
   const explicit = inv.args.some((w) => /^\/(c|g):/i.test(w.text));
   for (const w of inv.args) {
     const g = /^\/(g|f):(.+)$/i.exec(w.text);
@@ -928,19 +523,8 @@ register(WIN_COMMANDS, 'findstr', (inv) => {
   for (const w of explicit ? ops : ops.slice(1)) inv.an.read(w, inv.scope);
 });
 
-register(WIN_COMMANDS, 'mklink', (inv) => {
-  const [link, target] = operands(inv);
-  if (link) inv.an.write(link, inv.scope);
-  if (target) inv.an.read(target, inv.scope);
-});
-
 register(WIN_COMMANDS, 'attrib', (inv) => {
-  for (const w of operands(inv)) if (!/^[+-][RASHIOXVPU]$/i.test(w.text)) inv.an.write(w, inv.scope);
-});
-
-register(WIN_COMMANDS, ['icacls', 'cacls'], (inv) => {
-  const [first] = operands(inv);
-  if (first) inv.an.write(first, inv.scope);
+  for (const w of cmdOperands(inv.args)) if (!/^[+-][RASHIOXVPU]$/i.test(w.text)) inv.an.write(w, inv.scope);
 });
 
 register(WIN_COMMANDS, 'takeown', (inv) => {
@@ -971,7 +555,7 @@ register(WIN_COMMANDS, 'certutil', (inv) => {
 register(WIN_COMMANDS, 'bitsadmin', (inv) => {
   if (!inv.args.some((w) => /^\/(transfer|addfile)$/i.test(w.text))) return;
   inv.an.net();
-  const ops = inv.args.filter((w) => !isSwitch(w));
+  const ops = inv.args.filter((w) => !isCmdSwitch(w));
   // /transfer NAME [/download] [/priority P] URL LOCAL: the last two operands.
   const local = ops[ops.length - 1];
   const url = ops[ops.length - 2];
@@ -998,39 +582,8 @@ register(WIN_COMMANDS, ['tracert', 'pathping'], (inv) => {
   }
 });
 
-register(WIN_COMMANDS, 'start', (inv) => {
-  inv.an.opaque(`start launches another program (${clip(inv.args.map((w) => w.raw).join(' '), 40)})`);
-});
-
 register(WIN_COMMANDS, 'set', (inv) => {
   // cmd's `set` alone (or `set PREFIX`) prints the environment; `set NAME=value`, `/a`, `/p` do not.
   const [first] = inv.args;
   if (!first || (!first.dynamic && !first.text.includes('=') && !/^\/[ap]$/i.test(first.text))) inv.an.readEnvironment('set');
 });
-
-register(
-  WIN_COMMANDS,
-  [
-    'echo',
-    'cls',
-    'ver',
-    'vol',
-    'title',
-    'color',
-    'pause',
-    'ipconfig',
-    'systeminfo',
-    'tasklist',
-    'where',
-    'whoami',
-    'hostname',
-    'setlocal',
-    'endlocal',
-    'rem',
-    'exit',
-    'path',
-    'prompt',
-    'chcp',
-  ],
-  () => undefined,
-);
