@@ -208,6 +208,18 @@ describe('git diff: the work tree files it prints, from the index (issue 15)', f
     assert.deepEqual(reads('git diff HEAD~0 -- ../config'), ['config', 'config/credentials.json']);
   });
 
+  it('staging, committing, removing or stashing on the same line keep the answer exact (git diff then prints fewer files)', () => {
+    const changed = reads('git diff');
+    assert.ok(changed.includes('src/app.ts'), JSON.stringify(changed));
+    for (const c of [
+      'git add app.ts && git diff',
+      'git diff && git add -A && git commit -m x',
+      'git diff; git commit -am x',
+      'git diff; git stash',
+    ])
+      assert.deepEqual(reads(c), changed, c);
+  });
+
   it('names only (--stat, --name-only), two revisions or --cached: no work tree content', () => {
     for (const c of [
       'git diff --stat',
@@ -227,7 +239,15 @@ describe('git diff: the work tree files it prints, from the index (issue 15)', f
     fs.writeFileSync(path.join(fresh, '.env'), 'K=1\n');
     const a = analyzeShell(parser, 'git diff', { cwd: fresh, home: path.join(root, 'home'), platform: 'linux', fs: nodeFileSystem });
     assert.deepEqual([a.reads, a.searches], [[], []]);
-    for (const c of ['touch x; git diff', 'git --git-dir=../.git diff', 'export GIT_INDEX_FILE=/tmp/i; git diff']) {
+    for (const c of [
+      'touch x; git diff',
+      'git --git-dir=../.git diff',
+      'export GIT_INDEX_FILE=/tmp/i; git diff',
+      // Index changes that may make it differ from the work tree, before or beside it (a pipeline, `&`).
+      'git update-index --add --cacheinfo 100644,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,.env; git diff',
+      'git diff | git add -N ../.env',
+      'git diff & git reset',
+    ]) {
       const b = analyse(c);
       assert.ok(
         b.searches.some((s) => s.mode === 'contents'),

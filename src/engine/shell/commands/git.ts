@@ -93,6 +93,10 @@ reg('git', (inv) => {
   if (!GIT_KEEPS_INDEX.has(sub)) {
     st.changed = true;
     for (const fallback of st.relied.splice(0)) fallback();
+    if (!agreesWithWorktree(sub, rest)) {
+      st.diverged = true;
+      for (const fallback of st.reliedByDiff.splice(0)) fallback();
+    }
   }
   const otherRepo = args.slice(0, i).some((w) => /^--(git-dir|work-tree)(=|$)/.test(w.text));
   const g: GitCtx = { inv, scope, rest, otherRepo };
@@ -144,11 +148,38 @@ const GIT_KEEPS_INDEX = new Set([
 ]);
 
 /** Per analysis: a git command that may change the index was seen, and the conservative reads to add if one comes later. */
-const indexStates = new WeakMap<object, { changed: boolean; relied: (() => void)[] }>();
-function indexState(an: object): { changed: boolean; relied: (() => void)[] } {
+interface IndexState {
+  /** A git command that may change the index ran (or runs) on the line. */
+  changed: boolean;
+  /** Fallbacks of git grep / ls-files, run when such a command comes later (a pipeline runs at once). */
+  relied: (() => void)[];
+  /** One of them may make the index differ from the work tree (so git diff would print other files). */
+  diverged: boolean;
+  /** Fallbacks of git diff, run when such a command comes later. */
+  reliedByDiff: (() => void)[];
+}
+/** Per analysis: the index changes seen, and the conservative reads to add if one comes later. */
+const indexStates = new WeakMap<object, IndexState>();
+function indexState(an: object): IndexState {
   let st = indexStates.get(an);
-  if (!st) indexStates.set(an, (st = { changed: false, relied: [] }));
+  if (!st) indexStates.set(an, (st = { changed: false, relied: [], diverged: false, reliedByDiff: [] }));
   return st;
+}
+
+/**
+ * Index changes that only make the index agree with the work tree, or drop entries: staging (not -N, whose
+ * entries are empty), committing, removing, renaming, stashing (index and work tree back to HEAD). Before,
+ * after or beside a `git diff`, they make it print fewer files, never another one; update-index, read-tree,
+ * reset, restore --staged, apply --cached, add -N, checkout, merges and the rest may make it print any file.
+ */
+function agreesWithWorktree(sub: string, rest: readonly WordValue[]): boolean {
+  if (rest.some((w) => w.dynamic)) return false;
+  if (sub === 'add') return !rest.some((w) => w.text === '--intent-to-add' || /^-[A-Za-z]*N/.test(w.text));
+  if (sub === 'stash') {
+    const verb = rest.find((w) => !w.text.startsWith('-'))?.text;
+    return verb === undefined || verb === 'push' || verb === 'save';
+  }
+  return sub === 'commit' || sub === 'rm' || sub === 'mv';
 }
 
 /** Most tracked files read one by one; a larger match is searched below its directories, as before. */
@@ -164,12 +195,13 @@ const MAX_TRACKED_READS = 4096;
 function trackedPaths(
   g: GitCtx,
   pathspecs: readonly WordValue[],
+  forDiff = false,
 ):
   | { top: string; gitDir: string; cwdRel: string; files: string[]; gitlinks: string[]; sparseDirs: string[]; stats: GitIndex['stats'] }
   | undefined {
   const { an } = g.inv;
   const fs = an.ctx.fs;
-  const repo = repositoryOf(g);
+  const repo = repositoryOf(g, forDiff);
   if (!repo || repo === 'none' || !fs?.readHead) return undefined;
   const { top, gitDir, base } = repo;
   let bytes: Uint8Array | undefined;
@@ -224,12 +256,13 @@ function trackedPaths(
  * file naming the git directory); 'none' when there is none up to `/`; undefined when it cannot be known: no port,
  * another repository or index (--git-dir, GIT_* variables), or something earlier on the line that changed files.
  */
-function repositoryOf(g: GitCtx): { top: string; gitDir: string; base: string } | 'none' | undefined {
+function repositoryOf(g: GitCtx, forDiff = false): { top: string; gitDir: string; base: string } | 'none' | undefined {
   const { an } = g.inv;
   const fs = an.ctx.fs;
   const base = g.scope.bases.length === 1 ? g.scope.bases[0] : null;
   if (!fs?.statFile || g.otherRepo || base === null || base === undefined || !base.startsWith('/')) return undefined;
-  if (indexState(an).changed || an.effectCount() > 0) return undefined;
+  // git diff: an earlier index change that only staged or committed what is in the work tree leaves its answer a superset.
+  if ((forDiff ? indexState(an).diverged : indexState(an).changed) || an.effectCount() > 0) return undefined;
   if ([...g.scope.vars.keys()].some((k) => k.startsWith('GIT_'))) return undefined;
   let dir = base.replace(/\/+$/, '') || '/';
   for (let guard = 0; guard < 64; guard++) {
@@ -261,7 +294,7 @@ function repositoryOf(g: GitCtx): { top: string; gitDir: string; base: string } 
  */
 function worktreeContentReads(g: GitCtx, pathspecs: readonly WordValue[]): void {
   const { an } = g.inv;
-  const repo = repositoryOf(g);
+  const repo = repositoryOf(g, true);
   if (repo === 'none') return;
   const roots = pathspecs.length ? pathspecs : [repo ? literalWord(repo.top) : DOT];
   const conservative = () => {
@@ -276,7 +309,7 @@ function worktreeContentReads(g: GitCtx, pathspecs: readonly WordValue[]): void 
     }
     if (index === undefined) return;
   }
-  const tracked = trackedPaths(g, pathspecs.length ? pathspecs : [literalWord(':/')]);
+  const tracked = trackedPaths(g, pathspecs.length ? pathspecs : [literalWord(':/')], true);
   if (!tracked) return conservative();
   let indexTime: bigint | undefined;
   try {
@@ -291,7 +324,7 @@ function worktreeContentReads(g: GitCtx, pathspecs: readonly WordValue[]): void 
     an.read(literalWord(file), g.scope);
   }
   for (const d of tracked.sparseDirs) an.readBelow(literalWord(`${tracked.top}/${d}`), g.scope, 'contents');
-  indexState(an).relied.push(conservative);
+  indexState(an).reliedByDiff.push(conservative);
 }
 
 /**
