@@ -37,7 +37,7 @@ export interface StartFilter {
   readonly boundary: boolean;
   /** Conditions at a fixed offset (lo === hi), in regex order. */
   readonly fixed: readonly CharCondition[];
-  /** Conditions over a short offset range (lo < hi), the most selective first. */
+  /** Conditions over a short offset range (lo < hi), the most selective first (candidates for `jump`). */
   readonly ranges: readonly CharCondition[];
   /** The conditions the scanner skips ahead with (the first fixed one, then the ranges). */
   readonly jump: readonly CharCondition[];
@@ -334,21 +334,14 @@ export function passesChecks(f: StartFilter, text: string, q: number): boolean {
   return (!f.boundary || atWordBoundary(text, q)) && classesHoldAt(f.check, text, q);
 }
 
-/** False when the regex cannot match at `q` in `text` (true: it may). */
+/**
+ * False when the regex cannot match at `q` in `text` (true: it may), by the boundary and the fixed
+ * conditions: for a position a lead string or a keyword already marks as a start. The range
+ * conditions are left to the regex there: scanning their offset ranges at each such position cost
+ * more than the failed attempts it saved (they serve to skip ahead over windows: `jump`).
+ */
 export function mayStartAt(f: StartFilter, text: string, q: number): boolean {
-  const n = text.length;
-  if ((f.boundary && !atWordBoundary(text, q)) || !classesHoldAt(f.fixed, text, q)) return false;
-  for (let k = 0; k < f.ranges.length; k++) {
-    const c = f.ranges[k]!;
-    const e = Math.min(n - 1, q + c.hi);
-    let j = q + c.lo;
-    for (; j <= e; j++) {
-      const x = text.charCodeAt(j);
-      if (x < 128 ? c.table[x] === 1 : c.wide) break;
-    }
-    if (j > e) return false;
-  }
-  return true;
+  return (!f.boundary || atWordBoundary(text, q)) && classesHoldAt(f.fixed, text, q);
 }
 
 const MAX_LEADS = 64;
