@@ -43,6 +43,8 @@ export function dataHandler(entry: OperandEntry): Handler {
   const dashIsStdio = entry.dash_is_stdio === true;
   const plusOperands = entry.plus_operands === true;
   const wrapper = runsCommand(entry);
+  const defaults = (entry.default_operands ?? []).map(literalWord);
+  const searchOptions = Object.entries(entry.search_options ?? {});
   return (inv) => {
     const p = parseOpts(inv.args, spec);
     if (entry.network) inv.an.net();
@@ -56,7 +58,11 @@ export function dataHandler(entry: OperandEntry): Handler {
     if (wrapper && has(p, ...noCommandOptions)) return void inv.an.pushCommand(inv.cmd);
     if (!entry.operands) return;
     // With `posix`, options end at the first operand: every word from there on is an operand.
-    const operands = o.posix ? p.rest : p.pos;
+    const given = o.posix ? p.rest : p.pos;
+    // `ls` with no operand lists `.`; `ls -` lists a file named `-`, so only an empty list takes the default.
+    const operands = given.length ? given : defaults;
+    // `ls -R DIR`, `diff -r A B`: the operands are searched below (names, or contents), not only read.
+    const below = searchOptions.find(([option]) => has(p, option))?.[1];
     // A list gives the roles by position (`link TARGET LINK`); operands past it are not files (`mknod NAME TYPE`).
     const roles = entry.operands;
     for (const [i, w] of operands.entries()) {
@@ -69,7 +75,8 @@ export function dataHandler(entry: OperandEntry): Handler {
       // `cat -`, `tee -`, `tail +5`, `less +G`: standard input or output, an offset or a pager command. A word that is not
       // literal may be a file whatever it starts with.
       if (!w.dynamic && ((dashIsStdio && w.text === '-') || (plusOperands && w.text.startsWith('+')))) continue;
-      apply(inv, role, w);
+      if (below && role === 'read') inv.an.readBelow(w, inv.scope, below);
+      else apply(inv, role, w);
     }
     // A wrapper given no command: reported as itself, or (unshare, nsenter, firejail) it starts an interactive shell.
     if (wrapper) {

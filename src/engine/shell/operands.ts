@@ -55,8 +55,10 @@ export interface OperandEntry {
   readonly no_command_options?: readonly string[];
   /** Why a command that `runs` one is opaque when given none (it starts an interactive shell). */
   readonly no_command_opaque?: string;
-  /** cmd.exe: the operands a command acts on when given none (`dir` lists `.`). */
+  /** The operands a command acts on when given none (`ls` and cmd.exe's `dir` list `.`). */
   readonly default_operands?: readonly string[];
+  /** Options with which each read operand is searched below: its entries' names, or their contents (`ls -R`, `diff -r`). */
+  readonly search_options?: Readonly<Record<string, 'names' | 'contents'>>;
   /** PowerShell: the parameters that take a value (lower case), with what the value is. */
   readonly parameters?: Readonly<Record<string, OperandRole>>;
   /** PowerShell: the switch parameters (lower case), so a prefix resolves to the right name. */
@@ -96,6 +98,7 @@ const ENTRY_KEYS = [
   'no_command_options',
   'no_command_opaque',
   'default_operands',
+  'search_options',
   'parameters',
   'switches',
   'positional',
@@ -115,6 +118,7 @@ const DATA_KEYS = [
   'no_command_options',
   'no_command_opaque',
   'default_operands',
+  'search_options',
   'parameters',
   'switches',
   'positional',
@@ -134,6 +138,8 @@ const REGISTRY_DATA_KEYS: Record<OperandRegistry, readonly (typeof DATA_KEYS)[nu
     'opaque',
     'no_command_options',
     'no_command_opaque',
+    'default_operands',
+    'search_options',
   ],
   cmd: ['operands', 'default_operands', 'network', 'opaque'],
   powershell: ['parameters', 'switches', 'positional', 'parameter_defaults', 'from_pipeline', 'network', 'opaque'],
@@ -195,8 +201,10 @@ function validateOperandRoles(c: Record<string, unknown>, label: string, fail: F
     if (!isOption(k) || typeof v !== 'string' || v.length < 10) fail(`${label}: opaque_options maps options to the reason`);
   for (const k of ['dash_is_stdio', 'plus_operands'] as const)
     if (c[k] !== undefined && typeof c[k] !== 'boolean') fail(`${label}: ${k} must be true or false`);
-  if (registry === 'cmd' && c.default_operands !== undefined && !strings(c.default_operands))
-    fail(`${label}: default_operands must be a list of words`);
+  if (c.default_operands !== undefined && !strings(c.default_operands)) fail(`${label}: default_operands must be a list of words`);
+  const so = (c.search_options ?? {}) as Record<string, unknown>;
+  for (const [k, v] of Object.entries(so))
+    if (!isOption(k) || (v !== 'names' && v !== 'contents')) fail(`${label}: search_options maps options to names or contents`);
   if (c.operands === undefined && c.option_values === undefined)
     fail(`${label}: a data handler gives its operands or option values a role`);
 }

@@ -583,22 +583,6 @@ reg('cat', (inv) => {
   if (p.pos.length === 1 && p.opts.length === 0 && !p.pos[0]!.dynamic && !p.pos[0]!.glob && p.pos[0]!.text !== '-')
     inv.an.produce({ kind: 'file', file: p.pos[0]!, scope: inv.scope });
 });
-reg('uniq', (inv) => {
-  const p = parseOpts(inv.args, {
-    short: 'fsw',
-    long: ['skip-fields', 'skip-chars', 'check-chars'],
-    flags: ['group', 'all-repeated', 'count', 'repeated', 'ignore-case', 'unique', 'zero-terminated'],
-  });
-  const [input, output] = p.pos;
-  if (input && input.text !== '-') inv.an.read(input, inv.scope);
-  if (output && output.text !== '-') inv.an.write(output, inv.scope);
-});
-reg('xxd', (inv) => {
-  const p = parseOpts(inv.args, { short: 'cglosnR', long: ['cols', 'groupsize', 'len', 'seek', 'name'] });
-  const [input, output] = p.pos;
-  if (input && input.text !== '-') inv.an.read(input, inv.scope);
-  if (output && output.text !== '-') inv.an.write(output, inv.scope);
-});
 // look STRING [FILE…]: the first operand is the prefix it looks for, not a file. It opens `-` as a file name.
 reg('look', (inv) => {
   const p = parseOpts(inv.args, {
@@ -636,27 +620,6 @@ reg('ptx', (inv) => {
   }
 });
 reader(
-  ['ls', 'dir', 'vdir', 'exa', 'eza', 'lsd'],
-  {
-    short: 'ITw',
-    long: [
-      'format',
-      'hide',
-      'ignore',
-      'quoting-style',
-      'sort',
-      'time',
-      'time-style',
-      'tabsize',
-      'width',
-      'block-size',
-      'indicator-style',
-      'level',
-    ],
-  },
-  { defaultDir: true, below: (p) => (has(p, '-R', '--recursive', '--tree') ? 'names' : undefined) },
-);
-reader(
   'tree',
   { short: 'LPIoH', long: ['filelimit', 'charset', 'timefmt', 'sort', 'fromfile'] },
   { defaultDir: true, writeOpts: ['-o'], below: (p) => (lastValue(p, '-L')?.text === '1' ? undefined : 'names') },
@@ -670,42 +633,6 @@ reader(
     below: (p) => (has(p, '-a', '--all') && !has(p, '-s', '--summarize') ? 'names' : undefined),
   },
 );
-reader(
-  ['diff', 'diff3', 'sdiff', 'colordiff'],
-  {
-    short: 'CUDFIxXLSWo',
-    long: [
-      'context',
-      'unified',
-      'ifdef',
-      'show-function-line',
-      'ignore-matching-lines',
-      'exclude',
-      'exclude-from',
-      'label',
-      'starting-file',
-      'width',
-      'tabsize',
-      'from-file',
-      'to-file',
-      'line-format',
-      'output',
-      'color',
-      'palette',
-      'horizon-lines',
-    ],
-  },
-  {
-    readOpts: ['-X', '--exclude-from', '--from-file', '--to-file'],
-    writeOpts: ['-o', '--output'],
-    below: (p) => (has(p, '-r', '--recursive') ? 'contents' : undefined),
-  },
-);
-reg('cmp', (inv) => {
-  const p = parseOpts(inv.args, { short: 'in', long: ['ignore-initial', 'bytes'] });
-  for (const f of p.pos.slice(0, 2)) if (f.text !== '-') inv.an.read(f, inv.scope);
-});
-
 /** grep family: the first operand is the pattern unless -e/-f gave one. */
 function grepLike(
   names: readonly string[],
