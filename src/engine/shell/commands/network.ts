@@ -498,11 +498,6 @@ reg('aria2c', (inv) => {
   else inv.an.write(dir, inv.scope);
 });
 
-reg(['lynx', 'w3m', 'links', 'elinks', 'links2'], (inv) => {
-  inv.an.net();
-  for (const w of inv.args) if (!w.text.startsWith('-')) urlOperand(inv, w, inv.cmd);
-});
-
 // ------------------------------------------------------------------------------------------
 // Sockets and remote shells.
 
@@ -853,35 +848,25 @@ reg('rsync', (inv) => {
 });
 
 // ------------------------------------------------------------------------------------------
-// DNS and reachability tools: network, and their host operands are targets.
+// dig: its operands mix names, record types, classes, `+options` and `@server`. (nslookup, host, whois, ping,
+// traceroute and the scanners are data: security/shell/operands/network.yaml.)
 
-function hostTool(names: readonly string[], short: string): void {
-  reg(names, (inv) => {
-    const p = parseOpts(inv.args, { short });
-    inv.an.net();
-    for (const f of values(p, '-f')) if (inv.cmd === 'dig') inv.an.read(f, inv.scope);
-    for (const h of p.pos) {
-      if (h.dynamic) {
-        inv.an.netWord(h, inv.cmd);
-        continue;
-      }
-      let t = h.text;
-      if (inv.cmd === 'dig') {
-        if (t.startsWith('+')) continue;
-        if (/^(A|AAAA|MX|TXT|NS|CNAME|SOA|ANY|PTR|SRV|CAA|DS|DNSKEY|HINFO|NAPTR|TLSA|SPF|AXFR|IXFR|IN|CH|HS)$/i.test(t)) continue;
-        t = t.replace(/^@/, '');
-      }
-      if (/^\d+$/.test(t) || t === '') continue;
-      inv.an.net(t);
+reg('dig', (inv) => {
+  const p = parseOpts(inv.args, { short: 'bcfkpqtxy' });
+  inv.an.net();
+  for (const f of values(p, '-f')) inv.an.read(f, inv.scope);
+  for (const h of p.pos) {
+    if (h.dynamic) {
+      inv.an.netWord(h, inv.cmd);
+      continue;
     }
-  });
-}
-
-hostTool(['dig'], 'bcfkpqtxy');
-hostTool(['nslookup', 'host', 'whois'], 'tcWRmNph');
-hostTool(['ping', 'ping6', 'arping', 'fping'], 'ciIstWwplMQmSFT');
-hostTool(['traceroute', 'traceroute6', 'tracepath', 'mtr', 'tcptraceroute'], 'fimNpqstwzgMcPo');
-hostTool(['nmap', 'masscan', 'hping3', 'zmap'], 'poiDeSgMsB');
+    if (h.text.startsWith('+')) continue;
+    if (/^(A|AAAA|MX|TXT|NS|CNAME|SOA|ANY|PTR|SRV|CAA|DS|DNSKEY|HINFO|NAPTR|TLSA|SPF|AXFR|IXFR|IN|CH|HS)$/i.test(h.text)) continue;
+    const t = h.text.replace(/^@/, '');
+    if (/^\d+$/.test(t) || t === '') continue;
+    inv.an.net(t);
+  }
+});
 
 // ------------------------------------------------------------------------------------------
 // Package managers and cloud CLIs.
