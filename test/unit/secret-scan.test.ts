@@ -7,7 +7,9 @@
 import assert from 'node:assert/strict';
 import { compileSecretRules, findSecrets, loadSecretRules, shannonEntropy, type SecretRuleSet } from '../../src/engine/secrets';
 import type { SecretRule } from '../../src/engine/secrets/rules';
+import { parseRegex } from '../../src/engine/secrets/regex-syntax';
 import { allCandidates, lowerAscii } from '../../src/engine/secrets/scan';
+import { leadLiterals } from '../../src/engine/secrets/start-filter';
 import { prng } from './helpers/prng';
 import { itSeeded } from './helpers/seeds';
 
@@ -101,6 +103,23 @@ describe('secret scan: the batch scan equals a naive scan', () => {
       const text = randomText(rnd, plants, 40 + Math.floor(rnd() * (i % 10 === 0 ? 1500 : 300)));
       assert.deepEqual(batch(rules, text), reference(rules, text), JSON.stringify(text));
     }
+  });
+});
+
+describe('secret scan: lead strings', () => {
+  const leads = (source: string, fold = true): string[] | undefined => leadLiterals(parseRegex(source), fold);
+
+  it('spell out a class of a few printable characters at the start, cut at 4 characters', () => {
+    assert.deepEqual(leads('[ ,;]key=([0-9]{8})'), [' key', ',key', ';key']);
+    assert.deepEqual(leads('[?&](?:token|sig)=([^&]{8,})'), ['&sig', '&tok', '?sig', '?tok']);
+    assert.deepEqual(leads('(?:[_.-]key|secret)[ \\t]+(\\S{8,})'), ['-key', '.key', '_key', 'secret']);
+  });
+
+  it('end at a class after the first two characters, or at a class of many characters', () => {
+    assert.deepEqual(leads('api[_.-]?key=(\\w{8,})'), ['api']);
+    assert.equal(leads('[a-z]key=(\\w{8,})'), undefined);
+    assert.equal(leads('[ \\t]key=(\\w{8,})'), undefined);
+    assert.equal(leads('[^a]key=(\\w{8,})'), undefined);
   });
 });
 

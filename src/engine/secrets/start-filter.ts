@@ -62,7 +62,8 @@ const WIDE_SYNTAX = /\\[sSDWu]|\\x[89a-fA-F]|^\[\^|^\.$|[^\x00-\x7f]/;
 
 const charSets = new Map<string, { table: Uint8Array; wide: boolean }>();
 
-function addChar(table: Uint8Array, src: string, ci: boolean): boolean {
+/** The ASCII code units a one-character atom matches, and whether it may match one >= 128. */
+function charSet(src: string, ci: boolean): { table: Uint8Array; wide: boolean } {
   const key = `${ci ? 'i' : ''}/${src}`;
   let set = charSets.get(key);
   if (!set) {
@@ -72,6 +73,11 @@ function addChar(table: Uint8Array, src: string, ci: boolean): boolean {
     set = { table: members, wide: WIDE_SYNTAX.test(src) };
     charSets.set(key, set);
   }
+  return set;
+}
+
+function addChar(table: Uint8Array, src: string, ci: boolean): boolean {
+  const set = charSet(src, ci);
   for (let c = 0; c < 128; c++) if (set.table[c] === 1) table[c] = 1;
   return set.wide;
 }
@@ -356,46 +362,83 @@ function literalChar(src: string, fold: boolean): string | undefined {
   return fold ? ch.toLowerCase() : ch;
 }
 
+/** Most characters a class may stand for to be spelled out as that many lead strings. */
+const MAX_LEAD_CLASS = 8;
+/**
+ * A class is spelled out only this close to the start of a lead (where a lead would otherwise be
+ * too short to use), and the leads it makes are cut at CLASS_LEAD_LENGTH characters: every string
+ * is a path in the keyword automaton, whose table the walk reads for every character.
+ */
+const CLASS_LEAD_DEPTH = 2;
+const CLASS_LEAD_LENGTH = 4;
+
+/**
+ * The printable ASCII characters (lower-cased with `fold`, distinct) a one-character atom such as
+ * `[ ,;]` or `\x60` stands for, or undefined when it may stand for more than MAX_LEAD_CLASS of
+ * them, or for any other code unit.
+ */
+function classChars(src: string, fold: boolean): string[] | undefined {
+  const { table, wide } = charSet(src, fold);
+  if (wide) return undefined;
+  const out = new Set<string>();
+  for (let c = 0; c < 128; c++) {
+    if (table[c] !== 1) continue;
+    if (c < 0x20 || c >= 0x7f) return undefined;
+    out.add(fold ? String.fromCharCode(c).toLowerCase() : String.fromCharCode(c));
+    if (out.size > MAX_LEAD_CLASS) return undefined;
+  }
+  return out.size > 0 ? [...out] : undefined;
+}
+
 /**
  * Strings (printable ASCII) one of which every match starts with; undefined when there is no such
  * set of strings of at least two characters. Lookarounds and `\b` are skipped (they consume
- * nothing). With `fold` (a case-insensitive regex) the strings are lower-case and compared
- * case-insensitively; without it they are as the regex writes them and compared exactly (a
- * case-sensitive `KEY` starts no match at `key`).
+ * nothing); a character class of a few printable characters stands for each of them. With `fold`
+ * (a case-insensitive regex) the strings are lower-case and compared case-insensitively; without
+ * it they are as the regex writes them and compared exactly (a case-sensitive `KEY` starts no
+ * match at `key`).
  */
 export function leadLiterals(root: RegexNode, fold = true): string[] | undefined {
   let overflow = false;
-  // Every string the node list can start with, up to the first atom that is not one literal character.
-  function lits(list: readonly RegexNode[], depth: number): string[] {
+  // Every string the node list can start with, up to the first atom that is not one literal
+  // character (or a short class near the start), and at most `limit` characters long.
+  function lits(list: readonly RegexNode[], depth: number, limit = MAX_LEAD_LENGTH): string[] {
     if (overflow) return [''];
-    if (list.length === 0 || depth >= MAX_LEAD_LENGTH) return [''];
+    if (list.length === 0 || depth >= limit) return [''];
     const [head, ...rest] = list as [RegexNode, ...RegexNode[]];
     switch (head.t) {
       case 'assert':
-        return lits(rest, depth);
+        return lits(rest, depth, limit);
       case 'group':
-        return lits([head.body, ...rest], depth);
+        return lits([head.body, ...rest], depth, limit);
       case 'seq':
-        return lits([...head.items, ...rest], depth);
+        return lits([...head.items, ...rest], depth, limit);
       case 'alt': {
         const out = new Set<string>();
-        for (const item of head.items) for (const s of lits([item, ...rest], depth)) out.add(s);
+        for (const item of head.items) for (const s of lits([item, ...rest], depth, limit)) out.add(s);
         if (out.size > MAX_LEADS) overflow = true;
         return [...out];
       }
       case 'char': {
-        const c = literalChar(head.src, fold);
-        if (c === undefined) return [''];
-        return lits(rest, depth + 1).map((s) => c + s);
+        const one = literalChar(head.src, fold);
+        if (one !== undefined) return lits(rest, depth + 1, limit).map((s) => one + s);
+        const chars = depth < CLASS_LEAD_DEPTH ? classChars(head.src, fold) : undefined;
+        if (chars === undefined) return [''];
+        const tails = lits(rest, depth + 1, Math.min(limit, CLASS_LEAD_LENGTH));
+        if (chars.length * tails.length > MAX_LEADS) {
+          overflow = true;
+          return [''];
+        }
+        return chars.flatMap((c) => tails.map((s) => c + s));
       }
       case 'quant': {
-        if (head.min === 1 && head.max === 1) return lits([head.body, ...rest], depth);
+        if (head.min === 1 && head.max === 1) return lits([head.body, ...rest], depth, limit);
         if (head.min === 0 && head.max === 1) {
-          const out = new Set([...lits(rest, depth), ...lits([head.body, ...rest], depth)]);
+          const out = new Set([...lits(rest, depth, limit), ...lits([head.body, ...rest], depth, limit)]);
           if (out.size > MAX_LEADS) overflow = true;
           return [...out];
         }
-        if (head.min >= 1) return lits([head.body], depth);
+        if (head.min >= 1) return lits([head.body], depth, limit);
         return [''];
       }
     }
