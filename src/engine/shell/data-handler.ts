@@ -1,9 +1,8 @@
 // The data interpreter: runs a `handler: data` entry of the operand table (security/shell/operands/):
 // its options parsed with the entry's spec, then each option value and operand given its role.
-import type { Handler, Inv } from './helpers';
+import { fileUrlPath, type Handler, type Inv } from './helpers';
 import { has, parseOpts, values, type OptSpec } from './options';
 import type { OperandEntry, OperandRole } from './operands';
-import { fileUrlPath } from './commands/network';
 import { ENV_DRIVE, PATH_PARAMS, cmdOperands, hasScriptBlock, psParse, psValues, type PsSpec } from './ps-params';
 import { literalWord, type WordValue } from './words';
 

@@ -59,6 +59,23 @@ export function proxyAddress(w: WordValue): WordValue {
   return m ? literalWord(m[1]!) : w;
 }
 
+/**
+ * `file:///etc/passwd` -> `/etc/passwd`; other URLs -> null. Each run of percent escapes is decoded as the
+ * client does; one that is not valid (`%zz`, a broken UTF-8 sequence) is kept as written, so decoding never
+ * throws inside the analysis and `file:///home/u/.ss%68%zz/../.ssh/id_rsa` still names the key.
+ */
+export function fileUrlPath(url: string): string | null {
+  const m = /^file:\/\/(?:localhost)?(\/.*)$/i.exec(url);
+  if (!m) return null;
+  return m[1]!.replace(/[?#].*$/, '').replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
+}
+
 /** Host part of `user@host:path`. */
 export function remoteHost(text: string): string {
   return text.slice(0, text.indexOf(':'));

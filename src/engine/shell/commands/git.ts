@@ -2,9 +2,8 @@
 import { has, lastValue, parseOpts, values } from '../options';
 import { literalWord, sliceWord, type WordValue } from '../words';
 import type { Scope } from '../state';
-import { DOT, childOf, clip, genericReads, isPathLike, isRemoteSpec, register, type Inv, type Registry } from '../helpers';
+import { DOT, childOf, clip, fileUrlPath, genericReads, isPathLike, isRemoteSpec, register, type Inv, type Registry } from '../helpers';
 import { applyPatch } from './files';
-import { fileUrlPath } from './network';
 import { MAX_GIT_INDEX_BYTES, parseGitIndex, type GitIndex } from '../git-index';
 
 export const GIT_COMMANDS: Registry = new Map();

@@ -6,6 +6,7 @@ import {
   DOT,
   childOf,
   clip,
+  fileUrlPath,
   genericReads,
   isRemoteSpec,
   joinWord,
@@ -27,12 +28,6 @@ function urlFileName(url: string): string {
   if (slash < 0) return '';
   const path = noScheme.slice(slash).replace(/[?#].*$/, '');
   return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** `file:///etc/passwd` -> `/etc/passwd`; other URLs -> null. */
-export function fileUrlPath(url: string): string | null {
-  const m = /^file:\/\/(?:localhost)?(\/.*)$/i.exec(url);
-  return m ? decodeURIComponent(m[1]!.replace(/[?#].*$/, '')) : null;
 }
 
 /** A URL operand: file:// is a read, anything else is a network target. */
