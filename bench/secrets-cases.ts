@@ -20,6 +20,8 @@
 //   - `context` again, class by class (CONTEXT_FORM_SUBS), with the variations real files have: quoting,
 //     separators, key-name styles, file formats, other drivers and credential files, passwords with
 //     symbols; and `placeholder` again in those contexts (placeholderFormCase).
+//   - `context` once more (MORE_CONTEXT_SUBS) in formats those do not generate: HTTP request dumps, secrets
+//     as command-line arguments, application config files, structured log lines; and `placeholder` in them.
 // Token bodies come from the PRNG in each format's alphabet and length; every literal is built from parts
 // so this file holds no real-looking credential.
 //
@@ -1438,9 +1440,254 @@ function placeholderFormCase(g: Gen, id: string): Omit<SecretCase, 'split'> {
   };
 }
 
+// ---------------------------------------------------------------- more contexts (issue 16 §3, second widening)
+// Formats the classes above do not generate yet: HTTP request dumps (curl -v, raw requests, HAR), secrets
+// passed as command-line arguments (docker -e, kubectl --from-literal, heroku/vault/aws/gh/az, curl -u),
+// application config files (Spring, .NET appsettings, Rails database.yml, Django settings, Terraform tfvars,
+// Ansible, PHP, Go/Ruby/Python literals, systemd units) and structured log lines (nested JSON, Python and Go
+// struct prints, Java toString). New ids (the subs' names are new), so no case above changes and the hash
+// split puts about 30 % of these in held-out too; placeholders in the same contexts follow.
+
+export const MORE_CONTEXT_SUBS = ['http-dump-forms', 'cli-argument-forms', 'app-config-forms', 'structured-log-forms'] as const;
+
+/** A value a header, an argument or a config field holds: no quote, blank, backslash or `$` (shell- and config-safe). */
+function plainValue(g: Gen): string {
+  return g.pick<() => string>([
+    () => passwordValue(g, '/+=!@#%^*'),
+    () => g.chars(ALNUM, g.range(20, 40)),
+    () => g.chars(HEX, g.pick([32, 40, 64])),
+    () => g.b64of(g.pick([24, 32])).replace(/[^A-Za-z0-9+/=]/g, ''),
+    () => arbitraryValue(g, 'passphrase'),
+    () => g.chars(URLSAFE, g.range(24, 44)),
+  ])();
+}
+
+function moreContextCase(g: Gen, id: string, sub: (typeof MORE_CONTEXT_SUBS)[number]): Omit<SecretCase, 'split'> {
+  const b = new Builder();
+  const ts = () => g.ts(g.int(99));
+  const S = (v: string): [string, string] => [v, sub];
+  const secretWords = () => g.pick(SECRET_SUFFIXES);
+  let ext = '.log';
+  let path = 'app.log';
+  let one: () => void;
+  switch (sub) {
+    case 'http-dump-forms': {
+      [ext, path] = g.pick([
+        ['.log', 'curl-verbose.log'],
+        ['.md', 'request.txt'],
+        ['.json', 'session.har.json'],
+      ]);
+      one = () => {
+        // An Authorization scheme carries a token (RFC 6750 b64token characters); a custom header any plain value.
+        const token = g.pick<() => string>([
+          () => g.chars(ALNUM, g.range(24, 48)),
+          () => g.chars(URLSAFE, g.range(24, 48)),
+          () => g.b64of(g.pick([24, 32, 48])),
+          () => g.chars(HEX, 40),
+        ])();
+        const v = plainValue(g);
+        const header = g.pick([
+          'X-Api-Key',
+          'x-api-key',
+          'X-Auth-Token',
+          'X-Access-Token',
+          'Api-Key',
+          'X-API-KEY',
+          'Private-Token',
+          'X-Secret-Key',
+        ]);
+        g.pick<() => void>([
+          () => b.put(`> Authorization: Bearer `, S(token)),
+          () => b.put(`> ${header}: `, S(v)),
+          () => b.put(`${header}: `, S(v)),
+          () => b.put(`curl -s -H "${header}: `, S(v), `" https://${g.word()}.example.com/v1/${g.word()}`),
+          () => b.put(`curl -H 'Authorization: Bearer `, S(token), `' https://api.${g.word()}.io/items`),
+          () => b.put(`curl -H "Authorization: token `, S(token), `" https://api.github.com/user`),
+          () => b.put(`        { "name": "${header}", "value": "`, S(v), `" },`),
+          () => b.put(`        { "name": "Authorization", "value": "Bearer `, S(token), `" },`),
+          () => b.put(`${ts()} DEBUG http: request headers: map[Accept:[*/*] ${header}:[`, S(v), `]]`),
+        ])();
+      };
+      break;
+    }
+    case 'cli-argument-forms': {
+      [ext, path] = g.pick([
+        ['.sh', 'deploy.sh'],
+        ['.md', 'terminal.txt'],
+        ['.log', 'ci-job.log'],
+      ]);
+      one = () => {
+        const v = plainValue(g).replace(/[!^*]/g, '');
+        const name = styledKey(g, ['db', ...secretWords()])
+          .toUpperCase()
+          .replace(/[-.]/g, '_');
+        g.pick<() => void>([
+          () => b.put(`docker run -d -e ${name}=`, S(v), ` ${g.word()}:latest`),
+          () => b.put(`+ docker run --rm --env ${name}=`, S(v), ` registry.example.com/${g.word()}`),
+          () =>
+            b.put(
+              `kubectl create secret generic ${g.word()} --from-literal=${g.pick(['password', 'api-key', 'token', 'client-secret'])}=`,
+              S(v),
+            ),
+          () => b.put(`heroku config:set ${name}=`, S(v), ` -a ${g.word()}`),
+          () => b.put(`vault kv put secret/${g.word()} ${g.pick(['password', 'api_key', 'token'])}=`, S(v)),
+          () => b.put(`aws configure set aws_secret_access_key `, S(v)),
+          () => b.put(`gh secret set ${name} --body "`, S(v), `"`),
+          () => b.put(`az login --service-principal -u ${g.uuid()} -p `, S(v), ` --tenant ${g.uuid()}`),
+          () => b.put(`$ ${g.word()}-cli login --${g.pick(['token', 'api-key', 'password', 'client-secret'])} `, S(v)),
+          () => b.put(`+ ./${g.word()} --${g.pick(['token', 'api-key', 'password', 'secret'])}=`, S(v), ` --verbose`),
+          () => b.put(`export ${name}='`, S(v), `'`),
+        ])();
+      };
+      break;
+    }
+    case 'app-config-forms': {
+      const kind = g.pick(['spring', 'dotnet', 'rails', 'django', 'tfvars', 'ansible', 'php', 'code', 'systemd']);
+      [ext, path] = (
+        {
+          spring: ['.properties', 'application.properties'],
+          dotnet: ['.json', 'appsettings.Production.json'],
+          rails: ['.yaml', 'database.yml'],
+          django: ['.py', 'settings.py'],
+          tfvars: ['.tf', 'prod.tfvars'],
+          ansible: ['.yaml', 'group_vars/all.yml'],
+          php: ['.php', 'config.php'],
+          code: ['.go', 'config.go'],
+          systemd: ['.ini', 'app.service'],
+        } as Record<string, [string, string]>
+      )[kind]!;
+      one = () => {
+        const v = plainValue(g);
+        const words = [g.pick(PROVIDER_WORDS), ...secretWords()];
+        const key = styledKey(g, words);
+        const snake = words.join('_');
+        switch (kind) {
+          case 'spring':
+            return g.pick<() => void>([
+              () => b.put(`spring.datasource.password=`, S(v)),
+              () => b.put(`${g.word()}.${snake.replace(/_/g, '-')}=`, S(v)),
+              () => b.put(`spring.mail.password = `, S(v)),
+            ])();
+          case 'dotnet':
+            return g.pick<() => void>([
+              () => b.put(`    "${key[0]!.toUpperCase() + key.slice(1)}": "`, S(v), `",`),
+              () => b.put(`    "Password": "`, S(v), `",`),
+              () => b.put(`    "ClientSecret": "`, S(v), `"`),
+            ])();
+          case 'rails':
+            return g.pick<() => void>([() => b.put(`  password: `, S(v)), () => b.put(`  ${snake}: "`, S(v), `"`)])();
+          case 'django':
+            return g.pick<() => void>([
+              () => b.put(`SECRET_KEY = '`, S(v), `'`),
+              () => b.put(`${snake.toUpperCase()} = "`, S(v), `"`),
+              () => b.put(`        'PASSWORD': '`, S(v), `',`),
+            ])();
+          case 'tfvars':
+            return b.put(`${snake} = "`, S(v), `"`);
+          case 'ansible':
+            return g.pick<() => void>([() => b.put(`ansible_become_password: `, S(v)), () => b.put(`${snake}: "`, S(v), `"`)])();
+          case 'php':
+            return g.pick<() => void>([
+              () => b.put(`$${key.replace(/[-.]/g, '_')} = '`, S(v), `';`),
+              () => b.put(`    '${snake}' => '`, S(v), `',`),
+            ])();
+          case 'code':
+            return g.pick<() => void>([
+              () => b.put(`	${key[0]!.toUpperCase() + key.slice(1).replace(/[-._]/g, '')}: "`, S(v), `",`),
+              () => b.put(`config.${snake} = '`, S(v), `'`),
+              () => b.put(`${snake.toUpperCase()} = "`, S(v), `"`),
+            ])();
+          default:
+            return b.put(`Environment="${snake.toUpperCase()}=`, S(v), `"`);
+        }
+      };
+      break;
+    }
+    default: {
+      [ext, path] = g.pick([
+        ['.log', 'service.log'],
+        ['.log', 'debug.out'],
+      ]);
+      one = () => {
+        const v = plainValue(g);
+        const words = secretWords();
+        const camel = styledKey(g, words).replace(/[-._]/g, '');
+        const snake = words.join('_');
+        g.pick<() => void>([
+          () => b.put(`{"ts":"${ts()}","level":"debug","request":{"auth":{"${camel}":"`, S(v), `"}},"status":${g.pick([200, 401])}}`),
+          () => b.put(`${ts()} DEBUG settings: {'host': '${g.word()}.internal', '${snake}': '`, S(v), `', 'port': ${g.int(9000)}}`),
+          () => b.put(`${ts()} INFO  config: &{Host:${g.word()} ${camel[0]!.toUpperCase() + camel.slice(1)}:`, S(v), ` Timeout:30s}`),
+          () => b.put(`${ts()} INFO  Credentials{user='${g.word()}', ${camel}='`, S(v), `'}`),
+          () => b.put(`${ts()} DEBUG ${g.word()} ${snake}="`, S(v), `" user=${g.word()}`),
+          () => b.put(`${ts()} TRACE env ${snake.toUpperCase()}=`, S(v)),
+        ])();
+      };
+    }
+  }
+  const n = g.range(2, 4);
+  for (let i = 0; i < n; i++) {
+    b.filler(g, ext, g.range(1, 3));
+    one();
+  }
+  b.filler(g, ext, g.range(1, 3));
+  return { id, kind: 'context', path, content: b.text, spans: b.spans, workspace: {}, home: {}, env: {} };
+}
+
+/** Placeholders in the contexts of MORE_CONTEXT_SUBS; masking one is a false positive. */
+function morePlaceholderCase(g: Gen, id: string): Omit<SecretCase, 'split'> {
+  const b = new Builder();
+  const ph = (): [string, string, boolean] =>
+    g.pick<() => [string, string, boolean]>([
+      () => [g.pick(['your_api_key_here', 'your-token-here', 'YOUR_PASSWORD', 'your_client_secret']), 'more:your_…', false],
+      () => [g.pick(['<TOKEN>', '<your-password>', '<API_KEY>', '<secret>']), 'more:<…>', false],
+      () => ['${' + g.pick(['DB_PASSWORD', 'API_KEY', 'TOKEN']) + '}', 'more:${VAR}', false],
+      () => [g.pick(['x', 'X'])!.repeat(g.pick([16, 24, 32])), 'more:xxx', false],
+      () => [g.pick(['changeme', 'REPLACE_ME', '********']), 'more:changeme', false],
+    ])();
+  const lines: Array<() => void> = [
+    () => b.put(`> Authorization: Bearer `, ph()),
+    () => b.put(`curl -H "X-Api-Key: `, ph(), `" https://api.example.com/v1/items`),
+    () => b.put(`docker run -e API_TOKEN=`, ph(), ` app:latest`),
+    () => b.put(`kubectl create secret generic app --from-literal=password=`, ph()),
+    () => b.put(`spring.datasource.password=`, ph()),
+    () => b.put(`    "ClientSecret": "`, ph(), `"`),
+    () => b.put(`SECRET_KEY = '`, ph(), `'`),
+    () => b.put(`db_password = "`, ph(), `"`),
+    () => b.put(`Environment="API_TOKEN=`, ph(), `"`),
+    () => b.put(`{"level":"debug","request":{"auth":{"accessToken":"`, ph(), `"}}}`),
+  ];
+  const n = g.range(3, 6);
+  for (let i = 0; i < n; i++) {
+    b.filler(g, '.md', g.range(1, 2));
+    g.pick(lines)();
+  }
+  return {
+    id,
+    kind: 'placeholder',
+    path: g.pick(['README.md', 'docs/deploy.md', 'config.example.properties']),
+    content: b.text,
+    spans: b.spans,
+    workspace: {},
+    home: {},
+    env: {},
+  };
+}
+
 /** Every case, by kind; each case from its own PRNG seeded by its id, so adding cases changes no other. */
-export function buildSecretCases(counts: Partial<Record<CaseKind | 'context-form' | 'placeholder-form', number>> = {}): SecretCase[] {
-  const n = { 'second-copy': 44, 'known-value': 30, context: 52, placeholder: 20, 'context-form': 660, 'placeholder-form': 96, ...counts };
+export function buildSecretCases(
+  counts: Partial<Record<CaseKind | 'context-form' | 'placeholder-form' | 'context-more' | 'placeholder-more', number>> = {},
+): SecretCase[] {
+  const n = {
+    'second-copy': 44,
+    'known-value': 30,
+    context: 52,
+    placeholder: 20,
+    'context-form': 660,
+    'placeholder-form': 96,
+    'context-more': 240,
+    'placeholder-more': 40,
+    ...counts,
+  };
   const genFor = (id: string) => new Gen(prng(createHash('sha256').update(`bulwark-issue16:${id}`).digest().readUInt32LE(0)));
   const out: SecretCase[] = [];
   const add = (c: Omit<SecretCase, 'split'>) => out.push({ ...c, split: splitOf(c.id) });
@@ -1456,5 +1703,10 @@ export function buildSecretCases(counts: Partial<Record<CaseKind | 'context-form
     add(contextFormCase(genFor(`context-${sub}-${i}`), `context-${sub}-${i}`, sub));
   }
   for (let i = 0; i < n['placeholder-form']; i++) add(placeholderFormCase(genFor(`placeholder-form-${i}`), `placeholder-form-${i}`));
+  for (let i = 0; i < n['context-more']; i++) {
+    const sub = MORE_CONTEXT_SUBS[i % MORE_CONTEXT_SUBS.length]!;
+    add(moreContextCase(genFor(`context-${sub}-${i}`), `context-${sub}-${i}`, sub));
+  }
+  for (let i = 0; i < n['placeholder-more']; i++) add(morePlaceholderCase(genFor(`placeholder-more-${i}`), `placeholder-more-${i}`));
   return out;
 }
