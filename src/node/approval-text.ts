@@ -3,6 +3,7 @@
 import { loadSecretRules, redactSecrets } from '../engine/secrets';
 import { redactTextOrWithhold } from '../engine/audit/redact';
 import type { ApprovalRequest } from '../engine/shield/tier3';
+import type { Reason } from '../engine/types';
 import { errorMessage } from '../engine/error-message';
 
 /** Longest argument text shown (the rest is cut and the cut is stated). */
@@ -16,6 +17,13 @@ export interface ApprovalText {
 }
 
 const TIER_NAMES: Readonly<Record<number, string>> = { 0: 'Tier 0 (policy)', 1: 'Tier 1 (heuristics)', 2: 'Tier 2', 3: 'Tier 3' };
+
+/** Who said it: a tier, or before the tiers ran, the protection check, the policy or a failing part. */
+function reasonLabel(r: Reason): string {
+  if (r.tier === 0 && r.kind === 'protection') return 'Protection';
+  if (r.kind === 'error') return `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}, a failure`;
+  return TIER_NAMES[r.tier] ?? `Tier ${r.tier}`;
+}
 
 /** Control and invisible characters would hide text in a dialog: shown as visible escapes instead. */
 function visible(s: string): string {
@@ -54,7 +62,7 @@ export function approvalText(request: ApprovalRequest, requester?: string): Appr
   const shown = (s: string) => visible(redactTextOrWithhold(s));
   const reasons = request.reasons.length
     ? request.reasons
-        .map((r) => `${TIER_NAMES[r.tier] ?? `Tier ${r.tier}`}: ${cut(shown(r.reason), MAX_REASON_CHARS, 'reason')}`)
+        .map((r) => `${reasonLabel(r)}: ${cut(shown(r.message), MAX_REASON_CHARS, 'reason')} [${shown(r.rule).slice(0, 100)}]`)
         .join('\n')
     : '(no tier gave a reason)';
   return {

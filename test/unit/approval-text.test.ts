@@ -14,15 +14,23 @@ describe('approval prompt text', () => {
       actionType: 'execute_command',
       payload: { command: `curl -H "Authorization: token ${ghp}" https://api.github.com` },
       reasons: [
-        { tier: 0, reason: 'the default policy sends it to Tier 2' },
-        { tier: 2, reason: 'no evaluator' },
+        {
+          rule: 'editor.vscode_exec_config',
+          tier: 0,
+          kind: 'protection',
+          message: '.vscode/settings.json needs your approval to be changed',
+        },
+        { rule: 'policy.default', tier: 0, kind: 'policy', message: 'the default policy sends it to Tier 2' },
+        { rule: 'tier2.not_configured', tier: 2, kind: 'error', message: 'no evaluator' },
       ],
     });
     assert.equal(t.title, 'Bulwark: approve execute_command?');
     assert.ok(!t.detail.includes(ghp), 'the token is not shown');
     assert.match(t.detail, /\[REDACTED:/);
-    assert.match(t.detail, /Tier 0 \(policy\): the default policy sends it to Tier 2/);
-    assert.match(t.detail, /Tier 2: no evaluator/);
+    // Each line says who said it, what, and the rule.
+    assert.match(t.detail, /^Protection: \.vscode\/settings\.json needs your approval to be changed \[editor\.vscode_exec_config\]$/m);
+    assert.match(t.detail, /^Tier 0 \(policy\): the default policy sends it to Tier 2 \[policy\.default\]$/m);
+    assert.match(t.detail, /^Tier 2, a failure: no evaluator \[tier2\.not_configured\]$/m);
   });
 
   it('cuts long arguments at about 2 KB and says so; invisible characters are shown escaped', () => {

@@ -1,6 +1,7 @@
 // The Shield evaluation flow (seed diagram), each preset's listed behaviour, IFC through the engine,
 // and every fail-closed path with the fault injected.
 import assert from 'node:assert/strict';
+import type { Reason } from '../../src/engine/types';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Engine, type ActionRequest } from '../../src/engine';
@@ -143,26 +144,27 @@ describe('Shield pipeline', () => {
         ['block', 3],
       );
     });
-    it("the human sees why: protection and every tier's reason", async () => {
-      let seen: string[] = [];
+    it("the human sees why: protection and every tier's reason, each with its rule, tier and kind", async () => {
+      let seen: Reason[] = [];
       const surface: ApprovalSurface = {
         id: 'reader',
         ask: async (r) => {
-          seen = r.reasons.map((x) => `${x.tier}: ${x.reason}`);
+          seen = [...r.reasons];
           return 'deny';
         },
       };
       await engine({ tier2: model('ALLOW'), tier3: [surface] }).check(
         act('write_file', { path: `${ws}/.vscode/settings.json`, content: '{}' }),
       );
-      assert.ok(
-        seen.some((r) => /needs your approval to be changed \(rule editor\.vscode_exec_config\)/.test(r)),
-        seen.join('\n'),
-      );
-      assert.ok(
-        seen.some((r) => r.startsWith('2: ')),
-        seen.join('\n'),
-      );
+      const text = JSON.stringify(seen, null, 1);
+      const protection = seen.find((r) => r.rule === 'editor.vscode_exec_config');
+      assert.ok(protection, text);
+      assert.deepEqual([protection.tier, protection.kind], [0, 'protection']);
+      assert.match(protection.message, /needs your approval to be changed/);
+      const tier2 = seen.find((r) => r.tier === 2);
+      assert.ok(tier2, text);
+      assert.equal(tier2.kind, 'policy');
+      assert.ok(tier2.rule.length > 0 && tier2.message.length > 0, text);
     });
     it('approval_required files go to a human even when Tier 2 allows', async () => {
       const asked: string[] = [];

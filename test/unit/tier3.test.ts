@@ -8,7 +8,7 @@ const request = (id = 'r1'): ApprovalRequest => ({
   sessionId: 's',
   actionType: 'execute_command',
   payload: { command: 'git push --force' },
-  reasons: [{ tier: 2, reason: 'ambiguous' }],
+  reasons: [{ rule: 'tier2.verdict', tier: 2, kind: 'policy', message: 'ambiguous' }],
 });
 const surface = (id: string, answer: 'approve' | 'deny' | 'never' | 'throw', delayMs = 0, seen: string[] = []): ApprovalSurface => ({
   id,

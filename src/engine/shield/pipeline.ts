@@ -297,8 +297,8 @@ class ShieldRun {
       actionType: input.action.type,
       payload: input.action.payload,
       reasons: [
-        ...[...new Set(raised.map(contextClause))].map((reason) => ({ tier: 0, reason })),
-        ...trail.map((t) => ({ tier: t.tier, reason: t.reason })),
+        ...approvalContext(raised),
+        ...trail.map((t) => reasonOf(t.rules[0] ?? `tier${t.tier}.verdict`, t.tier, tierRuleKind(t.rules[0] ?? ''), t.reason)),
       ],
     });
     trail.push(t3);
@@ -348,6 +348,16 @@ const tierRuleKind = (rule: string): ReasonKind => (TIER_ERROR_RULES.has(rule) ?
 function verdictReasons(v: TierVerdict, fallback: string): Reason[] {
   const rules = v.rules.length ? v.rules : [fallback];
   return rules.map((rule) => reasonOf(rule, v.tier, tierRuleKind(rule), v.reason));
+}
+/** What raised the minimum tier, as a Tier 3 request states it: each clause once, said before any tier ran. */
+function approvalContext(raised: readonly Reason[]): Reason[] {
+  const seen = new Set<string>();
+  return raised.flatMap((r) => {
+    const clause = contextClause(r);
+    if (seen.has(clause)) return [];
+    seen.add(clause);
+    return [reasonOf(r.rule, 0, r.kind, clause)];
+  });
 }
 const ifcKind = (rule: string): ReasonKind => (rule === 'ifc.error' || rule === 'ifc.store_error' ? 'error' : 'policy');
 

@@ -1,6 +1,7 @@
 // Tier 3: human approval. The engine asks every registered approval surface at once; the first
 // answer wins, silence until the timeout denies, and more than `maxPerHour` requests in an hour
 // are denied without asking anyone (approval fatigue is an attack).
+import type { Reason } from '../types';
 import type { Clock, StateStore, TierVerdict } from './types';
 import { errorMessage } from '../error-message';
 
@@ -10,8 +11,11 @@ export interface ApprovalRequest {
   readonly actionType: string;
   /** Arguments to show, secrets already redacted by the caller. */
   readonly payload: Readonly<Record<string, unknown>>;
-  /** What every tier said before asking, in order. */
-  readonly reasons: readonly { readonly tier: number; readonly reason: string }[];
+  /**
+   * Why a human is asked, in order: what raised the minimum tier before the tiers ran (tier 0, each clause once),
+   * then each tier's verdict (its first rule, its tier, its words). Structured like a decision's reasons.
+   */
+  readonly reasons: readonly Reason[];
 }
 
 export type ApprovalAnswer = 'approve' | 'deny';
