@@ -27,10 +27,62 @@ describe('shell operand table (security/shell/operands)', () => {
     assert.ok(operandEntries().size > 0);
   });
 
+  const BECAUSE = 'the destination is computed from each source';
+  // Refused by the engine validator and by schema.json alike.
+  const codeBecauseRefusals: [string, unknown, RegExp][] = [
+    [
+      'a code entry that does not say why it is code',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a' }] }],
+      },
+      /`x`: a code handler says in code_because what the data interpreter cannot express/,
+    ],
+    [
+      'a code entry whose reason is too short to say anything',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'code', module: 'files', code_because: 'needs code', examples: [{ run: 'x a' }] }],
+      },
+      /`x`: a code handler says in code_because/,
+    ],
+    [
+      'a data entry with a reason to be code',
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'data', operands: 'read', code_because: BECAUSE, examples: [{ run: 'x a' }] }],
+      },
+      /`x`: a data handler has no code_because/,
+    ],
+  ];
+  for (const [what, data] of codeBecauseRefusals) it(`schema.json refuses ${what}`, () => assert.equal(validate(data), false));
+  it('schema.json takes a code entry that says why it is code, and a data entry that does not', () => {
+    const table = (command: object) => ({ version: 1, family: 'x', description: 'a description', commands: [command] });
+    const code = { names: ['x'], handler: 'code', module: 'files', code_because: BECAUSE, examples: [{ run: 'x a' }] };
+    assert.ok(validate(table(code)), JSON.stringify(validate.errors));
+    assert.ok(
+      validate(table({ names: ['x'], handler: 'data', operands: 'read', examples: [{ run: 'x a' }] })),
+      JSON.stringify(validate.errors),
+    );
+  });
+
   const refusals: [string, unknown, RegExp][] = [
+    ...codeBecauseRefusals,
     [
       'unknown top key',
-      { version: 1, family: 'x', description: 'a description', commands: [{ names: ['x'], handler: 'code', module: 'files' }], extra: 1 },
+      {
+        version: 1,
+        family: 'x',
+        description: 'a description',
+        commands: [{ names: ['x'], handler: 'code', module: 'files', code_because: BECAUSE }],
+        extra: 1,
+      },
       /unknown key `extra`/,
     ],
     [
@@ -44,7 +96,7 @@ describe('shell operand table (security/shell/operands)', () => {
         version: 1,
         family: 'x',
         description: 'a description',
-        commands: [{ names: ['x'], handler: 'code', module: 'files', operands: 'read' }],
+        commands: [{ names: ['x'], handler: 'code', module: 'files', code_because: BECAUSE, operands: 'read' }],
       },
       /`operands` is for the data interpreter/,
     ],
@@ -69,7 +121,7 @@ describe('shell operand table (security/shell/operands)', () => {
         version: 1,
         family: 'x',
         description: 'a description',
-        commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', also: ['y'] }] }],
+        commands: [{ names: ['x'], handler: 'code', module: 'files', code_because: BECAUSE, examples: [{ run: 'x a', also: ['y'] }] }],
       },
       /also names names of this entry/,
     ],
@@ -174,7 +226,7 @@ describe('shell operand table (security/shell/operands)', () => {
         version: 1,
         family: 'x',
         description: 'a description',
-        commands: [{ names: ['x'], handler: 'code', module: 'files', examples: [{ run: 'x a', read: ['a'] }] }],
+        commands: [{ names: ['x'], handler: 'code', module: 'files', code_because: BECAUSE, examples: [{ run: 'x a', read: ['a'] }] }],
       },
       /unknown key `read`/,
     ],

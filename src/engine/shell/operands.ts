@@ -38,6 +38,8 @@ export interface OperandEntry {
   readonly registry?: OperandRegistry;
   readonly handler: 'code' | 'data';
   readonly module?: string;
+  /** A code entry: what its handler does that the data interpreter cannot express (one sentence). */
+  readonly code_because?: string;
   readonly options?: OperandOptions;
   /** One role for every operand, or roles by position (later operands are not files). */
   readonly operands?: OperandRole | readonly OperandRole[];
@@ -87,6 +89,7 @@ const ENTRY_KEYS = [
   'registry',
   'handler',
   'module',
+  'code_because',
   'options',
   'operands',
   'option_values',
@@ -106,6 +109,8 @@ const ENTRY_KEYS = [
   'from_pipeline',
   'examples',
 ];
+/** The shortest `code_because` taken for a sentence that says why. */
+const CODE_BECAUSE_MIN = 20;
 const DATA_KEYS = [
   'options',
   'operands',
@@ -254,9 +259,13 @@ export function validateOperandTable(data: unknown, file: string): OperandTable 
       fail(`${label}: registry must be one of ${REGISTRIES.join(', ')}`);
     if (c.handler === 'code') {
       if (typeof c.module !== 'string' || !/^[a-z][a-z/-]*$/.test(c.module)) fail(`${label}: a code handler names its module`);
+      // Code is kept only where the semantics need it: each code entry says what the data interpreter cannot express.
+      if (typeof c.code_because !== 'string' || c.code_because.trim().length < CODE_BECAUSE_MIN)
+        fail(`${label}: a code handler says in code_because what the data interpreter cannot express (one sentence)`);
       for (const k of DATA_KEYS) if (c[k] !== undefined) fail(`${label}: \`${k}\` is for the data interpreter, but the handler is code`);
     } else if (c.handler === 'data') {
       if (c.module !== undefined) fail(`${label}: a data handler has no module`);
+      if (c.code_because !== undefined) fail(`${label}: a data handler has no code_because (the data interpreter handles it)`);
       const registry = (c.registry ?? 'posix') as OperandRegistry;
       for (const k of DATA_KEYS)
         if (c[k] !== undefined && !REGISTRY_DATA_KEYS[registry].includes(k))
