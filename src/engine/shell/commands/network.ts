@@ -867,18 +867,11 @@ reg('dig', (inv) => {
 // Package managers and cloud CLIs.
 
 const ALL = 'all';
+/** `npm install` and every spelling npm accepts for it (its abbreviations and typo aliases). */
+const NPM_INSTALL = ['install', 'i', 'in', 'ins', 'inst', 'insta', 'instal', 'isnt', 'isnta', 'isntal'];
 const PACKAGE_NET: Record<string, readonly string[] | typeof ALL> = {
   npm: [
-    'install',
-    'i',
-    'in',
-    'ins',
-    'inst',
-    'insta',
-    'instal',
-    'isnt',
-    'isnta',
-    'isntal',
+    ...NPM_INSTALL,
     'add',
     'ci',
     'clean-install',
@@ -1170,16 +1163,7 @@ const NODE_FLAGS = [
 /** npm-package-arg: a path, `file:`/`link:`/`portal:` or a tarball is a file; `user/repo` is GitHub, `@scope/name` a package. */
 const nodeIsFile = (t: string) => EXPLICIT_PATH.test(t) || /^(file|link|portal):/.test(t) || /\.(tgz|tar\.gz|tar)$/.test(t);
 const NODE_SUBS = [
-  'install',
-  'i',
-  'in',
-  'ins',
-  'inst',
-  'insta',
-  'instal',
-  'isnt',
-  'isnta',
-  'isntal',
+  ...NPM_INSTALL,
   'add',
   'a',
   'update',
