@@ -454,28 +454,12 @@ const LZIP: Codec = {
 
 /** Each compressor: its format, whether the name alone decompresses (gunzip, bunzip2, unxz…), and its options that take a value. */
 const COMPRESSORS: Record<string, { codec: Codec; decompresses?: true; spec: OptSpec }> = {};
+/** The long flags gzip, xz and lz4 share (getopt_long resolves an abbreviation against every flag). */
+const COMPRESSOR_FLAGS = ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose'];
 const GZIP_SPEC: OptSpec = {
   short: 'S',
   long: ['suffix'],
-  flags: [
-    'stdout',
-    'to-stdout',
-    'decompress',
-    'uncompress',
-    'keep',
-    'force',
-    'test',
-    'list',
-    'quiet',
-    'verbose',
-    'recursive',
-    'best',
-    'fast',
-    'rsyncable',
-    'name',
-    'no-name',
-    'synchronous',
-  ],
+  flags: [...COMPRESSOR_FLAGS, 'recursive', 'best', 'fast', 'rsyncable', 'name', 'no-name', 'synchronous'],
 };
 const PIGZ_SPEC: OptSpec = {
   ...GZIP_SPEC,
@@ -502,25 +486,7 @@ const XZ_SPEC: OptSpec = {
     'block-list',
     'filters',
   ],
-  flags: [
-    'stdout',
-    'to-stdout',
-    'decompress',
-    'uncompress',
-    'keep',
-    'force',
-    'test',
-    'list',
-    'quiet',
-    'verbose',
-    'files',
-    'files0',
-    'single-stream',
-    'no-sparse',
-    'best',
-    'fast',
-    'extreme',
-  ],
+  flags: [...COMPRESSOR_FLAGS, 'files', 'files0', 'single-stream', 'no-sparse', 'best', 'fast', 'extreme'],
 };
 const ZSTD_SPEC: OptSpec = {
   short: 'oD',
