@@ -123,8 +123,11 @@ async function pool<T, R>(items: readonly T[], width: number, fn: (t: T) => Prom
   return res;
 }
 
-export async function secretCaseFigures(rules: SecretRuleSet): Promise<SecretCaseFigures> {
-  const cases = buildSecretCases();
+/** The figures of `cases` (by default every case of bench/secrets-cases.ts). */
+export async function secretCaseFigures(
+  rules: SecretRuleSet,
+  cases: readonly SecretCase[] = buildSecretCases(),
+): Promise<SecretCaseFigures> {
   const cliPath = process.env.BULWARK_BENCH_CLI ?? path.resolve(__dirname, '..', '..', 'dist', 'cli.js');
   const cli = fs.existsSync(cliPath) ? cliPath : null;
   const batch = cases.map((c) => redactSecrets(rules, c.content));
