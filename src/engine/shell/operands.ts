@@ -84,12 +84,8 @@ export interface OperandTable {
 
 export class OperandTableError extends Error {}
 
-const ENTRY_KEYS = [
-  'names',
-  'registry',
-  'handler',
-  'module',
-  'code_because',
+/** The keys each registry's data interpreter reads (data-handler.ts); any other data key is refused for it. */
+const POSIX_DATA_KEYS = [
   'options',
   'operands',
   'option_values',
@@ -102,53 +98,20 @@ const ENTRY_KEYS = [
   'no_command_opaque',
   'default_operands',
   'search_options',
-  'parameters',
-  'switches',
-  'positional',
-  'parameter_defaults',
-  'from_pipeline',
-  'examples',
-];
+] as const;
+const CMD_DATA_KEYS = ['operands', 'default_operands', 'network', 'opaque'] as const;
+const POWERSHELL_DATA_KEYS = ['parameters', 'switches', 'positional', 'parameter_defaults', 'from_pipeline', 'network', 'opaque'] as const;
+type DataKey = (typeof POSIX_DATA_KEYS | typeof CMD_DATA_KEYS | typeof POWERSHELL_DATA_KEYS)[number];
+const REGISTRY_DATA_KEYS: Record<OperandRegistry, readonly DataKey[]> = {
+  posix: POSIX_DATA_KEYS,
+  cmd: CMD_DATA_KEYS,
+  powershell: POWERSHELL_DATA_KEYS,
+};
+/** Every data key of any registry: refused on a code entry. */
+const DATA_KEYS: readonly DataKey[] = [...new Set<DataKey>([...POSIX_DATA_KEYS, ...CMD_DATA_KEYS, ...POWERSHELL_DATA_KEYS])];
+const ENTRY_KEYS: readonly string[] = ['names', 'registry', 'handler', 'module', 'code_because', ...DATA_KEYS, 'examples'];
 /** The shortest `code_because` taken for a sentence that says why. */
 const CODE_BECAUSE_MIN = 20;
-const DATA_KEYS = [
-  'options',
-  'operands',
-  'option_values',
-  'opaque_options',
-  'dash_is_stdio',
-  'plus_operands',
-  'network',
-  'opaque',
-  'no_command_options',
-  'no_command_opaque',
-  'default_operands',
-  'search_options',
-  'parameters',
-  'switches',
-  'positional',
-  'parameter_defaults',
-  'from_pipeline',
-] as const;
-/** The data keys each registry's interpreter reads (the others would be silently ignored: refused). */
-const REGISTRY_DATA_KEYS: Record<OperandRegistry, readonly (typeof DATA_KEYS)[number][]> = {
-  posix: [
-    'options',
-    'operands',
-    'option_values',
-    'opaque_options',
-    'dash_is_stdio',
-    'plus_operands',
-    'network',
-    'opaque',
-    'no_command_options',
-    'no_command_opaque',
-    'default_operands',
-    'search_options',
-  ],
-  cmd: ['operands', 'default_operands', 'network', 'opaque'],
-  powershell: ['parameters', 'switches', 'positional', 'parameter_defaults', 'from_pipeline', 'network', 'opaque'],
-};
 const OPTION_KEYS = ['short', 'short_optional', 'long', 'flags', 'posix', 'negative_numbers'];
 const EXAMPLE_KEYS = [
   'run',
