@@ -287,36 +287,10 @@ function toRaw(rule: SecretRule, m: RegExpExecArray, offset: number): RawMatch |
 
 /** Scratch for scanRule (not re-entered). */
 const jumpState = new JumpState();
-/** In scanRule with lead strings: no lead before this index can start a match in a later window. */
-let leadCursor = 0;
 
 /** The first raw match starting in [ws, p], or null. */
-function firstAttempt(
-  rule: SecretRule,
-  text: string,
-  ws: number,
-  p: number,
-  context: number,
-  leads: ArrayLike<number> | undefined,
-  js: JumpState | undefined,
-): RawMatch | null {
+function firstAttempt(rule: SecretRule, text: string, ws: number, p: number, context: number, js: JumpState | undefined): RawMatch | null {
   const f = rule.filter;
-  if (leads) {
-    // Every match starts at a lead string: try those in [ws, p] only.
-    const re = rule.sticky;
-    // The windows only move forward within a scan: resume where the last one started.
-    let i = leadCursor < leads.length && leads[leadCursor]! < ws ? lowerBound(leads, ws, leadCursor + 1) : leadCursor;
-    leadCursor = i;
-    for (; i < leads.length; i++) {
-      const q = leads[i]!;
-      if (q > p) break;
-      if (!mayStartAt(f, text, q)) continue;
-      re.lastIndex = q;
-      const m = re.exec(text);
-      if (m) return toRaw(rule, m, 0);
-    }
-    return null;
-  }
   const jump = f.jump;
   if (js || p - ws <= 16 || rule.maxLength === Infinity) {
     // Skip ahead over positions where a necessary condition fails; run the regex at the others.
@@ -410,15 +384,19 @@ export function scanRule(
     scanAtKeywords(rule, text, low, from, positions, out);
     return;
   }
-  const js = !leads && rule.filter.jump.length > 0 ? jumpState.reset() : undefined;
-  leadCursor = 0;
+  if (leads) {
+    // Every match starts at a lead string: try those within reach before a keyword.
+    scanAtLeads(rule, text, low, from, positions, leads, out);
+    return;
+  }
+  const js = rule.filter.jump.length > 0 ? jumpState.reset() : undefined;
   let next = from; // every position before `next` is settled
   for (let i = 0; i < positions.length; i++) {
     const p = positions[i]!;
     if (p < next) continue;
     let ws = Math.max(next, p - rule.reach);
     while (ws <= p) {
-      const m = firstAttempt(rule, text, ws, p, set.contextChars, leads, js);
+      const m = firstAttempt(rule, text, ws, p, set.contextChars, js);
       if (!m) break;
       if (accepted(rule, text, low, m)) {
         out.push({ rule, ms: m.ms, me: m.me, ss: m.ss, se: m.se });
@@ -427,6 +405,55 @@ export function scanRule(
       } else ws = m.ms + 1;
     }
     next = Math.max(next, p + 1);
+  }
+}
+
+/**
+ * scanRule for a rule with lead strings: in one pass over the leads (ascending), each lead at or
+ * after the end of the last accepted match with a keyword position at most `reach` after it is
+ * tried, which are the positions the windows before each keyword would try, in the same order.
+ */
+function scanAtLeads(
+  rule: SecretRule,
+  text: string,
+  low: string | RuleKeywordSpans,
+  from: number,
+  positions: ArrayLike<number>,
+  leads: ArrayLike<number>,
+  out: Candidate[],
+): void {
+  const f = rule.filter;
+  const re = rule.sticky;
+  const reach = rule.reach;
+  const nP = positions.length;
+  const nL = leads.length;
+  let next = from;
+  let k = 0; // the first keyword position at or after the current lead
+  let i = lowerBound(leads, from);
+  while (i < nL) {
+    const q = leads[i]!;
+    if (q < next) {
+      i = lowerBound(leads, next, i + 1);
+      continue;
+    }
+    while (k < nP && positions[k]! < q) k++;
+    if (k === nP) return;
+    const p = positions[k]!;
+    if (p - reach > q) {
+      // No keyword within reach after this lead: go on from the first lead that reaches keyword p.
+      i = lowerBound(leads, p - reach, i + 1);
+      continue;
+    }
+    i++;
+    if (!mayStartAt(f, text, q)) continue;
+    re.lastIndex = q;
+    const m = re.exec(text);
+    if (!m) continue;
+    const raw = toRaw(rule, m, 0);
+    if (raw && accepted(rule, text, low, raw)) {
+      out.push({ rule, ms: raw.ms, me: raw.me, ss: raw.ss, se: raw.se });
+      next = raw.me;
+    }
   }
 }
 
