@@ -10,179 +10,207 @@ const reg = (names: string | readonly string[], fn: (inv: Inv) => void) => regis
 // ------------------------------------------------------------------------------------------
 // Archives and compression.
 
-reg(['tar', 'bsdtar', 'gtar'], (inv) => {
-  const { an } = inv;
-  let args = inv.args;
-  // Old style: `tar xzf a.tgz` -> -x -z -f a.tgz (values taken in order by the letters that need them).
-  const VALUED = 'fCTXbgLVIFKNH';
+// tar: the options decide the mode and name the archive, the directory and files it reads or writes itself; the
+// operands are the members. Old style `tar xzf a.tgz` is `-x -z -f a.tgz` (values taken in order by the letters
+// that need them).
+const TAR_VALUED_SHORT = 'fCTXbgLVIFKNH';
+const TAR_VALUED_LONG = [
+  'file',
+  'directory',
+  'files-from',
+  'exclude-from',
+  'exclude',
+  'listed-incremental',
+  'use-compress-program',
+  'to-command',
+  'checkpoint-action',
+  'info-script',
+  'new-volume-script',
+  'index-file',
+  'transform',
+  'xform',
+  'owner',
+  'group',
+  'mode',
+  'mtime',
+  'format',
+  'strip-components',
+  'blocking-factor',
+  'label',
+  'newer',
+  'after-date',
+  'newer-mtime',
+  'tape-length',
+  'starting-file',
+  'suffix',
+  'rsh-command',
+  'volno-file',
+  'record-size',
+  'occurrence',
+  'exclude-tag',
+  'exclude-tag-all',
+  'exclude-tag-under',
+  'xattrs-include',
+  'xattrs-exclude',
+  'sort',
+  'quoting-style',
+  'pax-option',
+  'backup',
+  'hole-detection',
+  'level',
+  'warning',
+  'checkpoint',
+  'atime-preserve',
+  'one-top-level',
+  'add-file',
+];
+
+type TarMode = 'create' | 'extract' | 'list' | 'append' | 'diff' | 'delete' | null;
+
+/** What one tar command line does, once its options are read. */
+interface TarRun {
+  mode: TarMode;
+  archive: WordValue | undefined;
+  /** -C: where the members that follow it are read from. */
+  dir: WordValue;
+  extractDir: WordValue;
+  toStdout: boolean;
+  absolute: boolean;
+  removeFiles: boolean;
+  recursive: boolean;
+  filesFrom: boolean;
+  readonly members: { w: WordValue; dir: WordValue }[];
+}
+
+/** `tar xzf a.tgz` -> `-x -z -f a.tgz`. */
+function tarOldStyle(args: readonly WordValue[]): readonly WordValue[] {
   const first = args[0];
-  if (first && !first.dynamic && /^[A-Za-z]+$/.test(first.text) && /[cxtruAd]/.test(first.text)) {
-    const expanded: WordValue[] = [];
-    let k = 1;
-    for (const c of first.text) {
-      expanded.push(literalWord('-' + c));
-      if (VALUED.includes(c) && k < args.length) expanded.push(args[k++]!);
-    }
-    args = [...expanded, ...args.slice(k)];
+  if (!first || first.dynamic || !/^[A-Za-z]+$/.test(first.text) || !/[cxtruAd]/.test(first.text)) return args;
+  const expanded: WordValue[] = [];
+  let k = 1;
+  for (const c of first.text) {
+    expanded.push(literalWord('-' + c));
+    if (TAR_VALUED_SHORT.includes(c) && k < args.length) expanded.push(args[k++]!);
   }
-  type Mode = 'create' | 'extract' | 'list' | 'append' | 'diff' | 'delete' | null;
-  let mode = null as Mode;
-  let archive: WordValue | undefined;
-  let dir: WordValue = DOT;
-  let extractDir: WordValue = DOT;
-  let toStdout = false;
-  let absolute = false;
-  let removeFiles = false;
-  let recursive = true;
-  let filesFrom = false;
-  const members: Array<{ w: WordValue; dir: WordValue }> = [];
-  const longValued = [
-    'file',
-    'directory',
-    'files-from',
-    'exclude-from',
-    'exclude',
-    'listed-incremental',
-    'use-compress-program',
-    'to-command',
-    'checkpoint-action',
-    'info-script',
-    'new-volume-script',
-    'index-file',
-    'transform',
-    'xform',
-    'owner',
-    'group',
-    'mode',
-    'mtime',
-    'format',
-    'strip-components',
-    'blocking-factor',
-    'label',
-    'newer',
-    'after-date',
-    'newer-mtime',
-    'tape-length',
-    'starting-file',
-    'suffix',
-    'rsh-command',
-    'volno-file',
-    'record-size',
-    'occurrence',
-    'exclude-tag',
-    'exclude-tag-all',
-    'exclude-tag-under',
-    'xattrs-include',
-    'xattrs-exclude',
-    'sort',
-    'quoting-style',
-    'pax-option',
-    'backup',
-    'hole-detection',
-    'level',
-    'warning',
-    'checkpoint',
-    'atime-preserve',
-    'one-top-level',
-    'add-file',
-  ];
-  const setMode = (m: Mode) => {
-    if (mode === null || mode === 'list') mode = m;
-  };
-  const onOpt = (name: string, value: WordValue | undefined) => {
-    switch (name) {
-      case 'c':
-      case 'create':
-        setMode('create');
-        break;
-      case 'x':
-      case 'extract':
-      case 'get':
-        setMode('extract');
-        break;
-      case 't':
-      case 'list':
-        setMode('list');
-        break;
-      case 'r':
-      case 'u':
-      case 'A':
-      case 'append':
-      case 'update':
-      case 'catenate':
-      case 'concatenate':
-        setMode('append');
-        break;
-      case 'd':
-      case 'diff':
-      case 'compare':
-        setMode('diff');
-        break;
-      case 'delete':
-        setMode('delete');
-        break;
-      case 'f':
-      case 'file':
-        archive = value;
-        break;
-      case 'C':
-      case 'directory':
-        if (value) {
-          dir = value;
-          extractDir = value;
-        }
-        break;
-      case 'T':
-      case 'files-from':
-        if (value && value.text !== '-') an.read(value, inv.scope);
-        filesFrom = true;
-        break;
-      case 'X':
-      case 'exclude-from':
-        if (value && value.text !== '-') an.read(value, inv.scope);
-        break;
-      case 'no-recursion':
-        recursive = false;
-        break;
-      case 'g':
-      case 'listed-incremental':
-      case 'index-file':
-      case 'volno-file':
-        if (value) an.write(value, inv.scope);
-        break;
-      case 'O':
-      case 'to-stdout':
-        toStdout = true;
-        break;
-      case 'P':
-      case 'absolute-names':
-        absolute = true;
-        break;
-      case 'remove-files':
-        removeFiles = true;
-        break;
-      case 'I':
-      case 'use-compress-program':
-      case 'to-command':
-      case 'F':
-      case 'info-script':
-      case 'new-volume-script':
-      case 'rsh-command':
-        an.opaque(`tar --${name.length === 1 ? name : name} runs another program`);
-        break;
-      case 'checkpoint-action':
-        if (value && /exec/.test(value.text)) an.opaque('tar --checkpoint-action runs a command');
-        break;
-      case 'add-file':
-        if (value) members.push({ w: value, dir });
-        break;
-    }
+  return [...expanded, ...args.slice(k)];
+}
+
+/** The first mode option decides; a later one replaces only `list` (`tar -tx` extracts). */
+function setMode(run: TarRun, m: TarMode): void {
+  if (run.mode === null || run.mode === 'list') run.mode = m;
+}
+
+/** One option: what it changes in the run, the files it names itself (-T, -X, -g) and the programs it runs (opaque). */
+function tarOption(inv: Inv, run: TarRun, name: string, value: WordValue | undefined): void {
+  const { an } = inv;
+  switch (name) {
+    case 'c':
+    case 'create':
+      setMode(run, 'create');
+      break;
+    case 'x':
+    case 'extract':
+    case 'get':
+      setMode(run, 'extract');
+      break;
+    case 't':
+    case 'list':
+      setMode(run, 'list');
+      break;
+    case 'r':
+    case 'u':
+    case 'A':
+    case 'append':
+    case 'update':
+    case 'catenate':
+    case 'concatenate':
+      setMode(run, 'append');
+      break;
+    case 'd':
+    case 'diff':
+    case 'compare':
+      setMode(run, 'diff');
+      break;
+    case 'delete':
+      setMode(run, 'delete');
+      break;
+    case 'f':
+    case 'file':
+      run.archive = value;
+      break;
+    case 'C':
+    case 'directory':
+      if (value) {
+        run.dir = value;
+        run.extractDir = value;
+      }
+      break;
+    case 'T':
+    case 'files-from':
+      if (value && value.text !== '-') an.read(value, inv.scope);
+      run.filesFrom = true;
+      break;
+    case 'X':
+    case 'exclude-from':
+      if (value && value.text !== '-') an.read(value, inv.scope);
+      break;
+    case 'no-recursion':
+      run.recursive = false;
+      break;
+    case 'g':
+    case 'listed-incremental':
+    case 'index-file':
+    case 'volno-file':
+      if (value) an.write(value, inv.scope);
+      break;
+    case 'O':
+    case 'to-stdout':
+      run.toStdout = true;
+      break;
+    case 'P':
+    case 'absolute-names':
+      run.absolute = true;
+      break;
+    case 'remove-files':
+      run.removeFiles = true;
+      break;
+    case 'I':
+    case 'use-compress-program':
+    case 'to-command':
+    case 'F':
+    case 'info-script':
+    case 'new-volume-script':
+    case 'rsh-command':
+      an.opaque(`tar --${name.length === 1 ? name : name} runs another program`);
+      break;
+    case 'checkpoint-action':
+      if (value && /exec/.test(value.text)) an.opaque('tar --checkpoint-action runs a command');
+      break;
+    case 'add-file':
+      if (value) run.members.push({ w: value, dir: run.dir });
+      break;
+  }
+}
+
+/** Reads the command line: every option through tarOption, every operand (and all after `--`) a member. */
+function readTar(inv: Inv, args: readonly WordValue[]): TarRun {
+  const run: TarRun = {
+    mode: null,
+    archive: undefined,
+    dir: DOT,
+    extractDir: DOT,
+    toStdout: false,
+    absolute: false,
+    removeFiles: false,
+    recursive: true,
+    filesFrom: false,
+    members: [],
   };
   for (let i = 0; i < args.length; i++) {
     const w = args[i]!;
     const t = w.dynamic && w.stop === 'dyn' && w.prefix === '' ? '' : w.text;
     if (t === '--') {
-      for (const m of args.slice(i + 1)) members.push({ w: m, dir });
+      for (const m of args.slice(i + 1)) run.members.push({ w: m, dir: run.dir });
       break;
     }
     if (t.startsWith('--')) {
@@ -190,27 +218,33 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
       const name = eq < 0 ? t.slice(2) : t.slice(2, eq);
       let value: WordValue | undefined;
       if (eq >= 0) value = sliceWord(w, eq + 1);
-      else if (longValued.includes(name)) value = args[++i];
-      onOpt(name, value);
+      else if (TAR_VALUED_LONG.includes(name)) value = args[++i];
+      tarOption(inv, run, name, value);
       continue;
     }
     if (t.startsWith('-') && t.length > 1) {
       for (let j = 1; j < t.length; j++) {
         const c = t[j]!;
-        if (VALUED.includes(c)) {
-          const value = j + 1 < t.length ? sliceWord(w, j + 1) : args[++i];
-          onOpt(c, value);
+        if (TAR_VALUED_SHORT.includes(c)) {
+          tarOption(inv, run, c, j + 1 < t.length ? sliceWord(w, j + 1) : args[++i]);
           break;
         }
-        onOpt(c, undefined);
+        tarOption(inv, run, c, undefined);
       }
       continue;
     }
-    members.push({ w, dir });
+    run.members.push({ w, dir: run.dir });
   }
-  const arch = archive && archive.text !== '-' ? archive : undefined;
+  return run;
+}
+
+/** What the mode does with the archive, the members and the extraction directory. */
+function tarEffects(inv: Inv, run: TarRun, forceLocal: boolean): void {
+  const { an } = inv;
+  const { mode, members, extractDir } = run;
+  const arch = run.archive && run.archive.text !== '-' ? run.archive : undefined;
   // `-f host:file` is an archive on another machine, reached through rsh/ssh (unless --force-local).
-  if (arch && !arch.dynamic && isRemoteSpec(arch.text, an.platform) && !args.some((w) => w.text === '--force-local'))
+  if (arch && !arch.dynamic && isRemoteSpec(arch.text, an.platform) && !forceLocal)
     an.opaque('tar reaches a remote archive through a remote shell');
   switch (mode) {
     case 'create':
@@ -224,17 +258,17 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
       for (const m of members) {
         const w = m.dir === DOT || /^[\\/]/.test(m.w.text) ? m.w : joinWord(m.dir, m.w.text, an.platform);
         if (mode !== 'delete') {
-          if (recursive) an.readBelow(m.w.dynamic ? m.w : w, inv.scope, 'contents');
+          if (run.recursive) an.readBelow(m.w.dynamic ? m.w : w, inv.scope, 'contents');
           else an.read(m.w.dynamic ? m.w : w, inv.scope);
         }
-        if (removeFiles) an.del(m.w.dynamic ? m.w : w, inv.scope);
+        if (run.removeFiles) an.del(m.w.dynamic ? m.w : w, inv.scope);
       }
-      if (filesFrom && mode !== 'delete') an.opaque('tar -T archives the files its list names, which are not known here');
+      if (run.filesFrom && mode !== 'delete') an.opaque('tar -T archives the files its list names, which are not known here');
       break;
     case 'extract':
       if (arch) an.read(arch, inv.scope);
-      if (toStdout) break;
-      if (absolute) an.opaque('tar -P extracts to the absolute paths stored in the archive');
+      if (run.toStdout) break;
+      if (run.absolute) an.opaque('tar -P extracts to the absolute paths stored in the archive');
       else
         an.opaque(
           `tar extracts the files the archive names, which cannot be listed here: they may replace protected files below \`${clip(extractDir.dynamic ? extractDir.raw : extractDir.text)}\``,
@@ -249,6 +283,15 @@ reg(['tar', 'bsdtar', 'gtar'], (inv) => {
     default:
       if (arch) an.read(arch, inv.scope);
   }
+}
+
+reg(['tar', 'bsdtar', 'gtar'], (inv) => {
+  const args = tarOldStyle(inv.args);
+  tarEffects(
+    inv,
+    readTar(inv, args),
+    args.some((w) => w.text === '--force-local'),
+  );
 });
 
 reg('unzip', (inv) => {
