@@ -337,7 +337,7 @@ function resolveCwd(cwd: string | undefined, roots: readonly string[]): string |
   return real;
 }
 
-/** The answer to one tool call. */
+/** The answer to one tool call: decided, then run in the OS sandbox (or, approved one by one, without), then reported. */
 export async function runCommandTool(input: unknown, deps: RunCommandDeps, signal?: AbortSignal): Promise<RunCommandAnswer> {
   const id = deps.newId();
   const parsed = parseInput(input, deps.workspaceRoots, deps.settings);
@@ -368,19 +368,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
       { decision: decision.decision, tier: decision.tier },
     );
   }
-  const failed = async (r: RunCommandRefusal, details: Record<string, unknown> = {}): Promise<RunCommandAnswer> => {
-    try {
-      await deps.record(
-        executionEvent(
-          { id, sessionId: deps.sessionId },
-          { actionType: RUN_COMMAND_ACTION, ok: false, error: r.reason, details: { command, cwd, rules: [...r.rules], ...details } },
-        ),
-      );
-    } catch (e) {
-      return { ...r, audit_error: `the refusal could not be written to the audit log (${errorMessage(e)})` };
-    }
-    return r;
-  };
+  const failed = (r: RunCommandRefusal, details: Record<string, unknown> = {}) => recordRefusal(deps, id, { command, cwd }, r, details);
   if (isRefusal(parsed)) return failed(parsed);
   const realCwd = resolveCwd(parsed.cwd, deps.workspaceRoots);
   if (isRefusal(realCwd)) return failed(realCwd);
@@ -391,93 +379,160 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   const { env, withheld } = sandboxEnvironment(deps.hostEnv, deps.settings.passEnvironment);
   // Electron's "act as Node" switch (the extension host has it) is never the command's, whatever the settings name.
   delete env.ELECTRON_RUN_AS_NODE;
-  const timeoutMs = Math.round(parsed.timeoutSeconds * 1000);
-  const stdout = new CappedText(RUN_OUTPUT_LIMIT_BYTES);
-  const stderr = new CappedText(RUN_OUTPUT_LIMIT_BYTES);
-  const argv = [bash, '-c', parsed.command];
-  let result: HelperRunResult | SandboxRunResult;
-  let unsandboxed: Record<string, unknown> | undefined;
-  let plan: SandboxPlan | undefined;
-
-  if (!status.available) {
-    const why = `${status.reason ?? 'no OS sandbox'}${status.fix ? `. To fix: ${status.fix}` : ''}`;
-    if (deps.settings.unsandboxed !== 'tier3') {
-      return failed(
-        refusal(
-          'sandbox.unavailable',
-          `Refused: Bulwark runs commands only inside an OS sandbox, and there is none here: ${why}. Nothing ran. (The user can set bulwark.sandbox.unsandboxed to "tier3" to approve commands one by one without a sandbox.)`,
-        ),
-        { mechanism: status.mechanism },
-      );
-    }
-    let approved = false;
-    try {
-      approved = await deps.approveUnsandboxed({
-        command: parsed.command,
-        cwd: realCwd,
-        reason: status.reason ?? 'no OS sandbox',
-        fix: status.fix,
-      });
-    } catch {
-      approved = false;
-    }
-    if (!approved)
-      return failed(
-        refusal(
-          'sandbox.unsandboxed_denied',
-          `Refused: there is no OS sandbox (${why}) and the user did not approve running this command without one; nothing ran.`,
-        ),
-        { mechanism: 'none' },
-      );
-    unsandboxed = { approved_by: 'user', why_no_sandbox: status.reason ?? 'no OS sandbox' };
-    result = await runUnsandboxed(
-      { command: argv, cwd: realCwd, env, timeoutMs },
-      { stdout: (t) => stdout.add(t), stderr: (t) => stderr.add(t) },
-      signal,
-    );
-  } else {
-    try {
-      // What the decision relied on the sandbox hiding is hidden by name, whatever the plan's listing reached.
-      plan = withRequiredHides(await deps.sandboxPlan(deps.workspaceRoots), decision.sandboxHides ?? [], nodeFileSystem, currentPlatform());
-    } catch (e) {
-      const rule = e instanceof SandboxPlanError ? 'sandbox.plan_refused' : 'sandbox.plan_failed';
-      return failed(refusal(rule, `Refused: the sandbox could not be planned (${errorMessage(e)}); nothing ran.`), {
-        mechanism: status.mechanism,
-      });
-    }
-    result = await deps.helper.run(
-      {
-        command: argv,
-        cwd: realCwd,
-        plan,
-        env,
-        timeoutMs,
-        allowHosts: [...deps.settings.allowedHosts],
-        outputLimit: RUN_OUTPUT_LIMIT_BYTES + 1,
-      },
-      { stdout: (t) => stdout.add(t), stderr: (t) => stderr.add(t) },
-      signal,
-    );
-    const dropped = (result as HelperRunResult).dropped;
-    if (dropped?.stdout) stdout.markCut();
-    if (dropped?.stderr) stderr.markCut();
-  }
-
-  if (result.status === 'sandbox_failed') {
-    const rule = (result as HelperRunResult).helperRule ?? 'sandbox.failed';
+  const run: CommandRun = {
+    argv: [bash, '-c', parsed.command],
+    cwd: realCwd,
+    env,
+    timeoutMs: Math.round(parsed.timeoutSeconds * 1000),
+    stdout: new CappedText(RUN_OUTPUT_LIMIT_BYTES),
+    stderr: new CappedText(RUN_OUTPUT_LIMIT_BYTES),
+  };
+  const ran = status.available
+    ? await runSandboxed(deps, run, status, decision.sandboxHides ?? [], signal)
+    : await runWithoutSandbox(deps, run, parsed.command, status, signal);
+  if ('refused' in ran) return failed(ran.refused, ran.details);
+  if (ran.result.status === 'sandbox_failed') {
+    const r = ran.result;
+    const rule = (r as HelperRunResult).helperRule ?? 'sandbox.failed';
     return failed(
       refusal(
         rule,
-        `Refused: the sandbox could not run the command, so it did not run: ${result.error ?? 'unknown error'}${result.fix ? `. To fix: ${result.fix}` : ''}.`,
+        `Refused: the sandbox could not run the command, so it did not run: ${r.error ?? 'unknown error'}${r.fix ? `. To fix: ${r.fix}` : ''}.`,
       ),
-      { mechanism: result.mechanism },
+      { mechanism: r.mechanism },
     );
   }
+  return reportRun(deps, id, run, ran, { command: parsed.command, timeoutSeconds: parsed.timeoutSeconds, withheld, executed });
+}
 
-  // It ran: what it read now taints the session (IFC); if that cannot be recorded, its output is withheld.
+/** One command ready to run: its argv, where, with what environment, for how long, and where its output goes. */
+interface CommandRun {
+  readonly argv: string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly timeoutMs: number;
+  readonly stdout: CappedText;
+  readonly stderr: CappedText;
+}
+
+/** What running gave: the result (and the plan or the unsandboxed approval), or a refusal before anything ran. */
+type Ran =
+  | { readonly result: HelperRunResult | SandboxRunResult; readonly plan?: SandboxPlan; readonly unsandboxed?: Record<string, unknown> }
+  | { readonly refused: RunCommandRefusal; readonly details: Record<string, unknown> };
+
+/** A refusal after the decision, recorded in the audit log (an unrecordable one says so). */
+async function recordRefusal(
+  deps: RunCommandDeps,
+  id: string,
+  call: { command: unknown; cwd: unknown },
+  r: RunCommandRefusal,
+  details: Record<string, unknown>,
+): Promise<RunCommandAnswer> {
+  try {
+    await deps.record(
+      executionEvent(
+        { id, sessionId: deps.sessionId },
+        { actionType: RUN_COMMAND_ACTION, ok: false, error: r.reason, details: { ...call, rules: [...r.rules], ...details } },
+      ),
+    );
+  } catch (e) {
+    return { ...r, audit_error: `the refusal could not be written to the audit log (${errorMessage(e)})` };
+  }
+  return r;
+}
+
+/** In the OS sandbox, planned from the engine's tables; what the decision relied on it hiding is hidden by name. */
+async function runSandboxed(
+  deps: RunCommandDeps,
+  run: CommandRun,
+  status: SandboxStatus,
+  hides: readonly RequiredHide[],
+  signal: AbortSignal | undefined,
+): Promise<Ran> {
+  let plan: SandboxPlan;
+  try {
+    plan = withRequiredHides(await deps.sandboxPlan(deps.workspaceRoots), hides, nodeFileSystem, currentPlatform());
+  } catch (e) {
+    const rule = e instanceof SandboxPlanError ? 'sandbox.plan_refused' : 'sandbox.plan_failed';
+    return {
+      refused: refusal(rule, `Refused: the sandbox could not be planned (${errorMessage(e)}); nothing ran.`),
+      details: { mechanism: status.mechanism },
+    };
+  }
+  const result = await deps.helper.run(
+    {
+      command: run.argv,
+      cwd: run.cwd,
+      plan,
+      env: run.env,
+      timeoutMs: run.timeoutMs,
+      allowHosts: [...deps.settings.allowedHosts],
+      outputLimit: RUN_OUTPUT_LIMIT_BYTES + 1,
+    },
+    { stdout: (t) => run.stdout.add(t), stderr: (t) => run.stderr.add(t) },
+    signal,
+  );
+  if (result.dropped?.stdout) run.stdout.markCut();
+  if (result.dropped?.stderr) run.stderr.markCut();
+  return { result, plan };
+}
+
+/** No OS sandbox: refused, unless the user chose to approve such commands one by one and approves this one. */
+async function runWithoutSandbox(
+  deps: RunCommandDeps,
+  run: CommandRun,
+  command: string,
+  status: SandboxStatus,
+  signal: AbortSignal | undefined,
+): Promise<Ran> {
+  const why = `${status.reason ?? 'no OS sandbox'}${status.fix ? `. To fix: ${status.fix}` : ''}`;
+  if (deps.settings.unsandboxed !== 'tier3') {
+    return {
+      refused: refusal(
+        'sandbox.unavailable',
+        `Refused: Bulwark runs commands only inside an OS sandbox, and there is none here: ${why}. Nothing ran. (The user can set bulwark.sandbox.unsandboxed to "tier3" to approve commands one by one without a sandbox.)`,
+      ),
+      details: { mechanism: status.mechanism },
+    };
+  }
+  let approved = false;
+  try {
+    approved = await deps.approveUnsandboxed({ command, cwd: run.cwd, reason: status.reason ?? 'no OS sandbox', fix: status.fix });
+  } catch {
+    approved = false;
+  }
+  if (!approved)
+    return {
+      refused: refusal(
+        'sandbox.unsandboxed_denied',
+        `Refused: there is no OS sandbox (${why}) and the user did not approve running this command without one; nothing ran.`,
+      ),
+      details: { mechanism: 'none' },
+    };
+  const result = await runUnsandboxed(
+    { command: run.argv, cwd: run.cwd, env: run.env, timeoutMs: run.timeoutMs },
+    { stdout: (t) => run.stdout.add(t), stderr: (t) => run.stderr.add(t) },
+    signal,
+  );
+  return { result, unsandboxed: { approved_by: 'user', why_no_sandbox: status.reason ?? 'no OS sandbox' } };
+}
+
+/**
+ * After it ran: what it read taints the session (IFC), the run is written to the audit log, and its output is
+ * handed out inspected; if the IFC state or the audit entry cannot be written, the output is withheld.
+ */
+async function reportRun(
+  deps: RunCommandDeps,
+  id: string,
+  run: CommandRun,
+  ran: Exclude<Ran, { refused: RunCommandRefusal }>,
+  call: { command: string; timeoutSeconds: number; withheld: readonly string[]; executed: () => Promise<void> },
+): Promise<RunCommandAnswer> {
+  const { result, plan, unsandboxed } = ran;
+  const { stdout, stderr } = run;
   let ifcError: string | undefined;
   try {
-    await executed();
+    await call.executed();
   } catch (e) {
     ifcError = errorMessage(e);
   }
@@ -495,15 +550,15 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
   const ranToEnd = result.status === 'exited';
   const why =
     result.status === 'timed_out'
-      ? `the command was killed after ${parsed.timeoutSeconds} s (its timeout), with everything it started`
+      ? `the command was killed after ${call.timeoutSeconds} s (its timeout), with everything it started`
       : result.status === 'cancelled'
         ? 'the call was cancelled; the command and everything it started were killed'
         : result.status === 'signaled'
           ? `the command was ended by ${result.signal}`
           : undefined;
   const details = {
-    command: parsed.command,
-    cwd: realCwd,
+    command: call.command,
+    cwd: run.cwd,
     status: result.status,
     exit_code: result.exitCode,
     ...(result.signal ? { signal: result.signal } : {}),
@@ -517,7 +572,7 @@ export async function runCommandTool(input: unknown, deps: RunCommandDeps, signa
     truncated: { stdout: stdout.truncated, stderr: stderr.truncated },
     output_safety: { stdout: out.safety.action, stderr: err.safety.action },
     output_rules: [...new Set([...out.safety.findings, ...err.safety.findings].map((f) => f.rule))],
-    environment_withheld: withheld,
+    environment_withheld: call.withheld,
     ...(ifcError ? { ifc_error: ifcError } : {}),
   };
   let auditError: string | undefined;
