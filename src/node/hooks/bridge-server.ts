@@ -98,42 +98,119 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     ? `${WINDOWS_PIPE_PREFIX}${crypto.randomBytes(16).toString('hex')}`
     : path.join(stateDir, `bridge-${pid}-${instance}.sock`);
   const token = crypto.randomBytes(32).toString('hex');
-  const tokenDigest = sha256(token);
-  const peerFile = path.join(stateDir, `bridge-${pid}-${instance}.json`);
-  const bridgeFile = path.join(stateDir, BRIDGE_FILE);
-  const inFlight = new Set<AbortController>();
-  let disposed = false;
-
-  const server = net.createServer((conn) => serve(conn));
-  server.maxConnections = MAX_CONNECTIONS;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socket, () => {
-      server.off('error', reject);
-      resolve();
-    });
+  const bridge = new HookBridge(o, stateDir, {
+    socket,
+    tokenDigest: sha256(token),
+    peerFile: path.join(stateDir, `bridge-${pid}-${instance}.json`),
+    bridgeFile: path.join(stateDir, BRIDGE_FILE),
   });
-  server.on('error', (e) => o.log.error(`hook bridge: the socket failed: ${e.message}`));
-  if (!isWindows) fs.chmodSync(socket, 0o600);
+  await bridge.listen({ version: 1, pid, socket, token, startedAt: new Date().toISOString(), ...(o.audit ? { audit: o.audit } : {}) });
+  return bridge;
+}
 
-  let info: BridgeInfo = { version: 1, pid, socket, token, startedAt: new Date().toISOString(), ...(o.audit ? { audit: o.audit } : {}) };
-  try {
-    writePrivateFileAtomic(peerFile, JSON.stringify(info, null, 2) + '\n');
-    writePrivateFileAtomic(bridgeFile, JSON.stringify(info, null, 2) + '\n');
-    publishAuditLocation(stateDir, o.audit);
-  } catch (e) {
-    server.close();
-    removeQuietly(socket);
-    removeQuietly(peerFile);
-    throw e;
+/** Where one bridge listens and what it published. */
+interface BridgeFiles {
+  readonly socket: string;
+  /** SHA-256 of the token a request must carry (the token itself is only in the private files). */
+  readonly tokenDigest: Buffer;
+  /** This server's own discovery file (bridge-<pid>-<instance>.json). */
+  readonly peerFile: string;
+  /** bridge.json: the discovery file hooks read first. */
+  readonly bridgeFile: string;
+}
+
+/**
+ * The extension's side of the hook bridge: one request line per connection (size- and time-bounded), answered
+ * once; a decide request races the engine against its deadline, and every failure answers with a refusal.
+ */
+class HookBridge implements BridgeServer {
+  private readonly server: net.Server;
+  private readonly inFlight = new Set<AbortController>();
+  private disposed = false;
+  private published!: BridgeInfo;
+
+  constructor(
+    private readonly o: BridgeServerOptions,
+    private readonly stateDir: string,
+    private readonly files: BridgeFiles,
+  ) {
+    this.server = net.createServer((conn) => this.serve(conn));
+    this.server.maxConnections = MAX_CONNECTIONS;
   }
-  o.log.info(`hook bridge listening on ${socket} (discovery file ${bridgeFile})`);
 
-  function serve(conn: net.Socket): void {
+  get info(): BridgeInfo {
+    return this.published;
+  }
+
+  /** Listens on the socket (private to this user), then publishes the discovery files; a failure leaves nothing behind. */
+  async listen(info: BridgeInfo): Promise<void> {
+    const { server, files, o } = this;
+    this.published = info;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(files.socket, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (e) => o.log.error(`hook bridge: the socket failed: ${e.message}`));
+    if (!isWindows) fs.chmodSync(files.socket, 0o600);
+    try {
+      writePrivateFileAtomic(files.peerFile, JSON.stringify(info, null, 2) + '\n');
+      writePrivateFileAtomic(files.bridgeFile, JSON.stringify(info, null, 2) + '\n');
+      publishAuditLocation(this.stateDir, o.audit);
+    } catch (e) {
+      server.close();
+      removeQuietly(files.socket);
+      removeQuietly(files.peerFile);
+      throw e;
+    }
+    o.log.info(`hook bridge listening on ${files.socket} (discovery file ${files.bridgeFile})`);
+  }
+
+  setAudit(audit: BridgeAuditLocation | undefined): void {
+    const { files, o } = this;
+    const info = this.published;
+    const next: BridgeInfo = {
+      version: 1,
+      pid: info.pid,
+      socket: info.socket,
+      token: info.token,
+      startedAt: info.startedAt,
+      ...(audit ? { audit } : {}),
+    };
+    this.published = next;
+    if (this.disposed) return;
+    try {
+      writePrivateFileAtomic(files.peerFile, JSON.stringify(next, null, 2) + '\n');
+      if (namesThisServer(files.bridgeFile, files.socket)) {
+        writePrivateFileAtomic(files.bridgeFile, JSON.stringify(next, null, 2) + '\n');
+        publishAuditLocation(this.stateDir, audit);
+      }
+    } catch (e) {
+      o.log.error(`hook bridge: could not publish the new audit location: ${errorMessage(e)}`);
+    }
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    const { files, o } = this;
+    // Files first and synchronously: the extension host may exit right after deactivation.
+    removeQuietly(files.peerFile);
+    if (namesThisServer(files.bridgeFile, files.socket)) handOver(this.stateDir, files.bridgeFile, o.log);
+    for (const c of this.inFlight) c.abort(new BridgeAbort('bridge.aborted', 'the Bulwark extension is shutting down'));
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (!isWindows) removeQuietly(files.socket);
+    o.log.info('hook bridge stopped');
+  }
+
+  /** One connection: reads its request line (bounded in size and time), then answers it exactly once. */
+  private serve(conn: net.Socket): void {
     const chunks: Buffer[] = [];
     let size = 0;
     let state: 'reading' | 'handling' | 'answered' = 'reading';
-    const readTimeoutMs = o.readTimeoutMs ?? REQUEST_READ_TIMEOUT_MS;
+    const readTimeoutMs = this.o.readTimeoutMs ?? REQUEST_READ_TIMEOUT_MS;
     const timer = setTimeout(
       () => answer({ v: 1, ok: false, error: `no complete request line within ${readTimeoutMs} ms; nothing was decided` }),
       readTimeoutMs,
@@ -166,7 +243,7 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
       clearTimeout(timer);
       const line = Buffer.concat(chunks, size);
       chunks.length = 0;
-      void handleLine(line, conn).then(answer, (e: unknown) =>
+      void this.handleLine(line, conn).then(answer, (e: unknown) =>
         answer({ v: 1, ok: false, error: `internal error: ${errorMessage(e)}; nothing was decided` }),
       );
     });
@@ -177,14 +254,15 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
     });
   }
 
-  async function handleLine(line: Buffer, conn: net.Socket): Promise<BridgeResponse> {
-    const parsed = parseRequest(line, tokenDigest);
+  private async handleLine(line: Buffer, conn: net.Socket): Promise<BridgeResponse> {
+    const { o } = this;
+    const parsed = parseRequest(line, this.files.tokenDigest);
     if ('error' in parsed) {
       o.log.warn(`hook bridge: refused a request: ${parsed.error}`);
       return { v: 1, ok: false, error: parsed.error };
     }
     const req = parsed.request;
-    if (disposed) return { v: 1, ok: false, error: 'the Bulwark extension is shutting down; nothing was decided' };
+    if (this.disposed) return { v: 1, ok: false, error: 'the Bulwark extension is shutting down; nothing was decided' };
     switch (req.kind) {
       case 'ping':
         return { v: 1, ok: true };
@@ -205,14 +283,14 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
           return { v: 1, ok: false, error: `the tool output could not be inspected and recorded (${errorMessage(e)})` };
         }
       case 'decide':
-        return { v: 1, ok: true, decision: await decideBy(req, conn) };
+        return { v: 1, ok: true, decision: await this.decideBy(req, conn) };
     }
   }
 
   /** Runs `decide` against the request's deadline; whatever comes first answers the hook. */
-  async function decideBy(req: DecideRequest, conn: net.Socket): Promise<BridgeDecision> {
+  private async decideBy(req: DecideRequest, conn: net.Socket): Promise<BridgeDecision> {
     const controller = new AbortController();
-    inFlight.add(controller);
+    this.inFlight.add(controller);
     const hungUp = () => controller.abort(new BridgeAbort('bridge.aborted', 'the hook closed the connection before Bulwark decided'));
     conn.once('close', hungUp);
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -229,56 +307,24 @@ export async function startBridgeServer(o: BridgeServerOptions): Promise<BridgeS
         controller.signal.addEventListener('abort', () => resolve(stoppedBlock(controller.signal.reason)), { once: true });
       });
       // Called even when the deadline has already passed: `decide` records the block (the signal says why).
-      const decided = o
+      const decided = this.o
         .decide(req, controller.signal)
         .catch((e: unknown): BridgeDecision =>
           blockFor('bridge.error', `the decision failed (${errorMessage(e)}), so the action cannot be allowed`),
         );
       const d = await Promise.race([decided, late]);
-      o.log.info(
+      this.o.log.info(
         `hook bridge: ${req.agent} ${truncate(req.action.type, 80)} → ${d.decision} at Tier ${d.tier}${d.rules.length ? ` [${d.rules.slice(0, 5).join(', ')}]` : ''}`,
       );
       return d;
     } finally {
       clearTimeout(timer);
       conn.off('close', hungUp);
-      inFlight.delete(controller);
+      this.inFlight.delete(controller);
     }
   }
-
-  return {
-    get info() {
-      return info;
-    },
-    setAudit(audit) {
-      const next: BridgeInfo = { version: 1, pid, socket, token, startedAt: info.startedAt, ...(audit ? { audit } : {}) };
-      info = next;
-      if (disposed) return;
-      try {
-        writePrivateFileAtomic(peerFile, JSON.stringify(next, null, 2) + '\n');
-        if (namesThisServer(bridgeFile, socket)) {
-          writePrivateFileAtomic(bridgeFile, JSON.stringify(next, null, 2) + '\n');
-          publishAuditLocation(stateDir, audit);
-        }
-      } catch (e) {
-        o.log.error(`hook bridge: could not publish the new audit location: ${errorMessage(e)}`);
-      }
-    },
-    async dispose() {
-      if (disposed) return;
-      disposed = true;
-      // Files first and synchronously: the extension host may exit right after deactivation.
-      removeQuietly(peerFile);
-      if (namesThisServer(bridgeFile, socket)) handOver(stateDir, bridgeFile, o.log);
-      for (const c of inFlight) c.abort(new BridgeAbort('bridge.aborted', 'the Bulwark extension is shutting down'));
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (!isWindows) removeQuietly(socket);
-      o.log.info('hook bridge stopped');
-    },
-  };
 }
 
-/** A block the hook gets when the deadline passed before the decision: says why and what to do. */
 /**
  * Keeps the extension's audit location in <stateDir>/audit-location.json after the extension exits
  * (bridge.json does not outlive it), so a hook that decides in-process appends to the same chain.
