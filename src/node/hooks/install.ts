@@ -395,143 +395,191 @@ export function planInstall(o: InstallOptions): HooksPlan {
 
   const files: FilePlan[] = [];
   const records = new Map(manifest.files.map((r) => [r.file, r]));
-  for (const [shownFile, desired] of byFile) {
-    const file = writeTarget(shownFile);
-    const original = readText(file);
-    if (original !== null) parseConfig(original, file); // refuse an unparsable file before anything else
-    const rec = records.get(file);
-    // Entries of other clients already recorded in this file stay.
-    const kept: Desired[] = rec
-      ? [...new Set(rec.additions.map((a) => a.client))]
-          .filter((c) => !desired.some((d) => d.client === c))
-          .map((c) => ({
-            client: c,
-            entries: rec.additions
-              .filter((a) => a.client === c && a.kind === 'element')
-              .map((a) => ({ client: c, path: a.path, value: a.value })),
-          }))
-      : [];
-    const wanted = [...kept, ...desired];
-    const wantedEntries = wanted.flatMap((d) => d.entries);
-    const clients = wanted.map((d) => d.client);
-    const protection = protectionOf(file, o, o.workspace);
+  for (const [shownFile, desired] of byFile)
+    files.push(planHookFile(o, shownFile, desired, records.get(writeTarget(shownFile)), wrapperFile, warnings));
+  warnings.push(...stateDirWarnings(o));
+  notes.push(...installNotes(o, manifest));
 
-    // Already exactly so (same entries, all present, nothing else of ours in the way): leave the file alone.
-    if (
-      rec &&
-      original !== null &&
-      sameEntrySet(
-        rec.additions.filter((a) => a.kind === 'element'),
-        wantedEntries,
-      ) &&
-      wantedEntries.every((e) => elementsAt(original, e.path, file).filter((v) => sameJson(v, e.value)).length === 1)
-    ) {
-      files.push({
-        file,
-        action: 'unchanged',
-        clients,
-        scope: o.scope,
-        changes: ['already installed'],
-        beforeSha256: sha256(original),
-        afterText: original,
-        record: rec,
-        missingDirs: [],
-        protection,
-      });
-      continue;
-    }
+  const keptRecords = manifest.files.filter((r) => !files.some((f) => f.file === r.file));
+  const newManifest: Manifest = {
+    version: 1,
+    wrapper: { file: wrapperFile, sha256: wrapperSha, node: o.node, cli: o.cli, platform: o.platform },
+    files: [...keptRecords, ...files.map((f) => f.record!)],
+  };
+  return {
+    kind: 'install',
+    stateDir: o.stateDir,
+    manifestFile: manifestPath(o.stateDir),
+    wrapper: {
+      file: wrapperFile,
+      action: currentWrapper === null ? 'create' : currentWrapper === wrapperText ? 'unchanged' : 'update',
+      text: wrapperText,
+      sha256: wrapperSha,
+    },
+    files,
+    manifest: newManifest,
+    warnings,
+    notes,
+  };
+}
 
-    const changes: string[] = [];
-    let base: string | null = original;
-    if (rec) {
-      const back = revertRecord(original, rec, wrapperFile);
-      base = back.text;
-      changes.push(
-        back.exact
-          ? 'replace the entries of the previous install'
-          : `replace the entries of the previous install (the file changed since: removed one by one${back.missing ? `, ${back.missing} already gone` : ''})`,
-      );
-    }
-    const stale = removeStaleEntries(
-      base ?? '',
-      file,
-      wrapperFile,
-      wantedEntries.map((e) => e.path),
+/**
+ * One hook file of an install: its entries as wanted (this install's clients, and those of other clients already
+ * recorded there), the previous install's entries replaced exactly or one by one, older entries for this wrapper
+ * removed, an identical entry adopted; or `unchanged` when it is already exactly so. Throws on a file it cannot parse.
+ */
+function planHookFile(
+  o: InstallOptions,
+  shownFile: string,
+  desired: readonly Desired[],
+  rec: FileRecord | undefined,
+  wrapperFile: string,
+  warnings: string[],
+): FilePlan {
+  const file = writeTarget(shownFile);
+  const original = readText(file);
+  if (original !== null) parseConfig(original, file); // refuse an unparsable file before anything else
+  // Entries of other clients already recorded in this file stay.
+  const kept: Desired[] = rec
+    ? [...new Set(rec.additions.map((a) => a.client))]
+        .filter((c) => !desired.some((d) => d.client === c))
+        .map((c) => ({
+          client: c,
+          entries: rec.additions
+            .filter((a) => a.client === c && a.kind === 'element')
+            .map((a) => ({ client: c, path: a.path, value: a.value })),
+        }))
+    : [];
+  const wanted = [...kept, ...desired];
+  const wantedEntries = wanted.flatMap((d) => d.entries);
+  const clients = wanted.map((d) => d.client);
+  const protection = protectionOf(file, o, o.workspace);
+
+  // Already exactly so (same entries, all present, nothing else of ours in the way): leave the file alone.
+  if (
+    rec &&
+    original !== null &&
+    sameEntrySet(
+      rec.additions.filter((a) => a.kind === 'element'),
       wantedEntries,
-    );
-    if (stale.removed) {
-      base = stale.text;
-      changes.push(`remove ${stale.removed} older Bulwark entr${stale.removed === 1 ? 'y' : 'ies'} for this wrapper`);
-    }
-
-    let text = base ?? '';
-    const insertions: Insertion[] = [];
-    const created: JsonPath[] = [];
-    const additions: RecordedAddition[] = [];
-    if (isCopilotHooksFile(file)) {
-      const r = addPropertyIfAbsent(text, 'version', 1, file);
-      if (r) {
-        text = r.text;
-        insertions.push(...r.insertions);
-        additions.push({ client: desired[0]!.client, kind: 'property', path: ['version'], value: 1 });
-        changes.push('+ version: 1');
-      }
-    }
-    for (const e of wantedEntries) {
-      if (elementsAt(text, e.path, file).some((v) => sameJson(v, e.value))) {
-        // Identical entry already there (a lost manifest): adopt it, do not add a second one.
-        additions.push({ client: e.client, kind: 'element', path: e.path, value: e.value });
-        changes.push(`= ${e.path.join('.')}[] ${JSON.stringify(e.value)} (already there, adopted)`);
-        continue;
-      }
-      const r = appendElement(text, e.path, e.value, file);
-      text = r.text;
-      insertions.push(...r.insertions);
-      created.push(...r.created);
-      additions.push({ client: e.client, kind: 'element', path: e.path, value: e.value });
-      changes.push(`+ ${e.path.join('.')}[] ${JSON.stringify(e.value)}`);
-    }
-    parseConfig(text, file); // what is written must parse
-    const missingDirs = original === null ? missingDirsFor(file) : [];
-    const record: FileRecord = {
+    ) &&
+    wantedEntries.every((e) => elementsAt(original, e.path, file).filter((v) => sameJson(v, e.value)).length === 1)
+  ) {
+    return {
       file,
-      scope: o.scope,
-      ...(o.scope === 'workspace' ? { workspace: o.workspace } : {}),
-      createdFile: base === null,
-      createdDirs: rec?.createdDirs.length ? rec.createdDirs : missingDirs,
-      beforeSha256: base === null ? null : sha256(base),
-      afterSha256: sha256(text),
-      insertions,
-      additions,
-      created,
-      timeoutSeconds: o.timeoutSeconds,
-      installedAt: new Date().toISOString(),
-    };
-    files.push({
-      file,
-      action: original === null ? 'create' : 'modify',
+      action: 'unchanged',
       clients,
       scope: o.scope,
-      changes,
-      beforeSha256: original === null ? null : sha256(original),
-      afterText: text,
-      record,
-      missingDirs,
+      changes: ['already installed'],
+      beforeSha256: sha256(original),
+      afterText: original,
+      record: rec,
+      missingDirs: [],
       protection,
-    });
-    if (levelRank(protection.level) < levelRank('approval_required')) {
-      warnings.push(
-        `${file} is not protected by Bulwark's tables (an agent could edit it without asking you): keep it under a standard location (${AGENT_NAMES[desired[0]!.client]}'s default) or tell the extension about it.`,
-      );
-    }
+    };
   }
 
+  const changes: string[] = [];
+  let base: string | null = original;
+  if (rec) {
+    const back = revertRecord(original, rec, wrapperFile);
+    base = back.text;
+    changes.push(
+      back.exact
+        ? 'replace the entries of the previous install'
+        : `replace the entries of the previous install (the file changed since: removed one by one${back.missing ? `, ${back.missing} already gone` : ''})`,
+    );
+  }
+  const stale = removeStaleEntries(
+    base ?? '',
+    file,
+    wrapperFile,
+    wantedEntries.map((e) => e.path),
+    wantedEntries,
+  );
+  if (stale.removed) {
+    base = stale.text;
+    changes.push(`remove ${stale.removed} older Bulwark entr${stale.removed === 1 ? 'y' : 'ies'} for this wrapper`);
+  }
+
+  let text = base ?? '';
+  const insertions: Insertion[] = [];
+  const created: JsonPath[] = [];
+  const additions: RecordedAddition[] = [];
+  if (isCopilotHooksFile(file)) {
+    const r = addPropertyIfAbsent(text, 'version', 1, file);
+    if (r) {
+      text = r.text;
+      insertions.push(...r.insertions);
+      additions.push({ client: desired[0]!.client, kind: 'property', path: ['version'], value: 1 });
+      changes.push('+ version: 1');
+    }
+  }
+  for (const e of wantedEntries) {
+    if (elementsAt(text, e.path, file).some((v) => sameJson(v, e.value))) {
+      // Identical entry already there (a lost manifest): adopt it, do not add a second one.
+      additions.push({ client: e.client, kind: 'element', path: e.path, value: e.value });
+      changes.push(`= ${e.path.join('.')}[] ${JSON.stringify(e.value)} (already there, adopted)`);
+      continue;
+    }
+    const r = appendElement(text, e.path, e.value, file);
+    text = r.text;
+    insertions.push(...r.insertions);
+    created.push(...r.created);
+    additions.push({ client: e.client, kind: 'element', path: e.path, value: e.value });
+    changes.push(`+ ${e.path.join('.')}[] ${JSON.stringify(e.value)}`);
+  }
+  parseConfig(text, file); // what is written must parse
+  const missingDirs = original === null ? missingDirsFor(file) : [];
+  const record: FileRecord = {
+    file,
+    scope: o.scope,
+    ...(o.scope === 'workspace' ? { workspace: o.workspace } : {}),
+    createdFile: base === null,
+    createdDirs: rec?.createdDirs.length ? rec.createdDirs : missingDirs,
+    beforeSha256: base === null ? null : sha256(base),
+    afterSha256: sha256(text),
+    insertions,
+    additions,
+    created,
+    timeoutSeconds: o.timeoutSeconds,
+    installedAt: new Date().toISOString(),
+  };
+  const plan: FilePlan = {
+    file,
+    action: original === null ? 'create' : 'modify',
+    clients,
+    scope: o.scope,
+    changes,
+    beforeSha256: original === null ? null : sha256(original),
+    afterText: text,
+    record,
+    missingDirs,
+    protection,
+  };
+  if (levelRank(protection.level) < levelRank('approval_required')) {
+    warnings.push(
+      `${file} is not protected by Bulwark's tables (an agent could edit it without asking you): keep it under a standard location (${AGENT_NAMES[desired[0]!.client]}'s default) or tell the extension about it.`,
+    );
+  }
+  return plan;
+}
+
+/** The state directory outside ~/.bulwark: only an extension started with the same BULWARK_STATE_DIR protects it. */
+function stateDirWarnings(o: InstallOptions): string[] {
+  const warnings: string[] = [];
   const stateProtection = protectionOf(path.join(o.stateDir, 'bridge.json'), o);
   if (stateProtection.level !== 'full_block') {
     warnings.push(
       `the state directory ${o.stateDir} is not ~/.bulwark, so only an extension started with the same BULWARK_STATE_DIR blocks agents from it; the CLI's own tables do not cover it.`,
     );
   }
+  return warnings;
+}
+
+/** What each client needs beyond the files (trust prompts, settings) and where two clients' entries both decide. */
+function installNotes(o: InstallOptions, manifest: Manifest): string[] {
+  const notes: string[] = [];
   if (o.agents.includes('codex')) {
     notes.push(
       `Codex runs a new or changed hook only after you trust it: start \`codex\` once in a terminal and accept Bulwark's hooks in the review screen (or type /hooks and trust them). Headless \`codex exec\` cannot ask: until then it runs without Bulwark unless started with --dangerously-bypass-hook-trust. Re-installing with the same --timeout keeps the command the same, so the trust stays.`,
@@ -563,28 +611,7 @@ export function planInstall(o: InstallOptions): HooksPlan {
   }
   if (o.agents.includes('claude') && o.agents.includes('vscode'))
     notes.push("VS Code also runs Claude Code's hooks (it ignores their matcher): both entries decide, the strictest wins.");
-
-  const keptRecords = manifest.files.filter((r) => !files.some((f) => f.file === r.file));
-  const newManifest: Manifest = {
-    version: 1,
-    wrapper: { file: wrapperFile, sha256: wrapperSha, node: o.node, cli: o.cli, platform: o.platform },
-    files: [...keptRecords, ...files.map((f) => f.record!)],
-  };
-  return {
-    kind: 'install',
-    stateDir: o.stateDir,
-    manifestFile: manifestPath(o.stateDir),
-    wrapper: {
-      file: wrapperFile,
-      action: currentWrapper === null ? 'create' : currentWrapper === wrapperText ? 'unchanged' : 'update',
-      text: wrapperText,
-      sha256: wrapperSha,
-    },
-    files,
-    manifest: newManifest,
-    warnings,
-    notes,
-  };
+  return notes;
 }
 
 /** The same entries (client, list, value), in any order. */
