@@ -11,6 +11,7 @@ import { FILE_COMMANDS } from './commands/files';
 import { FIND_COMMANDS } from './commands/find';
 import { GIT_COMMANDS } from './commands/git';
 import { NET_COMMANDS } from './commands/network';
+import { PACKAGE_COMMANDS } from './commands/packages';
 import { SHELL_COMMANDS } from './commands/shells';
 import { PS_CMDLETS, WIN_COMMANDS, psAliasFor } from './commands/windows';
 import { WRAPPERS } from './commands/wrappers';
@@ -32,6 +33,7 @@ const POSIX_REGISTRIES: readonly Registry[] = [
   FIND_COMMANDS,
   ARCHIVE_COMMANDS,
   NET_COMMANDS,
+  PACKAGE_COMMANDS,
   GIT_COMMANDS,
 ];
 
@@ -149,6 +151,7 @@ export function commandModules(): ReadonlyMap<string, string> {
     ['find', FIND_COMMANDS, 'posix'],
     ['archives', ARCHIVE_COMMANDS, 'posix'],
     ['network', NET_COMMANDS, 'posix'],
+    ['packages', PACKAGE_COMMANDS, 'posix'],
     ['git', GIT_COMMANDS, 'posix'],
     ['windows', WIN_COMMANDS, 'cmd'],
     ['windows', PS_CMDLETS, 'powershell'],

@@ -17,6 +17,7 @@ export const OPERAND_EXAMPLE_MODULES = [
   'find',
   'archives',
   'network',
+  'packages',
   'git',
   'windows',
 ] as const;

@@ -31,3 +31,28 @@ export function serveFiles(inv: Inv, what: string, dir: WordValue, bind: WordVal
   if (LOOPBACK.test(host)) return;
   inv.an.sink(`${what} serves \`${clip(dir.raw)}\` on ${host === '' ? 'every interface' : host}${port ? ` port ${port}` : ''}`);
 }
+
+/**
+ * The operands from `args[from]` on, stopping at `--` or `-args`, each only where it cannot be an option's value:
+ * right after the start, another operand, a known flag or an option with its value attached (`--x=y`), or after
+ * an option known to take one and its value.
+ */
+export function operandWords(args: readonly WordValue[], from: number, flags: readonly string[], valued: readonly string[]): WordValue[] {
+  const out: WordValue[] = [];
+  let free = true;
+  for (let i = from; i < args.length; i++) {
+    const w = args[i]!;
+    const t = w.text;
+    if (!w.dynamic && (t === '--' || t === '-args')) break;
+    if (!w.dynamic && t.startsWith('-') && t !== '-') {
+      if (valued.includes(t)) {
+        i++;
+        free = true;
+      } else free = t.includes('=') || flags.includes(t);
+      continue;
+    }
+    if (free) out.push(w);
+    free = true;
+  }
+  return out;
+}

@@ -3,7 +3,7 @@ import { has, lastValue, parseOpts, values } from '../options';
 import type { Outcome, Scope } from '../state';
 import { literalWord, sliceWord, type WordValue } from '../words';
 import { DOT, allLiteral, genericReads, register, type Inv, type Registry } from '../helpers';
-import { NET_COMMANDS } from './network';
+import { PACKAGE_COMMANDS } from './packages';
 import { ASSIGNMENT, serveFiles, shellFromStdin } from './shared';
 import { powershell } from './windows';
 
@@ -118,7 +118,7 @@ register(SHELL_COMMANDS, ['python', 'pypy'], (inv) => {
 });
 
 function pythonModule(inv: Inv, mod: string, rest: WordValue[]): Outcome | void {
-  if (mod === 'pip') return NET_COMMANDS.get('pip')!.fn({ ...inv, cmd: 'pip', args: rest });
+  if (mod === 'pip') return PACKAGE_COMMANDS.get('pip')!.fn({ ...inv, cmd: 'pip', args: rest });
   if (mod === 'http.server' || mod === 'SimpleHTTPServer') {
     const p = parseOpts(rest, { short: 'bdp', long: ['bind', 'directory', 'protocol'], flags: ['cgi'] });
     const port = p.pos[0]?.text ?? '8000';
