@@ -108,11 +108,14 @@ function main(): void {
 }
 
 function run(command: string[], env: NodeJS.ProcessEnv): void {
+  // The handlers are in place before the command starts. The command can print before spawn() returns here, and a
+  // signal sent as soon as it has (a test harness, a supervisor) would otherwise end this process by default and
+  // leave the command running without it. Node runs signal handlers from the event loop, never inside spawn(), so
+  // by the time one runs the child is known.
+  const started: { child?: ReturnType<typeof spawn> } = {};
+  for (const sig of FORWARDED_SIGNALS) process.on(sig, (s: NodeJS.Signals) => started.child?.kill(s));
   const child = spawn(command[0]!, command.slice(1), { stdio: 'inherit', env });
-  const forwardSignal = (sig: NodeJS.Signals) => {
-    child.kill(sig);
-  };
-  for (const sig of FORWARDED_SIGNALS) process.on(sig, forwardSignal);
+  started.child = child;
   child.once('error', (e: NodeJS.ErrnoException) => {
     fail(`cannot run \`${command[0]}\` (${e.code ?? e.message})`, e.code === 'ENOENT' ? 127 : 126);
   });
