@@ -7,6 +7,8 @@ import { dataHandler } from '../../src/engine/shell/data-handler';
 import type { OperandEntry } from '../../src/engine/shell/operands';
 import { literalWord, unknownWord, type WordValue } from '../../src/engine/shell/words';
 import { runOperandExamples } from './helpers/operand-examples';
+import { analyzeShell } from '../../src/engine/shell/analyze';
+import { loadShellParser } from '../../src/node/shell-grammar';
 
 describe('shell commands: data', () => {
   runOperandExamples('data');
@@ -63,5 +65,19 @@ describe('shell commands: data', () => {
     assert.deepEqual(run(stdio, words('-o', '-', '-f', '-', '-', '+5', 'a')), ['write -', 'read a']);
     // A word that is not literal may name any file, whatever its known text is.
     assert.deepEqual(run(stdio, [literalWord('--'), dynamic('-'), dynamic('+5')]), ['read -$', 'read +5$']);
+  });
+
+  it("an entry's opaque reasons are its own sentences, said once (opaque, no_command_opaque, opaque_options)", async () => {
+    const parser = await loadShellParser();
+    const reasons = (run: string) => analyzeShell(parser, run, { cwd: '/w', home: '/home/u', platform: 'linux' }).opaqueReasons;
+    assert.deepEqual(reasons('unshare -r'), [
+      'unshare runs the command in new namespaces',
+      'unshare with no command starts an interactive shell',
+    ]);
+    assert.deepEqual(reasons('firejail'), [
+      'firejail runs the command in a sandbox whose mounts may map paths elsewhere',
+      'firejail with no command starts an interactive shell',
+    ]);
+    assert.deepEqual(reasons('screen -X quit'), ['screen -X: sends commands to a running session']);
   });
 });

@@ -1,6 +1,6 @@
 // The data interpreter: runs a `handler: data` entry of the operand table (security/shell/operands/):
 // its options parsed with the entry's spec, then each option value and operand given its role.
-import { fileUrlPath, type Handler, type Inv } from './helpers';
+import { urlOperand, type Handler, type Inv } from './helpers';
 import { has, parseOpts, values, type OptSpec } from './options';
 import type { OperandEntry, OperandRole } from './operands';
 import { ENV_DRIVE, PATH_PARAMS, cmdOperands, hasScriptBlock, psParse, psValues, type PsSpec } from './ps-params';
@@ -10,12 +10,7 @@ function apply(inv: Inv, role: OperandRole, w: WordValue): void {
   if (role === 'read' || role === 'read_write') inv.an.read(w, inv.scope);
   if (role === 'write' || role === 'read_write') inv.an.write(w, inv.scope);
   if (role === 'delete') inv.an.del(w, inv.scope);
-  if (role === 'contacted') {
-    // A `file://` URL names a file on this machine: a read, not a connection.
-    const file = w.dynamic ? null : fileUrlPath(w.text);
-    if (file !== null) inv.an.read(literalWord(file), inv.scope);
-    else inv.an.netWord(w, inv.cmd);
-  }
+  if (role === 'contacted') urlOperand(inv, w, inv.cmd);
 }
 
 /** Does the entry run a command (a `runs` operand)? Such a command is a wrapper: what it runs is what is reported. */
@@ -65,7 +60,7 @@ export function dataHandler(entry: OperandEntry): Handler {
     // A list gives the roles by position (`link TARGET LINK`); operands past it are not files (`mknod NAME TYPE`).
     const roles = entry.operands;
     for (const [i, w] of operands.entries()) {
-      const role = typeof roles === 'string' ? roles : roles[i];
+      const role = roleAt(roles, i);
       if (!role) break;
       if (role === 'runs') {
         // The operands from here on are the command line it runs, in a child process (no shell functions).
@@ -79,7 +74,7 @@ export function dataHandler(entry: OperandEntry): Handler {
     }
     // A wrapper given no command: reported as itself, or (unshare, nsenter, firejail) it starts an interactive shell.
     if (wrapper) {
-      if (entry.no_command_opaque) inv.an.opaque(`${inv.cmd} ${entry.no_command_opaque}`);
+      if (entry.no_command_opaque) inv.an.opaque(entry.no_command_opaque);
       else inv.an.pushCommand(inv.cmd);
     }
   };

@@ -76,6 +76,13 @@ export function fileUrlPath(url: string): string | null {
   });
 }
 
+/** A URL operand: a `file://` URL names a file on this machine (a read), anything else is a network target. */
+export function urlOperand(inv: Inv, w: WordValue, what: string): void {
+  const file = w.dynamic ? null : fileUrlPath(w.text);
+  if (file !== null) inv.an.read(literalWord(file), inv.scope);
+  else inv.an.netWord(w, what);
+}
+
 /** Host part of `user@host:path`. */
 export function remoteHost(text: string): string {
   return text.slice(0, text.indexOf(':'));

@@ -497,7 +497,7 @@ const LZIP: Codec = {
 
 /** Each compressor: its format, whether the name alone decompresses (gunzip, bunzip2, unxz…), and its options that take a value. */
 const COMPRESSORS: Record<string, { codec: Codec; decompresses?: true; spec: OptSpec }> = {};
-/** The long flags gzip, xz and lz4 share (getopt_long resolves an abbreviation against every flag). */
+/** The long flags gzip, xz and lz4 share (getopt_long resolves an abbreviation against every flag, in any order). */
 const COMPRESSOR_FLAGS = ['stdout', 'to-stdout', 'decompress', 'uncompress', 'keep', 'force', 'test', 'list', 'quiet', 'verbose'];
 const GZIP_SPEC: OptSpec = {
   short: 'S',
@@ -554,26 +554,7 @@ const ZSTD_SPEC: OptSpec = {
   ],
 };
 const LZ4_SPEC: OptSpec = {
-  flags: [
-    'stdout',
-    'to-stdout',
-    'decompress',
-    'uncompress',
-    'keep',
-    'rm',
-    'force',
-    'test',
-    'list',
-    'quiet',
-    'verbose',
-    'multiple',
-    'sparse',
-    'no-frame-crc',
-    'content-size',
-    'favor-decSpeed',
-    'fast',
-    'best',
-  ],
+  flags: [...COMPRESSOR_FLAGS, 'rm', 'multiple', 'sparse', 'no-frame-crc', 'content-size', 'favor-decSpeed', 'fast', 'best'],
 };
 const COMPRESS_SPEC: OptSpec = { short: 'b' };
 const LZIP_SPEC: OptSpec = {

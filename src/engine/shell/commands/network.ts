@@ -7,6 +7,7 @@ import {
   childOf,
   clip,
   fileUrlPath,
+  urlOperand,
   genericReads,
   isRemoteSpec,
   joinWord,
@@ -28,13 +29,6 @@ function urlFileName(url: string): string {
   if (slash < 0) return '';
   const path = noScheme.slice(slash).replace(/[?#].*$/, '');
   return path.slice(path.lastIndexOf('/') + 1);
-}
-
-/** A URL operand: file:// is a read, anything else is a network target. */
-function urlOperand(inv: Inv, w: WordValue, what: string): void {
-  const f = w.dynamic ? null : fileUrlPath(w.text);
-  if (f !== null) inv.an.read(literalWord(f), inv.scope);
-  else inv.an.netWord(w, what);
 }
 
 // ------------------------------------------------------------------------------------------
