@@ -3,7 +3,7 @@
 import { urlOperand, type Handler, type Inv } from './helpers';
 import { has, parseOpts, values, type OptSpec } from './options';
 import type { OperandEntry, OperandRole } from './operands';
-import { ENV_DRIVE, PATH_PARAMS, cmdOperands, hasScriptBlock, psParse, psValues, type PsSpec } from './ps-params';
+import { ENV_DRIVE, PATH_PARAMS, cmdOperands, psParse, scriptBlockOpaque, psValues, type PsSpec } from './ps-params';
 import { literalWord, type WordValue } from './words';
 
 function apply(inv: Inv, role: OperandRole, w: WordValue): void {
@@ -114,7 +114,7 @@ function powershellHandler(entry: OperandEntry): Handler {
   };
   const defaults = Object.entries(entry.parameter_defaults ?? {});
   return (inv) => {
-    if (hasScriptBlock(inv.args)) return void inv.an.opaque(`PowerShell script block passed to ${inv.cmd}`);
+    if (scriptBlockOpaque(inv)) return;
     if (entry.network) inv.an.net();
     if (entry.opaque) inv.an.opaque(entry.opaque);
     const a = psParse(inv.args, spec);

@@ -1,5 +1,6 @@
 // PowerShell parameter binding for the cmdlets the analyser knows: named parameters (`-Path x`, `-Path:x`,
 // any prefix, the common parameters and their aliases), switches, then the remaining words by position.
+import type { Inv } from './helpers';
 import { literalWord, sliceWord, type WordValue } from './words';
 
 export interface PsSpec {
@@ -122,9 +123,14 @@ export function psParse(args: readonly WordValue[], spec: PsSpec): PsArgs {
 
 export const psValues = (a: PsArgs, ...names: string[]): WordValue[] => names.flatMap((n) => a.named.get(n) ?? []);
 
-/** `ForEach-Object { Remove-Item $_ }`: bash sees `{` as a word; a script block cannot be analysed. */
-export function hasScriptBlock(args: readonly WordValue[]): boolean {
-  return args.some((w) => w.raw === '{' || /^\{[^}]/.test(w.raw) || w.raw === '}');
+/**
+ * `ForEach-Object { Remove-Item $_ }`: bash sees `{` as a word; a script block cannot be analysed, so the cmdlet is
+ * opaque and its parameters are not bound. True when it had one.
+ */
+export function scriptBlockOpaque(inv: Inv): boolean {
+  if (!inv.args.some((w) => w.raw === '{' || /^\{[^}]/.test(w.raw) || w.raw === '}')) return false;
+  inv.an.opaque(`PowerShell script block passed to ${inv.cmd}`);
+  return true;
 }
 
 /** PowerShell's `Env:` drive (`gci env:`, `Get-Content env:OPENAI_API_KEY`) is the environment: its secrets. */

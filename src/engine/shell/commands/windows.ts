@@ -3,7 +3,7 @@
 // redirects and `$(…)` are close enough; backslashes are kept literally on win32.
 import { literalWord, sliceWord, type WordValue } from '../words';
 import { operandEntries } from '../operands';
-import { COMMON_PARAMETERS, cmdOperands, hasScriptBlock, isCmdSwitch, psParse, psValues, type PsArgs, type PsSpec } from '../ps-params';
+import { COMMON_PARAMETERS, cmdOperands, isCmdSwitch, psParse, psValues, scriptBlockOpaque, type PsArgs, type PsSpec } from '../ps-params';
 import { DOT, childOf, dirWord, genericReads, joinWord, register, type Inv, type Registry } from '../helpers';
 
 export const PS_CMDLETS: Registry = new Map();
@@ -12,12 +12,9 @@ export const WIN_COMMANDS: Registry = new Map();
 // ------------------------------------------------------------------------------------------
 // PowerShell parameter binding.
 
-const get = psValues;
-
 const PATHS = ['path', 'literalpath'];
-const FILTERS = ['filter', 'include', 'exclude', 'credential', 'stream'];
-/** Copy-Item and Move-Item have no -Stream. */
-const FILTERS_NO_STREAM = FILTERS.filter((f) => f !== 'stream');
+/** Copy-Item's and Move-Item's filters (they have no -Stream). */
+const COPY_FILTERS = ['filter', 'include', 'exclude', 'credential'];
 
 const SPECS: Record<string, PsSpec> = {
   'copy-item': {
@@ -36,12 +33,12 @@ const SPECS: Record<string, PsSpec> = {
       'tosession',
       'fromsession',
     ],
-    values: [...PATHS, 'destination', ...FILTERS_NO_STREAM, 'tosession', 'fromsession'],
+    values: [...PATHS, 'destination', ...COPY_FILTERS, 'tosession', 'fromsession'],
     positional: ['path', 'destination'],
   },
   'move-item': {
     params: ['path', 'destination', 'literalpath', 'force', 'filter', 'include', 'exclude', 'passthru', 'credential'],
-    values: [...PATHS, 'destination', ...FILTERS_NO_STREAM],
+    values: [...PATHS, 'destination', ...COPY_FILTERS],
     positional: ['path', 'destination'],
   },
   'rename-item': {
@@ -193,20 +190,11 @@ const ps = (names: string | readonly string[], fn: (inv: Inv, a: PsArgs) => void
   for (const n of typeof names === 'string' ? [names] : names) {
     const spec = SPECS[n] ?? { params: [], values: [], positional: [] };
     register(PS_CMDLETS, n, (inv) => {
-      if (scriptBlock(inv)) return;
+      if (scriptBlockOpaque(inv)) return;
       fn(inv, psParse(inv.args, spec));
     });
   }
 };
-
-/** `ForEach-Object { Remove-Item $_ }`: bash sees `{` as a word; the block cannot be analysed. */
-function scriptBlock(inv: Inv): boolean {
-  if (hasScriptBlock(inv.args)) {
-    inv.an.opaque(`PowerShell script block passed to ${inv.cmd}`);
-    return true;
-  }
-  return false;
-}
 
 /** Cmdlets that act on the pipeline's objects when no path is given. */
 function fromPipeline(inv: Inv, what: string): void {
@@ -214,8 +202,8 @@ function fromPipeline(inv: Inv, what: string): void {
 }
 
 function psCopyMove(inv: Inv, a: PsArgs, move: boolean): void {
-  const srcs = get(a, ...PATHS);
-  const dst = get(a, 'destination')[0] ?? DOT;
+  const srcs = psValues(a, ...PATHS);
+  const dst = psValues(a, 'destination')[0] ?? DOT;
   if (!srcs.length) fromPipeline(inv, move ? 'move' : 'copy');
   inv.an.write(dst, inv.scope);
   for (const s of srcs) {
@@ -229,25 +217,25 @@ ps('copy-item', (inv, a) => psCopyMove(inv, a, false));
 ps('move-item', (inv, a) => psCopyMove(inv, a, true));
 
 ps('rename-item', (inv, a) => {
-  const [path] = get(a, ...PATHS);
-  const [name] = get(a, 'newname');
+  const [path] = psValues(a, ...PATHS);
+  const [name] = psValues(a, 'newname');
   if (!path) return fromPipeline(inv, 'rename');
   inv.an.del(path, inv.scope);
   if (name) inv.an.write(name.dynamic ? name : joinWord(dirWord(path, inv.an.platform), name.text, inv.an.platform), inv.scope);
 });
 
 ps('new-item', (inv, a) => {
-  const paths = get(a, 'path');
-  const [name] = get(a, 'name');
+  const paths = psValues(a, 'path');
+  const [name] = psValues(a, 'name');
   const targets = name ? (paths.length ? paths : [DOT]).map((p) => (name.dynamic ? name : joinWord(p, name.text, inv.an.platform))) : paths;
   for (const t of targets) inv.an.write(t, inv.scope);
-  const type = get(a, 'itemtype')[0]?.text.toLowerCase() ?? '';
-  if (/link|junction/.test(type)) for (const t of get(a, 'target', 'value')) inv.an.read(t, inv.scope);
+  const type = psValues(a, 'itemtype')[0]?.text.toLowerCase() ?? '';
+  if (/link|junction/.test(type)) for (const t of psValues(a, 'target', 'value')) inv.an.read(t, inv.scope);
 });
 
 ps('invoke-expression', (inv, a) => {
   inv.an.opaque('Invoke-Expression runs a string as code');
-  const [c] = get(a, 'command');
+  const [c] = psValues(a, 'command');
   if (c && !c.dynamic) inv.an.runScript(c.text, inv.scope, 'Invoke-Expression');
 });
 
@@ -258,10 +246,10 @@ const COMMON_TCP_PORTS: Record<string, string> = { http: '80', rdp: '3389', smb:
 // Test-NetConnection -Port / -CommonTCPPort and Test-Connection -TcpPort connect to.
 ps(['test-netconnection', 'resolve-dnsname', 'test-connection'], (inv, a) => {
   inv.an.net();
-  const port = get(a, 'port', 'tcpport', 'commontcpport')[0];
+  const port = psValues(a, 'port', 'tcpport', 'commontcpport')[0];
   if (port?.dynamic) inv.an.opaque(`${inv.cmd} connects to a port that is not literal`);
   const portText = port && !port.dynamic ? (COMMON_TCP_PORTS[port.text.toLowerCase()] ?? port.text) : '';
-  for (const list of [...get(a, 'computername', 'targetname', 'source', 'name', 'server'), ...a.extra]) {
+  for (const list of [...psValues(a, 'computername', 'targetname', 'source', 'name', 'server'), ...a.extra]) {
     // `a,b` is an array of hosts; an all-digit word is a count, not a host.
     for (const h of list.dynamic ? [list] : list.text.split(',').map((t) => literalWord(t))) {
       if (h.dynamic) inv.an.netWord(h, inv.cmd);
