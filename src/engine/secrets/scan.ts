@@ -423,7 +423,6 @@ function scanAtLeads(
   out: Candidate[],
 ): void {
   const f = rule.filter;
-  const re = rule.sticky;
   const reach = rule.reach;
   const nP = positions.length;
   const nL = leads.length;
@@ -446,14 +445,8 @@ function scanAtLeads(
     }
     i++;
     if (!mayStartAt(f, text, q)) continue;
-    re.lastIndex = q;
-    const m = re.exec(text);
-    if (!m) continue;
-    const raw = toRaw(rule, m, 0);
-    if (raw && accepted(rule, text, low, raw)) {
-      out.push({ rule, ms: raw.ms, me: raw.me, ss: raw.ss, se: raw.se });
-      next = raw.me;
-    }
+    const end = acceptAt(rule, text, low, q, out);
+    if (end >= 0) next = end;
   }
 }
 
@@ -467,20 +460,25 @@ function scanAtKeywords(
   out: Candidate[],
 ): void {
   const f = rule.filter;
-  const re = rule.sticky;
   let next = from;
   for (let i = 0; i < positions.length; i++) {
     const p = positions[i]!;
     if (p < next || !mayStartAt(f, text, p)) continue;
-    re.lastIndex = p;
-    const m = re.exec(text);
-    if (!m) continue;
-    const raw = toRaw(rule, m, 0);
-    if (raw && accepted(rule, text, low, raw)) {
-      out.push({ rule, ms: raw.ms, me: raw.me, ss: raw.ss, se: raw.se });
-      next = raw.me;
-    }
+    const end = acceptAt(rule, text, low, p, out);
+    if (end >= 0) next = end;
   }
+}
+
+/** The rule's sticky regex tried at `q`: an accepted match is recorded and its end returned, or -1. */
+function acceptAt(rule: SecretRule, text: string, low: string | RuleKeywordSpans, q: number, out: Candidate[]): number {
+  const re = rule.sticky;
+  re.lastIndex = q;
+  const m = re.exec(text);
+  if (!m) return -1;
+  const raw = toRaw(rule, m, 0);
+  if (!raw || !accepted(rule, text, low, raw)) return -1;
+  out.push({ rule, ms: raw.ms, me: raw.me, ss: raw.ss, se: raw.se });
+  return raw.me;
 }
 
 /** Every accepted match of every rule in `text` (before overlap resolution). */
