@@ -20,17 +20,21 @@ const hasGit = (() => {
   }
 })();
 
+/** git in `ws`, with a fixed identity, no hooks and no system or user configuration (HOME is `root`). */
+function runGit(ws: string, root: string, args: readonly string[]): Buffer {
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], {
+    cwd: ws,
+    stdio: 'pipe',
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root },
+  });
+}
+
 describe('git index: tracked paths for git grep / git ls-files', function () {
   this.timeout(60_000);
   let parser: ShellParser;
   let root: string;
   let ws: string;
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], {
-      cwd: ws,
-      stdio: 'pipe',
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root },
-    });
+  const git = (...args: string[]) => runGit(ws, root, args);
   const tracked = ['README.md', 'src/app.ts', 'src/deep/dir/name with space.ts', 'docs/ünïcode.md', 'link-to-readme'];
   before(async function () {
     if (!hasGit) this.skip();
@@ -162,12 +166,7 @@ describe('git diff: the work tree files it prints, from the index (issue 15)', f
   let parser: ShellParser;
   let root: string;
   let ws: string;
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], {
-      cwd: ws,
-      stdio: 'pipe',
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root },
-    });
+  const git = (...args: string[]) => runGit(ws, root, args);
   const put = (f: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(ws, f)), { recursive: true });
     fs.writeFileSync(path.join(ws, f), text);
