@@ -71,12 +71,21 @@ export function parseDotenv(text: string): [string, string][] {
 
 /**
  * A value that is configuration, not a secret, whatever its name: a URL without credentials in it
- * (`https://api.example.com`) or a file path (`SSH_AUTH_SOCK=/tmp/ssh-x/agent.1`). Every other value of a
+ * (`https://api.example.com`) or a file path (`SSH_AUTH_SOCK=/tmp/ssh-x/agent.1`). A base64 secret can
+ * start with `/` too (`/sFzoq1P8GHmHFt…`): a path's parts are names, so a part with `+` or `=`, or of 16+
+ * letters and digits only that mix upper and lower case and digits, makes the value a secret (a temporary
+ * directory's `tmp-AbC12z` suffix has a separator). Every other value of a
  * .env file or a secret-named variable is masked by value (the engine's skip rule still leaves out short,
  * numeric, plain-word and common values).
  */
 function isPlainSetting(v: string): boolean {
-  return /^[a-z][a-z0-9+.-]*:\/\/[^@\s]*$/i.test(v) || /^(?:\/|\.\.?\/|~\/)[^\s]*$/.test(v);
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^@\s]*$/i.test(v)) return true;
+  if (!/^(?:\/|\.\.?\/|~\/)[^\s]*$/.test(v)) return false;
+  return !v
+    .split('/')
+    .some(
+      (part) => /[+=]/.test(part) || (/^[A-Za-z0-9]{16,}$/.test(part) && /[a-z]/.test(part) && /[A-Z]/.test(part) && /[0-9]/.test(part)),
+    );
 }
 
 /** The secret values of one file, by its kind. */

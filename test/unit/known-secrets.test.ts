@@ -62,6 +62,13 @@ describe('known secrets: the loader', () => {
     );
   });
 
+  it('takes a path for configuration but a base64 secret that starts with / for a secret', () => {
+    const b64 = ['/sFzoq1P8GHmHF', 'tPdk2NDbhqZG4NTcZn'].join('');
+    const plus = ['/G2WCGm6PpM', '+QdY+EXmBH5vq'].join('');
+    const text = `A=/var/run/app.sock\nB=./certs/dev.pem\nC=~/keys/id_ed25519\nD=${b64}\nE=${plus}\nF=/srv/Data2024/backup\n`;
+    assert.deepEqual(valuesOf('dotenv', text), [b64, plus]);
+  });
+
   it('loads the workspace .env files (not templates, not dependencies), credential files and secret-named variables, then masks them in any output', () => {
     const { root, ws, home } = tree();
     try {

@@ -5,10 +5,10 @@
 // rule in it, the entropy floor, the allow-list; an accepted match consumes its text, a rejected
 // one does not). Lead strings of a case-sensitive regex are matched as written.
 import assert from 'node:assert/strict';
-import { compileSecretRules, findSecrets, loadSecretRules, shannonEntropy, type SecretRuleSet } from '../../src/engine/secrets';
+import { compileSecretRules, findSecrets, loadSecretRules, type SecretRuleSet } from '../../src/engine/secrets';
 import type { SecretRule } from '../../src/engine/secrets/rules';
 import { parseRegex } from '../../src/engine/secrets/regex-syntax';
-import { allCandidates, lowerAscii } from '../../src/engine/secrets/scan';
+import { allCandidates, lowerAscii, valueAccepted } from '../../src/engine/secrets/scan';
 import { leadLiterals } from '../../src/engine/secrets/start-filter';
 import { prng } from './helpers/prng';
 import { itSeeded } from './helpers/seeds';
@@ -47,8 +47,7 @@ function referenceScan(rule: SecretRule, text: string, out: Found[]): void {
           if (rule.anchor === 'in_match' || p <= g[0]) return true;
         return false;
       }) &&
-      (rule.entropy === undefined || shannonEntropy(text.slice(g[0], g[1])) >= rule.entropy) &&
-      !rule.allowlist.some((a) => a.test(text.slice(g[0], g[1])));
+      valueAccepted(rule, text.slice(g[0], g[1]));
     if (ok) {
       out.push({ rule: rule.id, ms, me, ss: g[0], se: g[1] });
       q = me;

@@ -28,6 +28,7 @@ import {
   secretTailLength,
 } from './regex-syntax';
 import { type CharSet, type StartFilter, consumable, leadLiterals, startFilter } from './start-filter';
+import { VALUE_SHAPES, type ValueShape } from './shapes';
 
 /**
  * Where a rule's keyword must sit in a match. `before_secret` (default): a keyword starts inside
@@ -78,6 +79,10 @@ export interface SecretRule {
   /** Every character a `secretStart` match can consume: it starts no earlier than the run of these that ends the text. */
   readonly secretChars: CharSet;
   readonly entropy?: number;
+  /** Values of these shapes pass the entropy floor (src/engine/secrets/shapes.ts). */
+  readonly entropyExemptShapes: readonly ValueShape[];
+  /** Values of these shapes are not secrets, like an allow-list match. */
+  readonly allowShapes: readonly ValueShape[];
   readonly allowlist: readonly RegExp[];
   /** Longest possible match (Infinity for a block that runs to its footer or the end of the text). */
   readonly maxLength: number;
@@ -191,7 +196,19 @@ const EXACT_KEYWORD = /^[\x20-\x7e]{2,64}$/; // printable ASCII
 const FAMILY = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_LOOKAROUND = 64;
 const FILE_KEYS = new Set(['version', 'family', 'description', 'rules']);
-const RULE_KEYS = new Set(['id', 'description', 'keywords', 'keyword_case', 'anchor', 'regex', 'entropy', 'allowlist', 'examples']);
+const RULE_KEYS = new Set([
+  'id',
+  'description',
+  'keywords',
+  'keyword_case',
+  'anchor',
+  'regex',
+  'entropy',
+  'entropy_exempt_shapes',
+  'allow_shapes',
+  'allowlist',
+  'examples',
+]);
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -208,6 +225,17 @@ function str(o: Obj, key: string, where: string): string {
   const v = o[key];
   if (typeof v !== 'string' || v.trim() === '') fail(where, `\`${key}\` must be a non-empty string`);
   return v;
+}
+
+/** A rule's list of value shapes (`entropy_exempt_shapes`, `allow_shapes`): known names, each once. */
+function shapeList(o: Obj, key: string, where: string): ValueShape[] {
+  const v = o[key] ?? [];
+  if (!Array.isArray(v)) fail(where, `\`${key}\` must be a list`);
+  for (const s of v)
+    if (!(VALUE_SHAPES as readonly unknown[]).includes(s))
+      fail(where, `\`${key}\`: unknown shape ${JSON.stringify(s)} (known: ${VALUE_SHAPES.join(', ')})`);
+  if (new Set(v).size !== v.length) fail(where, `\`${key}\` lists a shape twice`);
+  return v as ValueShape[];
 }
 
 /** A leading `(?i)` (the gitleaks convention) becomes the `i` flag. */
@@ -350,6 +378,9 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
   const entropyRaw = raw['entropy'];
   if (entropyRaw !== undefined && (typeof entropyRaw !== 'number' || !(entropyRaw > 0 && entropyRaw <= 8)))
     fail(where, '`entropy` must be a number in (0, 8]');
+  const entropyExemptShapes = shapeList(raw, 'entropy_exempt_shapes', where);
+  if (entropyExemptShapes.length > 0 && entropyRaw === undefined) fail(where, '`entropy_exempt_shapes` needs an `entropy` floor');
+  const allowShapes = shapeList(raw, 'allow_shapes', where);
   const allowRaw = raw['allowlist'] ?? [];
   if (!Array.isArray(allowRaw)) fail(where, '`allowlist` must be a list');
   const allowlist = allowRaw.map((a, i) => compileAllowlist(a, `${where}.allowlist[${i}]`));
@@ -372,6 +403,8 @@ function compileRule(raw: unknown, family: string, where: string, index: number)
     secretTail: secretTailLength(tree),
     secretChars: consumable(secretTail(tree), caseInsensitive),
     ...(entropyRaw !== undefined ? { entropy: entropyRaw as number } : {}),
+    entropyExemptShapes,
+    allowShapes,
     allowlist,
     maxLength: max,
     lookahead: Math.max(1, facts.lookahead),

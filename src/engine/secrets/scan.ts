@@ -23,6 +23,7 @@ import type { SecretRule, SecretRuleSet } from './rules';
 import { type KnownValues, knownValueSkipReason, processKnownValues } from './known-values';
 import { keywordWalker } from './keyword-walk';
 import { shannonEntropy } from './entropy';
+import { SHAPE_TESTS } from './shapes';
 import { JumpState, NONE, mayStartAt, nextJump, passesChecks, runStartBefore } from './start-filter';
 
 export interface SecretFinding {
@@ -356,10 +357,23 @@ function accepted(rule: SecretRule, text: string, keywords: string | RuleKeyword
       }
     }
   }
-  if (!anchored) return false;
-  const value = text.slice(m.ss, m.se);
-  if (rule.entropy !== undefined && shannonEntropy(value) < rule.entropy) return false;
-  return !rule.allowlist.some((a) => a.test(value));
+  return anchored && valueAccepted(rule, text.slice(m.ss, m.se));
+}
+
+/**
+ * Whether a matched value is a secret for `rule`: not of a shape the rule allows (a code name), at or
+ * above the entropy floor unless of a shape exempt from it (a password, a passphrase), and matched by no
+ * allow-list pattern.
+ */
+export function valueAccepted(rule: SecretRule, value: string): boolean {
+  if (
+    rule.entropy !== undefined &&
+    shannonEntropy(value) < rule.entropy &&
+    !rule.entropyExemptShapes.some((shape) => SHAPE_TESTS[shape](value))
+  )
+    return false;
+  if (rule.allowlist.some((a) => a.test(value))) return false;
+  return !rule.allowShapes.some((shape) => SHAPE_TESTS[shape](value));
 }
 
 /**
