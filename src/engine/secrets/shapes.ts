@@ -17,7 +17,14 @@ import wordBigrams from '../../../security/secrets/word-bigrams.json';
 export type ValueShape = 'password' | 'passphrase' | 'code_identifier';
 export const VALUE_SHAPES: readonly ValueShape[] = ['password', 'passphrase', 'code_identifier'];
 
-const seen = new Uint8Array(128);
+const isUpper = (c: number): boolean => c >= 65 && c <= 90;
+const isLower = (c: number): boolean => c >= 97 && c <= 122;
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const isLetter = (c: number): boolean => isUpper(c) || isLower(c);
+
+// Which characters a value has, without clearing a table per value: a character is seen when its stamp is the value's.
+const seenStamp = new Uint32Array(128);
+let stamp = 0;
 
 /**
  * A password by composition: 8-128 characters without blanks, upper and lower case and a digit, a symbol
@@ -30,7 +37,10 @@ export function isPasswordShaped(v: string): boolean {
   let digit = false;
   let symbol = false;
   let distinct = 0;
-  seen.fill(0);
+  if (++stamp === 0xffffffff) {
+    seenStamp.fill(0);
+    stamp = 1;
+  }
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
     if (c <= 32 || c >= 127) return false; // blanks, and text that is not a typed password
@@ -38,8 +48,8 @@ export function isPasswordShaped(v: string): boolean {
     else if (c >= 65 && c <= 90) upper = true;
     else if (c >= 48 && c <= 57) digit = true;
     else symbol = true;
-    if (seen[c] === 0) {
-      seen[c] = 1;
+    if (seenStamp[c] !== stamp) {
+      seenStamp[c] = stamp;
       distinct++;
     }
   }
@@ -49,7 +59,7 @@ export function isPasswordShaped(v: string): boolean {
 
 /** Four or more words of 3+ letters joined by one of - _ . and ending in a 1-4 digit number (maple-orbit-canyon-velvet42). */
 const PASSPHRASE = /^[A-Za-z][a-z]{2,}([-_.])[A-Za-z][a-z]{2,}(?:\1[A-Za-z][a-z]{2,}){2,}[0-9]{1,4}$/;
-export const isPassphraseShaped = (v: string): boolean => v.length <= 128 && PASSPHRASE.test(v);
+export const isPassphraseShaped = (v: string): boolean => v.length <= 128 && isDigit(v.charCodeAt(v.length - 1)) && PASSPHRASE.test(v);
 
 /** Mean log2 probability of the letter transitions inside the words (3+ letters), from security/secrets/word-bigrams.json. */
 const LOG_P: readonly (readonly number[])[] = wordBigrams.counts.map((row) => {
@@ -67,8 +77,6 @@ const WORD_SCORE_FLOOR = -4.2;
 // because the check runs on every candidate a generic rule accepts and must not allocate.
 const wordStart = new Int32Array(128);
 const wordEnd = new Int32Array(128);
-const isUpper = (c: number): boolean => c >= 65 && c <= 90;
-const isLower = (c: number): boolean => c >= 97 && c <= 122;
 const VOWEL = new Uint8Array(26);
 for (const c of 'aeiouy') VOWEL[c.charCodeAt(0) - 97] = 1;
 
@@ -80,32 +88,36 @@ for (const c of 'aeiouy') VOWEL[c.charCodeAt(0) - 97] = 1;
 function splitWords(v: string): number {
   let n = 0;
   let acronyms = 0;
-  const push = (start: number, end: number): void => {
-    wordStart[n] = start;
-    wordEnd[n++] = end;
-  };
-  const acronym = (length: number): boolean => ++acronyms <= 2 && length <= 6;
   for (let i = 0; i < v.length;) {
-    while (i < v.length && !isUpper(v.charCodeAt(i)) && !isLower(v.charCodeAt(i))) i++;
+    while (i < v.length && !isLetter(v.charCodeAt(i))) i++;
     let j = i;
     let hasLower = false;
-    for (let c = v.charCodeAt(j); j < v.length && (isUpper(c) || isLower(c)); c = v.charCodeAt(++j)) if (isLower(c)) hasLower = true;
+    for (; j < v.length; j++) {
+      const c = v.charCodeAt(j);
+      if (isLower(c)) hasLower = true;
+      else if (!isUpper(c)) break;
+    }
     if (j === i) break;
-    if (!hasLower) push(i, j);
+    if (!hasLower) {
+      wordStart[n] = i;
+      wordEnd[n++] = j;
+    }
     for (let k = i; hasLower && k < j;) {
       let e = k;
       while (e < j && isUpper(v.charCodeAt(e))) e++;
       if (e - k > 1) {
         // A capital run: an acronym, whose last capital starts the next word when lower case follows.
         const end = e < j ? e - 1 : e;
-        if (end - k > 1 && !acronym(end - k)) return -1;
-        push(k, end);
+        if (end - k > 1 && (++acronyms > 2 || end - k > 6)) return -1;
+        wordStart[n] = k;
+        wordEnd[n++] = end;
         k = end;
         if (e === j) continue;
       }
       e = k + 1;
       while (e < j && isLower(v.charCodeAt(e))) e++;
-      push(k, e);
+      wordStart[n] = k;
+      wordEnd[n++] = e;
       k = e;
     }
     i = j;
@@ -113,10 +125,53 @@ function splitWords(v: string): number {
   return n;
 }
 
+/** An identifier character: a letter, a digit, `_` or `$`. */
+const isNameChar = (c: number): boolean => isLetter(c) || isDigit(c) || c === 95 || c === 36;
+
+/** /^!?[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::)[A-Za-z_$][\w$]*)*(?:\(\))?$/, without a regular expression (this runs on every accepted candidate). */
+function isMemberChain(v: string): boolean {
+  let i = v.charCodeAt(0) === 33 ? 1 : 0; // !
+  const end = v.endsWith('()') ? v.length - 2 : v.length;
+  let segmentStart = true;
+  for (; i < end; i++) {
+    const c = v.charCodeAt(i);
+    if (isNameChar(c)) {
+      if (segmentStart && isDigit(c)) return false;
+      segmentStart = false;
+      continue;
+    }
+    if (segmentStart) return false;
+    if (c === 63 || c === 58) {
+      // ?.  ::
+      if (v.charCodeAt(i + 1) !== (c === 63 ? 46 : 58) || i + 1 >= end) return false;
+      i++;
+    } else if (c !== 46) return false;
+    segmentStart = true;
+  }
+  return !segmentStart;
+}
+
+/** A case change or a separator between words: /[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z0-9][-_.:]+[A-Za-z]|\?\./ (a digit alone is not one). */
+function hasWordBoundary(v: string): boolean {
+  for (let i = 0; i + 1 < v.length; i++) {
+    const c = v.charCodeAt(i);
+    const d = v.charCodeAt(i + 1);
+    if (isLower(c) && isUpper(d)) return true;
+    if (isUpper(c) && isUpper(d) && isLower(v.charCodeAt(i + 2))) return true;
+    if (c === 63 && d === 46) return true;
+    if (isLetter(c) || isDigit(c)) {
+      let j = i + 1;
+      while (j < v.length && (v.charCodeAt(j) === 45 || v.charCodeAt(j) === 95 || v.charCodeAt(j) === 46 || v.charCodeAt(j) === 58)) j++;
+      if (j > i + 1 && isLetter(v.charCodeAt(j))) return true;
+    }
+  }
+  return false;
+}
+
 /**
  * An identifier or member chain of code (`adminAPIKey`, `cacheRecord?.idToken?.secret`, `exports.x509Credential`,
  * `Get-AzAccessToken`, `URLPatternComponentResult`) whose words read like words: 10-128 characters with a
- * case change or a separator between words, at most a fifth digits, an acronym inside camel case of at most
+ * case change or a separator between words, at most a fifth digits in at most two runs, an acronym inside camel case of at most
  * 6 letters, at least 70 % of the letters in words of 3+ letters, every word of 5+ letters with a vowel and
  * no run of 5 consonants, and the letter transitions of its words as likely as those of real names
  * (WORD_SCORE_FLOOR). A passphrase (raven_kettle_otter_maple45) is not a name.
@@ -124,16 +179,17 @@ function splitWords(v: string): number {
 export function isCodeIdentifier(v: string): boolean {
   if (v.length < 10 || v.length > 128) return false;
   let digits = 0;
+  let digitRuns = 0;
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
-    if (c >= 48 && c <= 57) digits++;
-    else if (c === 43 || c === 47 || c === 61 || c <= 32 || c >= 127) return false; // + / = blanks: not a name
+    if (isDigit(c)) {
+      if (digits++ === 0 || !isDigit(v.charCodeAt(i - 1))) digitRuns++;
+    } else if (c === 43 || c === 47 || c === 61 || c <= 32 || c >= 127) return false; // + / = blanks: not a name
   }
-  if (digits * 5 > v.length || isPassphraseShaped(v)) return false;
-  const chain = /^!?[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::)[A-Za-z_$][\w$]*)*(?:\(\))?$/.test(v);
-  const cmdlet = /^[A-Z][a-z]+-[A-Z][A-Za-z0-9]+$/.test(v); // PowerShell Verb-Noun
-  if (!chain && !cmdlet) return false;
-  if (!/[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z0-9][-_.:]+[A-Za-z]|\?\./.test(v)) return false;
+  // Names have few digits, in one or two places (X509, k8s, HTTP2_…_MD5); a random token scatters them.
+  if (digits * 5 > v.length || digitRuns > 2) return false;
+  if (!isMemberChain(v) && !/^[A-Z][a-z]+-[A-Z][A-Za-z0-9]+$/.test(v)) return false; // or a PowerShell Verb-Noun
+  if (!hasWordBoundary(v) || (isDigit(v.charCodeAt(v.length - 1)) && isPassphraseShaped(v))) return false;
   const n = splitWords(v);
   if (n < 2) return false;
   let letters = 0;
