@@ -8,7 +8,7 @@
 // ones) a symbol. A passphrase repeats letters by nature (orbit-harbor-orbit-walnut36 is 3.2 bits).
 //
 // Why names are not secrets: a secret-named key in code often holds another name (`REFRESH_TOKEN:
-// "RefreshToken"`, `password: URLPatternComponentResult;`, `apiKey: adminAPIKey`, `$token =
+// "RefreshToken"`, `password: URLPatternComponentResult;`, `apiKey: initialAuthUsedAPIKey`, `$token =
 // Get-AzAccessToken`). A name is made of words; a random token is not (its "words" are one or two
 // letters long, or unpronounceable runs like `Cqyln`), so the words decide, not the entropy.
 
@@ -68,8 +68,10 @@ const LOG_P: readonly (readonly number[])[] = wordBigrams.counts.map((row) => {
 });
 const BOUNDARY = 26;
 /**
- * Names of code score -3.6 on average and 9 in 10 above -4.2; random 12-character tokens of letters and
- * digits reach -4.2 about once in 2,000 and 20-character ones never seen in 100,000 (tested).
+ * The floor of a name's mean transition score (names of code average -3.6). With the other tests of
+ * isCodeIdentifier it takes 9 in 10 names of @types/node (10+ characters) for names, and random tokens of
+ * letters and digits about 3 times in 10,000 at 12 characters and once in 100,000 at 20 (measured; the tests
+ * hold it to 1 in 1,000 and 1 in 20,000).
  */
 const WORD_SCORE_FLOOR = -4.2;
 
@@ -169,7 +171,7 @@ function hasWordBoundary(v: string): boolean {
 }
 
 /**
- * An identifier or member chain of code (`adminAPIKey`, `cacheRecord?.idToken?.secret`, `exports.x509Credential`,
+ * An identifier or member chain of code (`initialAuthUsedAPIKey`, `cacheRecord?.idToken?.secret`, `exports.x509Credential`,
  * `Get-AzAccessToken`, `URLPatternComponentResult`) whose words read like words: 10-128 characters with a
  * case change or a separator between words, at most a fifth digits in at most two runs, an acronym inside camel case of at most
  * 6 letters, at least 70 % of the letters in words of 3+ letters, every word of 5+ letters with a vowel and
