@@ -112,6 +112,11 @@ describe('secret value shapes', () => {
     ];
     const compile = (extra: Record<string, unknown>) => compileSecretRules([rule(extra)] as never);
     assert.throws(() => compile({ allow_shapes: ['identifier'] }), /unknown shape "identifier"/);
+    assert.throws(
+      () => compile({ entropy: 3, entropy_exempt_shapes: ['code_identifier'] }),
+      /unknown shape "code_identifier" \(known: password, passphrase\)/,
+    );
+    assert.throws(() => compile({ allow_shapes: ['password'] }), /unknown shape "password" \(known: code_identifier\)/);
     assert.throws(() => compile({ entropy: 3, entropy_exempt_shapes: ['password', 'password'] }), /twice/);
     assert.throws(() => compile({ entropy_exempt_shapes: ['password'] }), /needs an `entropy` floor/);
     const phrase = 'tok=raven_kettle_kettle_otter45'; // 3.2 bits per character

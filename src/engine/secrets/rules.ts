@@ -28,7 +28,7 @@ import {
   secretTailLength,
 } from './regex-syntax';
 import { type CharSet, type StartFilter, consumable, leadLiterals, startFilter } from './start-filter';
-import { VALUE_SHAPES, type ValueShape } from './shapes';
+import type { ValueShape } from './shapes';
 
 /**
  * Where a rule's keyword must sit in a match. `before_secret` (default): a keyword starts inside
@@ -227,13 +227,21 @@ function str(o: Obj, key: string, where: string): string {
   return v;
 }
 
-/** A rule's list of value shapes (`entropy_exempt_shapes`, `allow_shapes`): known names, each once. */
-function shapeList(o: Obj, key: string, where: string): ValueShape[] {
+/**
+ * A rule's list of value shapes, each once and of the kind the key takes (as in schema.json): a password or
+ * passphrase is exempt from the entropy floor, a code name is allowed.
+ */
+const SHAPES_OF: Readonly<Record<'entropy_exempt_shapes' | 'allow_shapes', readonly ValueShape[]>> = {
+  entropy_exempt_shapes: ['password', 'passphrase'],
+  allow_shapes: ['code_identifier'],
+};
+function shapeList(o: Obj, key: keyof typeof SHAPES_OF, where: string): ValueShape[] {
   const v = o[key] ?? [];
+  const known = SHAPES_OF[key];
   if (!Array.isArray(v)) fail(where, `\`${key}\` must be a list`);
   for (const s of v)
-    if (!(VALUE_SHAPES as readonly unknown[]).includes(s))
-      fail(where, `\`${key}\`: unknown shape ${JSON.stringify(s)} (known: ${VALUE_SHAPES.join(', ')})`);
+    if (!(known as readonly unknown[]).includes(s))
+      fail(where, `\`${key}\`: unknown shape ${JSON.stringify(s)} (known: ${known.join(', ')})`);
   if (new Set(v).size !== v.length) fail(where, `\`${key}\` lists a shape twice`);
   return v as ValueShape[];
 }

@@ -15,7 +15,6 @@
 import wordBigrams from '../../../security/secrets/word-bigrams.json';
 
 export type ValueShape = 'password' | 'passphrase' | 'code_identifier';
-export const VALUE_SHAPES: readonly ValueShape[] = ['password', 'passphrase', 'code_identifier'];
 
 const isUpper = (c: number): boolean => c >= 65 && c <= 90;
 const isLower = (c: number): boolean => c >= 97 && c <= 122;
@@ -44,9 +43,9 @@ export function isPasswordShaped(v: string): boolean {
   for (let i = 0; i < v.length; i++) {
     const c = v.charCodeAt(i);
     if (c <= 32 || c >= 127) return false; // blanks, and text that is not a typed password
-    if (c >= 97 && c <= 122) lower = true;
-    else if (c >= 65 && c <= 90) upper = true;
-    else if (c >= 48 && c <= 57) digit = true;
+    if (isLower(c)) lower = true;
+    else if (isUpper(c)) upper = true;
+    else if (isDigit(c)) digit = true;
     else symbol = true;
     if (seenStamp[c] !== stamp) {
       seenStamp[c] = stamp;
@@ -129,6 +128,8 @@ function splitWords(v: string): number {
 
 /** An identifier character: a letter, a digit, `_` or `$`. */
 const isNameChar = (c: number): boolean => isLetter(c) || isDigit(c) || c === 95 || c === 36;
+/** A separator between the words of a name: - _ . : */
+const isWordSeparator = (c: number): boolean => c === 45 || c === 95 || c === 46 || c === 58;
 
 /** /^!?[A-Za-z_$][\w$]*(?:(?:\?\.|\.|::)[A-Za-z_$][\w$]*)*(?:\(\))?$/, without a regular expression (this runs on every accepted candidate). */
 function isMemberChain(v: string): boolean {
@@ -163,7 +164,7 @@ function hasWordBoundary(v: string): boolean {
     if (c === 63 && d === 46) return true;
     if (isLetter(c) || isDigit(c)) {
       let j = i + 1;
-      while (j < v.length && (v.charCodeAt(j) === 45 || v.charCodeAt(j) === 95 || v.charCodeAt(j) === 46 || v.charCodeAt(j) === 58)) j++;
+      while (j < v.length && isWordSeparator(v.charCodeAt(j))) j++;
       if (j > i + 1 && isLetter(v.charCodeAt(j))) return true;
     }
   }
@@ -191,14 +192,13 @@ export function isCodeIdentifier(v: string): boolean {
   // Names have few digits, in one or two places (X509, k8s, HTTP2_…_MD5); a random token scatters them.
   if (digits * 5 > v.length || digitRuns > 2) return false;
   if (!isMemberChain(v) && !/^[A-Z][a-z]+-[A-Z][A-Za-z0-9]+$/.test(v)) return false; // or a PowerShell Verb-Noun
-  if (!hasWordBoundary(v) || (isDigit(v.charCodeAt(v.length - 1)) && isPassphraseShaped(v))) return false;
+  if (!hasWordBoundary(v) || isPassphraseShaped(v)) return false;
   const n = splitWords(v);
   if (n < 2) return false;
   let letters = 0;
   let inWords = 0;
   let short = 0;
   let logP = 0;
-  let transitions = 0;
   for (let w = 0; w < n; w++) {
     const start = wordStart[w]!;
     const length = wordEnd[w]! - start;
@@ -211,20 +211,21 @@ export function isCodeIdentifier(v: string): boolean {
     let vowels = 0;
     let consonantRun = 0;
     let prev = BOUNDARY;
-    for (let i = start; i <= start + length; i++) {
-      const next = i < start + length ? (v.charCodeAt(i) | 32) - 97 : BOUNDARY;
-      logP += LOG_P[prev]![next]!;
-      transitions++;
-      prev = next;
-      if (next === BOUNDARY) break;
-      if (VOWEL[next]) {
+    for (let i = start; i < start + length; i++) {
+      const letter = (v.charCodeAt(i) | 32) - 97;
+      logP += LOG_P[prev]![letter]!;
+      prev = letter;
+      if (VOWEL[letter]) {
         vowels++;
         consonantRun = 0;
       } else if (++consonantRun >= 5 && length >= 5) return false;
     }
+    logP += LOG_P[prev]![BOUNDARY]!;
     if (length >= 5 && vowels === 0) return false;
   }
   if (short > Math.max(1, Math.ceil(n / 4))) return false;
+  // Each word of 3+ letters has one transition per letter and one into the boundary after it.
+  const transitions = inWords + (n - short);
   return inWords * 10 >= letters * 7 && logP / transitions >= WORD_SCORE_FLOOR;
 }
 
